@@ -1,0 +1,161 @@
+//! `inspect-plan` and `explain`.
+
+use streamform::config::LatePolicy;
+use streamform::db::{ModelName, SourceName};
+use streamform::manifest::{manifest, model_identity, to_pretty_json, ManifestError, ModelDocument};
+use streamform::model::{lower_model, model_plan, source_contracts};
+use streamform::project::{model_config, model_names, source_config};
+
+use super::{print_diagnostics_stderr, report_load_errors};
+use crate::load::{load, Loaded};
+use crate::out::{eprint, print};
+use crate::render::explain::{model_explain, SourceFacts};
+use crate::render::inspect::model_block;
+
+/// Checks a MODEL argument; prints the error and returns false when unknown.
+fn known_model(loaded: &Loaded, model: &str) -> bool {
+    let names = model_names(&loaded.db, loaded.project);
+    if names.iter().any(|n| n == model) {
+        return true;
+    }
+    let mut msg = format!("error: no model named `{model}`; this project defines: {}\n", names.join(", "));
+    if let Some(s) = streamform::diagnostic::did_you_mean(model, names.iter().map(String::as_str)) {
+        msg.push_str(&format!("  help: did you mean `{s}`?\n"));
+    }
+    eprint(&msg);
+    false
+}
+
+/// The model's plan, or prints why it has none.
+fn compiled(loaded: &Loaded, model: &str) -> bool {
+    let name = ModelName::new(&loaded.db, model.to_string());
+    if model_plan(&loaded.db, loaded.project, name).is_some() {
+        return true;
+    }
+    if let Some(e) = &lower_model(&loaded.db, loaded.project, name).error {
+        eprint(&format!("error: could not compile model `{model}`\n\n"));
+        print_diagnostics_stderr(loaded, std::slice::from_ref(e));
+    }
+    false
+}
+
+fn whole_manifest_error(loaded: &Loaded, e: &ManifestError) {
+    match e {
+        ManifestError::Model { model, error } => {
+            eprint(&format!("error: could not compile model `{model}`\n\n"));
+            print_diagnostics_stderr(loaded, std::slice::from_ref(error));
+        }
+        ManifestError::Cycle(c) => {
+            eprint(&format!("error: models form a reference cycle: {}; run `streamform check`\n", c.join(" \u{2192} ")));
+        }
+    }
+}
+
+pub fn inspect_plan(project: &str, model: Option<&str>, json: bool) -> u8 {
+    let loaded = load(project);
+    if report_load_errors(&loaded) {
+        return 2;
+    }
+    let db = &loaded.db;
+    match model {
+        Some(m) => {
+            if !known_model(&loaded, m) || !compiled(&loaded, m) {
+                return 2;
+            }
+            let slice = model_identity(db, loaded.project, ModelName::new(db, m.to_string())).as_ref().expect("compiled");
+            if json {
+                print(&to_pretty_json(&ModelDocument { manifest_version: 1, model: &slice.model, nodes: &slice.nodes }));
+            } else {
+                print(&model_block(slice));
+            }
+            0
+        }
+        None => match manifest(db, loaded.project) {
+            Ok(m) => {
+                if json {
+                    print(&to_pretty_json(m));
+                } else {
+                    let mut out = String::new();
+                    for model in &m.models {
+                        let slice = model_identity(db, loaded.project, ModelName::new(db, model.name.clone())).as_ref().expect("in manifest");
+                        out.push_str(&model_block(slice));
+                        out.push('\n');
+                    }
+                    out.push_str(&format!("application digest={}\n", &m.application_digest[..12]));
+                    print(&out);
+                }
+                0
+            }
+            Err(e) => {
+                whole_manifest_error(&loaded, e);
+                2
+            }
+        },
+    }
+}
+
+pub fn explain(project: &str, model: Option<&str>, json: bool) -> u8 {
+    let loaded = load(project);
+    if report_load_errors(&loaded) {
+        return 2;
+    }
+    let db = &loaded.db;
+    let models: Vec<String> = match model {
+        Some(m) => {
+            if !known_model(&loaded, m) || !compiled(&loaded, m) {
+                return 2;
+            }
+            vec![m.to_string()]
+        }
+        None => match manifest(db, loaded.project) {
+            Ok(m) => m.models.iter().map(|m| m.name.clone()).collect(),
+            Err(e) => {
+                whole_manifest_error(&loaded, e);
+                return 2;
+            }
+        },
+    };
+    let mut out = String::new();
+    for (i, m) in models.iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        let name = ModelName::new(db, m.clone());
+        if json {
+            let slice = model_identity(db, loaded.project, name).as_ref().expect("compiled");
+            out.push_str(&to_pretty_json(&ModelDocument { manifest_version: 1, model: &slice.model, nodes: &slice.nodes }));
+        } else {
+            let plan = model_plan(db, loaded.project, name).as_ref().expect("compiled");
+            let cfg = model_config(db, loaded.project, name);
+            let sink = cfg.sink.as_ref().map(|s| (s.connector.as_str(), s.target().unwrap_or("")));
+            let facts = |src: &str| source_facts(&loaded, src);
+            out.push_str(&model_explain(plan, sink, &facts));
+        }
+    }
+    print(&out);
+    0
+}
+
+fn source_facts(loaded: &Loaded, src: &str) -> Option<SourceFacts> {
+    let db = &loaded.db;
+    let name = SourceName::new(db, src.to_string());
+    let s = source_config(db, loaded.project, name).as_ref()?;
+    let time = match &s.event_time {
+        Some((et, _)) => format!(
+            "event({et}) watermark={} late={}",
+            s.watermark.map(|(d, _)| d).unwrap_or_default(),
+            s.late_events.map(|(l, _)| l).unwrap_or(LatePolicy::Drop).as_str()
+        ),
+        None => "processing".to_string(),
+    };
+    let contracts = source_contracts(db, loaded.project, name)
+        .iter()
+        .map(|c| (c.name.clone(), c.expr.as_ref().map(|e| e.render()).unwrap_or_default()))
+        .collect();
+    Some(SourceFacts {
+        connector: s.connector.as_str().to_string(),
+        time,
+        contracts,
+        quarantine: if s.contracts.is_empty() { None } else { s.quarantine.as_ref().map(|(q, _)| q.clone()) },
+    })
+}

@@ -1,0 +1,94 @@
+//! Reading a project directory into salsa inputs.
+
+use std::fs;
+
+use camino::{Utf8Path, Utf8PathBuf};
+use salsa::Setter;
+use streamform::{Database, Project, SourceFile};
+
+/// The files of a project on disk, relative to its root, sorted.
+pub struct Scan {
+    pub config: Option<(String, String)>,
+    pub sources: Option<(String, String)>,
+    pub models: Vec<(String, String)>,
+    pub fixtures: Vec<(String, String)>,
+}
+
+pub fn scan(root: &Utf8Path) -> Scan {
+    let read = |rel: &str| fs::read_to_string(root.join(rel)).ok().map(|t| (rel.to_string(), t));
+    let mut models = Vec::new();
+    walk(root, Utf8Path::new("models"), "sql", &mut models);
+    let mut fixtures = Vec::new();
+    walk(root, Utf8Path::new("tests"), "yml", &mut fixtures);
+    Scan { config: read("streamform.yml"), sources: read("sources.yml"), models, fixtures }
+}
+
+fn walk(root: &Utf8Path, rel: &Utf8Path, ext: &str, out: &mut Vec<(String, String)>) {
+    let mut found: Vec<Utf8PathBuf> = Vec::new();
+    collect(root, rel, ext, &mut found);
+    // Byte order of the relative path, as the original lists them.
+    found.sort_by(|a, b| a.as_str().as_bytes().cmp(b.as_str().as_bytes()));
+    for p in found {
+        if let Ok(text) = fs::read_to_string(root.join(&p)) {
+            out.push((p.to_string(), text));
+        }
+    }
+}
+
+fn collect(root: &Utf8Path, rel: &Utf8Path, ext: &str, out: &mut Vec<Utf8PathBuf>) {
+    let Ok(entries) = root.join(rel).read_dir_utf8() else { return };
+    for e in entries.flatten() {
+        let p = rel.join(e.file_name());
+        let Ok(ft) = e.file_type() else { continue };
+        if ft.is_dir() {
+            collect(root, &p, ext, out);
+        } else if p.extension() == Some(ext) {
+            out.push(p);
+        }
+    }
+}
+
+/// A loaded project: the database and its input handles.
+pub struct Loaded {
+    pub db: Database,
+    pub project: Project,
+    pub root: String,
+}
+
+impl Loaded {
+    pub fn new(db: Database, root: &str, scan: Scan) -> Loaded {
+        let mk = |db: &Database, f: Option<(String, String)>| f.map(|(p, t)| SourceFile::new(db, p, t));
+        let config = mk(&db, scan.config);
+        let sources = mk(&db, scan.sources);
+        let models = scan.models.into_iter().map(|(p, t)| SourceFile::new(&db, p, t)).collect();
+        let fixtures = scan.fixtures.into_iter().map(|(p, t)| SourceFile::new(&db, p, t)).collect();
+        let project = Project::new(&db, root.to_string(), config, sources, models, fixtures);
+        Loaded { db, project, root: root.to_string() }
+    }
+
+    /// The text of a project file, for rendering diagnostics.
+    pub fn file_text(&self, path: &str) -> Option<String> {
+        let db = &self.db;
+        let p = self.project;
+        let mut all: Vec<SourceFile> = Vec::new();
+        all.extend(p.config_file(db));
+        all.extend(p.sources_file(db));
+        all.extend(p.model_files(db).iter().copied());
+        all.extend(p.fixture_files(db).iter().copied());
+        all.into_iter().find(|f| f.path(db) == path).map(|f| f.text(db).to_string())
+    }
+
+    /// Replaces a file's text, only when it changed (a setter always
+    /// starts a new revision).
+    pub fn set_text(&mut self, file: SourceFile, text: String) -> bool {
+        if file.text(&self.db) == text {
+            return false;
+        }
+        file.set_text(&mut self.db).to(text);
+        true
+    }
+}
+
+pub fn load(root: &str) -> Loaded {
+    Loaded::new(Database::default(), root, scan(Utf8Path::new(root)))
+}

@@ -1,0 +1,87 @@
+//! The `streamform` command line.
+
+mod commands;
+mod load;
+mod out;
+mod render;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(name = "streamform", version, about = "Compile, check and inspect streaming SQL projects", arg_required_else_help = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Load and validate the project; list models, sources and fixtures, and every diagnostic
+    Check {
+        #[arg(long, default_value = ".")]
+        project: String,
+        /// Treat warnings as errors
+        #[arg(long)]
+        strict: bool,
+        /// Print the check report as JSON
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print the plan identity of one model, or of all models and the application digest
+    InspectPlan {
+        /// The model to show (all models in dependency order when omitted)
+        model: Option<String>,
+        #[arg(long, default_value = ".")]
+        project: String,
+        /// Print the plan manifest (or the model's slice of it)
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show the plan operator by operator, with the state fingerprint of each keyed operator
+    Explain {
+        model: Option<String>,
+        #[arg(long, default_value = ".")]
+        project: String,
+        /// Print the model's slice of the manifest
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show sources, models, sinks and their edges
+    Graph {
+        #[arg(long, default_value = ".")]
+        project: String,
+        #[arg(long, value_enum, default_value = "text")]
+        format: commands::graph::GraphFormat,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print the JSON Schema of a document Streamform reads or writes
+    Schema {
+        /// The document (all documents are listed when omitted)
+        doc: Option<String>,
+        #[arg(long)]
+        list: bool,
+        #[arg(long)]
+        version: Option<u32>,
+    },
+    /// Create a small working project
+    Init {
+        /// Where to create it (default: the current directory)
+        dir: Option<String>,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let code = match cli.command {
+        Command::Check { project, strict, json } => commands::check::run(&project, strict, json),
+        Command::InspectPlan { model, project, json } => commands::inspect::inspect_plan(&project, model.as_deref(), json),
+        Command::Explain { model, project, json } => commands::inspect::explain(&project, model.as_deref(), json),
+        Command::Graph { project, format, json } => commands::graph::run(&project, format, json),
+        Command::Schema { doc, list, version } => commands::schema::run(doc.as_deref(), list, version),
+        Command::Init { dir } => commands::init::run(dir.as_deref().unwrap_or(".")),
+    };
+    ExitCode::from(code)
+}

@@ -1,0 +1,21 @@
+//! Standard output that ends quietly when the reader goes away.
+
+use std::io::{self, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+static CLOSED: AtomicBool = AtomicBool::new(false);
+
+/// Writes to stdout; after a broken pipe, further output is dropped.
+pub fn print(s: &str) {
+    if CLOSED.load(Ordering::Relaxed) {
+        return;
+    }
+    let mut out = io::stdout().lock();
+    if out.write_all(s.as_bytes()).and_then(|_| out.flush()).is_err() {
+        CLOSED.store(true, Ordering::Relaxed);
+    }
+}
+
+pub fn eprint(s: &str) {
+    let _ = io::stderr().lock().write_all(s.as_bytes());
+}

@@ -1,0 +1,5 @@
+//! Text renderings of the compiler's documents.
+
+pub mod diagnostic;
+pub mod explain;
+pub mod inspect;

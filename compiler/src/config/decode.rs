@@ -1,0 +1,158 @@
+//! Typed, located decoding of YAML trees: every error names the key path,
+//! points at the value and says what was expected.
+
+use crate::diagnostic::{did_you_mean, Diagnostic, Span};
+use crate::duration::Duration;
+use crate::yaml::{Node, Value};
+
+pub(crate) struct Decoder<'a> {
+    pub path: &'a str,
+    pub errors: Vec<Diagnostic>,
+}
+
+/// The keys of a YAML map, checked against the allowed set.
+pub(crate) struct Fields<'n> {
+    pub node: &'n Node,
+    pairs: &'n [(Node, Node)],
+}
+
+impl<'n> Fields<'n> {
+    pub fn get(&self, key: &str) -> Option<&'n Node> {
+        self.pairs.iter().find(|(k, _)| k.as_str() == Some(key)).map(|(_, v)| v)
+    }
+
+    /// A present key whose value is not null.
+    pub fn get_some(&self, key: &str) -> Option<&'n Node> {
+        self.get(key).filter(|v| v.value != Value::Null)
+    }
+
+    pub fn key_span(&self, key: &str) -> Option<Span> {
+        self.pairs.iter().find(|(k, _)| k.as_str() == Some(key)).map(|(k, _)| k.span)
+    }
+
+    pub fn entries(&self) -> &'n [(Node, Node)] {
+        self.pairs
+    }
+}
+
+impl<'a> Decoder<'a> {
+    pub fn new(path: &'a str) -> Self {
+        Decoder { path, errors: Vec::new() }
+    }
+
+    pub fn error(&mut self, code: &'static str, span: Span, message: impl Into<String>, help: Option<String>) {
+        let mut d = Diagnostic::error(code, message).at(self.path, Some(span));
+        d.help = help;
+        self.errors.push(d);
+    }
+
+    /// A map whose keys are all in `allowed`; unknown and duplicate keys are errors.
+    pub fn map<'n>(&mut self, node: &'n Node, what: &str, allowed: &[&str]) -> Option<Fields<'n>> {
+        let Value::Map(pairs) = &node.value else {
+            self.error("E0102", node.span, format!("`{what}` must be a map, found {}", node.value.describe()), None);
+            return None;
+        };
+        for (i, (k, _)) in pairs.iter().enumerate() {
+            let Some(key) = k.as_str() else {
+                self.error("E0102", k.span, format!("`{what}` has a key that is not a name: {}", k.value.describe()), None);
+                continue;
+            };
+            if pairs[..i].iter().any(|(p, _)| p.as_str() == Some(key)) {
+                self.error("E0104", k.span, format!("`{what}` has the key `{key}` twice"), Some("remove one of them".into()));
+            }
+            if !allowed.is_empty() && !allowed.contains(&key) {
+                let list = allowed.iter().map(|a| format!("`{a}`")).collect::<Vec<_>>().join(", ");
+                let help = match did_you_mean(key, allowed.iter().copied()) {
+                    Some(s) => format!("did you mean `{s}`? `{what}` takes {list}"),
+                    None => format!("`{what}` takes {list}"),
+                };
+                self.error("E0103", k.span.with_len(key.len()), format!("unknown key `{key}` in `{what}`"), Some(help));
+            }
+        }
+        Some(Fields { node, pairs })
+    }
+
+    /// A map with arbitrary names as keys (models, sources, columns).
+    pub fn named_map<'n>(&mut self, node: &'n Node, what: &str) -> Vec<(String, &'n Node, &'n Node)> {
+        if node.value == Value::Null {
+            return Vec::new();
+        }
+        let Some(fields) = self.map(node, what, &[]) else { return Vec::new() };
+        let mut out = Vec::new();
+        for (k, v) in fields.entries() {
+            if let Some(name) = k.scalar_text() {
+                if out.iter().any(|(n, _, _): &(String, _, _)| *n == name) {
+                    continue;
+                }
+                out.push((name, k, v));
+            }
+        }
+        out
+    }
+
+    pub fn required<'n>(&mut self, fields: &Fields<'n>, key: &str, what: &str) -> Option<&'n Node> {
+        let v = fields.get(key);
+        if v.is_none() {
+            self.error("E0105", fields.node.span, format!("`{what}` is missing the required key `{key}`"), None);
+        }
+        v
+    }
+
+    pub fn string(&mut self, node: &Node, what: &str) -> Option<String> {
+        match &node.value {
+            Value::Str(s) => Some(s.clone()),
+            // A topic or path written as a bare number is still a name.
+            Value::Int(_) | Value::Float(_) | Value::Bool(_) => node.scalar_text(),
+            other => {
+                self.error("E0102", node.span, format!("`{what}` must be a string, found {}", other.describe()), None);
+                None
+            }
+        }
+    }
+
+    pub fn string_list(&mut self, node: &Node, what: &str) -> Option<Vec<String>> {
+        match &node.value {
+            Value::Seq(items) => {
+                let mut out = Vec::new();
+                for item in items {
+                    out.push(self.string(item, what)?);
+                }
+                Some(out)
+            }
+            Value::Null => Some(Vec::new()),
+            other => {
+                self.error("E0102", node.span, format!("`{what}` must be a list of column names, found {}", other.describe()),
+                    Some(format!("write it as a list, for example `[{}]`", node.scalar_text().unwrap_or_else(|| "customer_id".into()))));
+                None
+            }
+        }
+    }
+
+    pub fn duration(&mut self, node: &Node, what: &str) -> Option<Duration> {
+        let text = node.scalar_text().unwrap_or_default();
+        match Duration::parse(&text) {
+            Some(d) => Some(d),
+            None => {
+                self.error("E0106", node.span, format!("`{what}` has the malformed duration `{text}`"),
+                    Some("write an integer and a unit, one of ms, s, m, h, d (for example 5m, 500ms, 30d)".into()));
+                None
+            }
+        }
+    }
+
+    pub fn one_of<T: Copy>(&mut self, node: &Node, what: &str, variants: &[(&str, T)]) -> Option<T> {
+        let text = node.scalar_text().unwrap_or_default();
+        if let Some((_, v)) = variants.iter().find(|(n, _)| *n == text) {
+            return Some(*v);
+        }
+        let names: Vec<&str> = variants.iter().map(|(n, _)| *n).collect();
+        let list = names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ");
+        let help = match did_you_mean(&text, names.iter().copied()) {
+            Some(s) => format!("did you mean `{s}`? `{what}` is one of {list}"),
+            None => format!("`{what}` is one of {list}"),
+        };
+        let shown = if node.scalar_text().is_some() { format!("`{text}`") } else { node.value.describe() };
+        self.error("E0107", node.span, format!("`{what}` cannot be {shown}"), Some(help));
+        None
+    }
+}

@@ -1,0 +1,8 @@
+//! Project configuration files, decoded with locations.
+
+mod decode;
+pub mod project;
+pub mod sources;
+
+pub use project::{decode_project, Connector, Format, Materialized, ModelConfig, ProjectConfig, SinkConfig, Target};
+pub use sources::{decode_sources, Contract, ContractRule, LatePolicy, SourceConfig};

@@ -1,0 +1,341 @@
+//! `streamform.yml`: the project's name, format version, per-model
+//! configuration and deployment targets.
+
+use super::decode::Decoder;
+use crate::diagnostic::{Diagnostic, Span};
+use crate::duration::Duration;
+use crate::yaml::{self, Value};
+
+pub const SUPPORTED_VERSION: i128 = 1;
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ProjectConfig {
+    pub name: String,
+    pub version: u32,
+    /// In file order.
+    pub models: Vec<ModelConfig>,
+    /// In file order.
+    pub targets: Vec<Target>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub enum Materialized {
+    #[default]
+    Append,
+    Upsert,
+}
+
+impl Materialized {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Materialized::Append => "append",
+            Materialized::Upsert => "upsert",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Connector {
+    Kafka,
+    File,
+    Iceberg,
+}
+
+impl Connector {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Connector::Kafka => "kafka",
+            Connector::File => "file",
+            Connector::Iceberg => "iceberg",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub enum Format {
+    #[default]
+    Json,
+    Csv,
+}
+
+impl Format {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Format::Json => "json",
+            Format::Csv => "csv",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct SinkConfig {
+    pub connector: Connector,
+    pub topic: Option<String>,
+    pub path: Option<String>,
+    pub table: Option<String>,
+    pub format: Format,
+    pub span: Span,
+}
+
+impl SinkConfig {
+    /// The topic, path or table the sink writes to.
+    pub fn target(&self) -> Option<&str> {
+        match self.connector {
+            Connector::Kafka => self.topic.as_deref(),
+            Connector::File => self.path.as_deref(),
+            Connector::Iceberg => self.table.as_deref(),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct WindowConfig {
+    pub size: Duration,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct NodeHint {
+    /// `"<kind>.<ordinal>"` as written.
+    pub node: String,
+    /// `"<model>::<kind>::<ordinal>"`.
+    pub was: String,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ModelConfig {
+    pub name: String,
+    pub span: Span,
+    pub materialized: Materialized,
+    pub key: Option<Vec<String>>,
+    pub key_span: Option<Span>,
+    pub sink: Option<SinkConfig>,
+    pub retention: Option<Duration>,
+    pub retention_span: Option<Span>,
+    pub window: Option<WindowConfig>,
+    pub renamed_from: Option<String>,
+    pub nodes: Vec<NodeHint>,
+}
+
+impl ModelConfig {
+    pub fn unconfigured(name: &str) -> ModelConfig {
+        ModelConfig {
+            name: name.to_string(),
+            span: Span::default(),
+            materialized: Materialized::Append,
+            key: None,
+            key_span: None,
+            sink: None,
+            retention: None,
+            retention_span: None,
+            window: None,
+            renamed_from: None,
+            nodes: Vec::new(),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Target {
+    pub name: String,
+    pub span: Span,
+    pub flink: Option<FlinkTarget>,
+    pub kafka: Option<KafkaTarget>,
+    pub iceberg: Option<IcebergTarget>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct FlinkTarget {
+    pub gateway: String,
+    pub rest: Option<String>,
+    pub savepoint_dir: Option<String>,
+    pub checkpoint_interval: Option<Duration>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Startup {
+    Earliest,
+    Latest,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct KafkaTarget {
+    pub bootstrap_servers: String,
+    pub startup: Option<Startup>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct IcebergTarget {
+    pub catalog: String,
+    pub warehouse: Option<String>,
+    pub s3_endpoint: Option<String>,
+}
+
+const TOP_KEYS: &[&str] = &["name", "version", "models", "targets"];
+const MODEL_KEYS: &[&str] = &["materialized", "key", "sink", "renamed_from", "nodes", "retention", "window"];
+const SINK_KEYS: &[&str] = &["connector", "topic", "path", "table", "format"];
+
+/// Decodes streamform.yml. Errors here mean the project cannot be loaded.
+pub fn decode_project(path: &str, text: &str) -> Result<ProjectConfig, Vec<Diagnostic>> {
+    let root = yaml::parse(text).map_err(|e| {
+        vec![Diagnostic::error("E0101", format!("{path} is not valid YAML: {}", e.message)).at(path, Some(e.span))]
+    })?;
+    let mut d = Decoder::new(path);
+    let mut config = ProjectConfig { name: String::new(), version: 0, models: Vec::new(), targets: Vec::new() };
+    let Some(top) = d.map(&root, "streamform.yml", TOP_KEYS) else { return Err(d.errors) };
+    if let Some(n) = d.required(&top, "name", "streamform.yml") {
+        config.name = d.string(n, "name").unwrap_or_default();
+    }
+    if let Some(v) = d.required(&top, "version", "streamform.yml") {
+        match v.value {
+            Value::Int(SUPPORTED_VERSION) => config.version = 1,
+            Value::Int(i) if (0..=u32::MAX as i128).contains(&i) => d.error(
+                "E0108",
+                v.span,
+                format!("{path} is written for format version {i}; this streamform reads version {SUPPORTED_VERSION}"),
+                Some("set `version: 1`".into()),
+            ),
+            _ => d.error(
+                "E0108",
+                v.span,
+                format!("`version` must be the integer 1, found {}", v.value.describe()),
+                Some("set `version: 1`".into()),
+            ),
+        }
+    }
+    if let Some(models) = top.get("models") {
+        for (name, key, node) in d.named_map(models, "models") {
+            if let Some(m) = decode_model(&mut d, &name, key.span, node) {
+                config.models.push(m);
+            }
+        }
+    }
+    if let Some(targets) = top.get("targets") {
+        for (name, key, node) in d.named_map(targets, "targets") {
+            if let Some(t) = decode_target(&mut d, &name, key.span, node) {
+                config.targets.push(t);
+            }
+        }
+    }
+    if d.errors.is_empty() {
+        Ok(config)
+    } else {
+        Err(d.errors)
+    }
+}
+
+fn decode_model(d: &mut Decoder, name: &str, span: Span, node: &yaml::Node) -> Option<ModelConfig> {
+    let mut m = ModelConfig::unconfigured(name);
+    m.span = span;
+    if node.value == Value::Null {
+        return Some(m);
+    }
+    let what = format!("models.{name}");
+    let f = d.map(node, &what, MODEL_KEYS)?;
+    if let Some(v) = f.get("materialized") {
+        m.materialized = d.one_of(v, &format!("{what}.materialized"), &[("append", Materialized::Append), ("upsert", Materialized::Upsert)])?;
+    }
+    if let Some(v) = f.get("key") {
+        m.key = Some(d.string_list(v, &format!("{what}.key"))?);
+        m.key_span = Some(v.span);
+    }
+    if let Some(v) = f.get_some("sink") {
+        m.sink = Some(decode_sink(d, &what, v)?);
+    }
+    if let Some(v) = f.get_some("retention") {
+        m.retention = Some(d.duration(v, &format!("{what}.retention"))?);
+        m.retention_span = Some(v.span);
+    }
+    if let Some(v) = f.get_some("window") {
+        let ww = format!("{what}.window");
+        let wf = d.map(v, &ww, &["type", "size"])?;
+        let ty = d.required(&wf, "type", &ww);
+        let size = d.required(&wf, "size", &ww);
+        let (ty, size) = (ty?, size?);
+        d.one_of(ty, &format!("{ww}.type"), &[("tumbling", ())])?;
+        m.window = Some(WindowConfig { size: d.duration(size, &format!("{ww}.size"))?, span: v.span });
+    }
+    if let Some(v) = f.get_some("renamed_from") {
+        m.renamed_from = Some(d.string(v, &format!("{what}.renamed_from"))?);
+    }
+    if let Some(v) = f.get_some("nodes") {
+        for (hint, k, hv) in d.named_map(v, &format!("{what}.nodes")) {
+            let hw = format!("{what}.nodes.{hint}");
+            let hf = d.map(hv, &hw, &["was"])?;
+            let was = d.required(&hf, "was", &hw)?;
+            let was = d.string(was, &format!("{hw}.was"))?;
+            m.nodes.push(NodeHint { node: hint, was, span: k.span });
+        }
+    }
+    Some(m)
+}
+
+fn decode_sink(d: &mut Decoder, model: &str, node: &yaml::Node) -> Option<SinkConfig> {
+    let what = format!("{model}.sink");
+    let f = d.map(node, &what, SINK_KEYS)?;
+    let connector = d.required(&f, "connector", &what)?;
+    let connector = d.one_of(connector, &format!("{what}.connector"), &[("kafka", Connector::Kafka), ("file", Connector::File), ("iceberg", Connector::Iceberg)])?;
+    let mut s = SinkConfig { connector, topic: None, path: None, table: None, format: Format::Json, span: node.span };
+    if let Some(v) = f.get_some("topic") {
+        s.topic = Some(d.string(v, &format!("{what}.topic"))?);
+    }
+    if let Some(v) = f.get_some("path") {
+        s.path = Some(d.string(v, &format!("{what}.path"))?);
+    }
+    if let Some(v) = f.get_some("table") {
+        s.table = Some(d.string(v, &format!("{what}.table"))?);
+    }
+    if let Some(v) = f.get_some("format") {
+        s.format = d.one_of(v, &format!("{what}.format"), &[("json", Format::Json), ("csv", Format::Csv)])?;
+    }
+    Some(s)
+}
+
+fn decode_target(d: &mut Decoder, name: &str, span: Span, node: &yaml::Node) -> Option<Target> {
+    let what = format!("targets.{name}");
+    let f = d.map(node, &what, &["backend", "flink", "kafka", "iceberg"])?;
+    let backend = d.required(&f, "backend", &what)?;
+    d.one_of(backend, &format!("{what}.backend"), &[("flink", ())])?;
+    let mut t = Target { name: name.to_string(), span, flink: None, kafka: None, iceberg: None };
+    if let Some(v) = f.get_some("flink") {
+        let w = format!("{what}.flink");
+        let ff = d.map(v, &w, &["gateway", "rest", "savepoint_dir", "checkpoint_interval"])?;
+        let gateway = d.required(&ff, "gateway", &w)?;
+        let mut flink = FlinkTarget { gateway: d.string(gateway, &format!("{w}.gateway"))?, rest: None, savepoint_dir: None, checkpoint_interval: None };
+        if let Some(v) = ff.get_some("rest") {
+            flink.rest = Some(d.string(v, &format!("{w}.rest"))?);
+        }
+        if let Some(v) = ff.get_some("savepoint_dir") {
+            flink.savepoint_dir = Some(d.string(v, &format!("{w}.savepoint_dir"))?);
+        }
+        if let Some(v) = ff.get_some("checkpoint_interval") {
+            flink.checkpoint_interval = Some(d.duration(v, &format!("{w}.checkpoint_interval"))?);
+        }
+        t.flink = Some(flink);
+    }
+    if let Some(v) = f.get_some("kafka") {
+        let w = format!("{what}.kafka");
+        let kf = d.map(v, &w, &["bootstrap_servers", "startup"])?;
+        let bs = d.required(&kf, "bootstrap_servers", &w)?;
+        let mut kafka = KafkaTarget { bootstrap_servers: d.string(bs, &format!("{w}.bootstrap_servers"))?, startup: None };
+        if let Some(v) = kf.get_some("startup") {
+            kafka.startup = Some(d.one_of(v, &format!("{w}.startup"), &[("earliest", Startup::Earliest), ("latest", Startup::Latest)])?);
+        }
+        t.kafka = Some(kafka);
+    }
+    if let Some(v) = f.get_some("iceberg") {
+        let w = format!("{what}.iceberg");
+        let inf = d.map(v, &w, &["catalog", "warehouse", "s3_endpoint"])?;
+        let cat = d.required(&inf, "catalog", &w)?;
+        let mut ice = IcebergTarget { catalog: d.string(cat, &format!("{w}.catalog"))?, warehouse: None, s3_endpoint: None };
+        if let Some(v) = inf.get_some("warehouse") {
+            ice.warehouse = Some(d.string(v, &format!("{w}.warehouse"))?);
+        }
+        if let Some(v) = inf.get_some("s3_endpoint") {
+            ice.s3_endpoint = Some(d.string(v, &format!("{w}.s3_endpoint"))?);
+        }
+        t.iceberg = Some(ice);
+    }
+    Some(t)
+}

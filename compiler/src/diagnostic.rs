@@ -1,0 +1,158 @@
+//! Diagnostics as data: the compiler never prints. `cli` renders them.
+
+/// A location in a project file: 1-based line and column (in characters),
+/// the byte offset and the byte length of the marked text (0 = a point).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
+pub struct Span {
+    pub line: u32,
+    pub col: u32,
+    pub offset: u32,
+    pub len: u32,
+}
+
+impl Span {
+    pub fn new(line: u32, col: u32, offset: u32) -> Span {
+        Span { line, col, offset, len: 0 }
+    }
+
+    pub fn with_len(mut self, len: usize) -> Span {
+        self.len = len as u32;
+        self
+    }
+
+    /// The span of `len` bytes at byte `offset` of `text`.
+    pub fn at_offset(text: &str, offset: usize, len: usize) -> Span {
+        let offset = offset.min(text.len());
+        let before = &text[..offset];
+        let line = before.matches('\n').count() as u32 + 1;
+        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        let col = text[line_start..offset].chars().count() as u32 + 1;
+        Span { line, col, offset: offset as u32, len: len as u32 }
+    }
+
+    /// The span of a 1-based (line, column-in-characters) position of `text`.
+    pub fn at_line_col(text: &str, line: u64, col: u64, len_chars: u64) -> Span {
+        let mut offset = 0usize;
+        for (i, l) in text.split_inclusive('\n').enumerate() {
+            if i as u64 + 1 == line {
+                let start = l.char_indices().nth(col.saturating_sub(1) as usize).map_or(l.len(), |(b, _)| b);
+                let end = l.char_indices().nth((col.saturating_sub(1) + len_chars) as usize).map_or(l.trim_end_matches('\n').len(), |(b, _)| b);
+                return Span { line: line as u32, col: col.max(1) as u32, offset: (offset + start) as u32, len: end.saturating_sub(start) as u32 };
+            }
+            offset += l.len();
+        }
+        Span::at_offset(text, text.len(), 0)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Severity {
+    Error,
+    Warning,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Diagnostic {
+    pub severity: Severity,
+    /// A stable code, listed in docs/errors.md.
+    pub code: &'static str,
+    pub message: String,
+    /// Project-relative path of the file the diagnostic is about.
+    pub path: Option<String>,
+    pub span: Option<Span>,
+    pub help: Option<String>,
+}
+
+impl Diagnostic {
+    pub fn error(code: &'static str, message: impl Into<String>) -> Diagnostic {
+        Diagnostic { severity: Severity::Error, code, message: message.into(), path: None, span: None, help: None }
+    }
+
+    pub fn warning(code: &'static str, message: impl Into<String>) -> Diagnostic {
+        Diagnostic { severity: Severity::Warning, code, message: message.into(), path: None, span: None, help: None }
+    }
+
+    pub fn at(mut self, path: impl Into<String>, span: Option<Span>) -> Diagnostic {
+        self.path = Some(path.into());
+        self.span = span;
+        self
+    }
+
+    pub fn in_file(mut self, path: impl Into<String>) -> Diagnostic {
+        self.path = Some(path.into());
+        self
+    }
+
+    pub fn with_span(mut self, span: Span) -> Diagnostic {
+        self.span = Some(span);
+        self
+    }
+
+    pub fn help(mut self, help: impl Into<String>) -> Diagnostic {
+        self.help = Some(help.into());
+        self
+    }
+
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+}
+
+/// The closest candidate to `name` by edit distance, for "did you mean" hints.
+pub fn did_you_mean<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let lower = name.to_lowercase();
+    let mut best: Option<(usize, &str)> = None;
+    for c in candidates {
+        let d = edit_distance(&lower, &c.to_lowercase());
+        let limit = (name.chars().count().max(3) / 3).max(1);
+        if d <= limit && best.is_none_or(|(bd, _)| d < bd) {
+            best = Some((d, c));
+        }
+    }
+    best.map(|(_, c)| c)
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for i in 1..=a.len() {
+        let mut cur = vec![i; b.len() + 1];
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            cur[j] = (prev[j] + 1).min(cur[j - 1] + 1).min(prev[j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                cur[j] = cur[j].min(prev[j - 2 + 1].min(prev[j - 1]) + 1).min(cur[j]);
+            }
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn suggests_close_names() {
+        assert_eq!(did_you_mean("custmer_id", ["order_id", "customer_id"]), Some("customer_id"));
+        assert_eq!(did_you_mean("zzz", ["order_id", "customer_id"]), None);
+        assert_eq!(did_you_mean("materialised", ["materialized", "key"]), Some("materialized"));
+    }
+
+    #[test]
+    fn spans_from_offsets_count_characters() {
+        let s = Span::at_offset("ab\nxé y", 6, 1);
+        assert_eq!((s.line, s.col), (2, 3));
+    }
+}

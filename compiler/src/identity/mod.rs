@@ -1,0 +1,4 @@
+//! Plan identity: node ids, schema and state fingerprints, digests.
+
+pub mod digest;
+pub mod fingerprint;

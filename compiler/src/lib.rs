@@ -1,0 +1,19 @@
+//! Streamform's compiler: project files in, typed plans, identities and
+//! manifests out. Every derived fact is a salsa query over the inputs in
+//! [`db`]. This crate does no I/O and never prints.
+
+pub mod config;
+pub mod db;
+pub mod diagnostic;
+pub mod duration;
+pub mod graph;
+pub mod identity;
+pub mod manifest;
+pub mod model;
+pub mod plan;
+pub mod project;
+pub mod sql;
+pub mod types;
+pub mod yaml;
+
+pub use db::{Database, Db, ModelName, Project, SourceFile, SourceName};

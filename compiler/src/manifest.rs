@@ -1,0 +1,198 @@
+//! The plan manifest: every node's identity for the whole application, and
+//! the application digest over it.
+
+use serde::{Deserialize, Serialize};
+
+use crate::db::{Db, ModelName, Project};
+use crate::diagnostic::Diagnostic;
+use crate::graph::dependency_graph;
+use crate::identity::digest::sha256_hex;
+use crate::identity::fingerprint::{schema_fingerprint, state_fingerprint};
+use crate::model::{lower_model, model_plan};
+use crate::plan::node::{ModelPlan, PlanNode};
+
+pub const MANIFEST_VERSION: u32 = 1;
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Manifest {
+    pub manifest_version: u32,
+    pub application_digest: String,
+    pub models: Vec<ModelEntry>,
+    pub nodes: Vec<NodeEntry>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelEntry {
+    pub name: String,
+    pub materialized: String,
+    pub key: Vec<String>,
+    pub output: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ColumnEntry {
+    pub name: String,
+    #[serde(rename = "type")]
+    pub ty: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChangelogEntry {
+    pub mode: String,
+    pub key: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WindowEntry {
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub time: String,
+    pub size: String,
+    pub alignment: String,
+    pub emission: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StateEntry {
+    pub kind: String,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub keys: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub accumulators: Option<Vec<ColumnEntry>>,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub retention: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub digest: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub window: Option<WindowEntry>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NodeEntry {
+    pub id: String,
+    pub model: String,
+    pub operator: String,
+    pub inputs: Vec<String>,
+    pub definition: String,
+    pub schema: Vec<ColumnEntry>,
+    pub schema_digest: String,
+    pub boundedness: String,
+    pub changelog: ChangelogEntry,
+    pub state: StateEntry,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub time: Option<String>,
+}
+
+/// One model's part of the manifest.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ModelSlice {
+    pub model: ModelEntry,
+    pub nodes: Vec<NodeEntry>,
+}
+
+/// The per-model document of `inspect-plan --json MODEL` / `explain --json`.
+#[derive(Serialize)]
+pub struct ModelDocument<'a> {
+    pub manifest_version: u32,
+    pub model: &'a ModelEntry,
+    pub nodes: &'a [NodeEntry],
+}
+
+pub fn node_entry(model: &str, node: &PlanNode) -> NodeEntry {
+    let schema_text = schema_fingerprint(&node.schema);
+    NodeEntry {
+        id: node.id(model),
+        model: model.to_string(),
+        operator: node.operator.as_str().to_string(),
+        inputs: node.inputs.clone(),
+        definition: node.definition.clone(),
+        schema: node.schema.iter().map(|c| ColumnEntry { name: c.name.clone(), ty: c.ty.to_string() }).collect(),
+        schema_digest: sha256_hex(&schema_text),
+        boundedness: if node.bounded { "bounded" } else { "unbounded" }.to_string(),
+        changelog: ChangelogEntry { mode: node.changelog.mode().to_string(), key: node.changelog.key().to_vec() },
+        state: match &node.state {
+            None => StateEntry { kind: "stateless".into(), keys: None, accumulators: None, retention: None, digest: None, window: None },
+            Some(st) => StateEntry {
+                kind: "keyed".into(),
+                keys: Some(st.keys.clone()),
+                accumulators: Some(st.accumulators.iter().map(|c| ColumnEntry { name: c.name.clone(), ty: c.ty.to_string() }).collect()),
+                retention: Some(st.retention.to_string()),
+                digest: Some(sha256_hex(&state_fingerprint(st))),
+                window: st.window.as_ref().map(|w| WindowEntry {
+                    kind: "tumbling".into(),
+                    time: w.time.clone(),
+                    size: w.size.to_string(),
+                    alignment: "epoch".into(),
+                    emission: "final".into(),
+                }),
+            },
+        },
+        time: node.time.clone(),
+    }
+}
+
+pub fn model_entry(plan: &ModelPlan) -> ModelEntry {
+    ModelEntry { name: plan.name.clone(), materialized: plan.materialized.as_str().to_string(), key: plan.key.clone(), output: plan.output_id() }
+}
+
+/// A model's identity: entries with fingerprints and digests.
+#[salsa::tracked(returns(ref))]
+pub fn model_identity<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>) -> Option<ModelSlice> {
+    let plan = model_plan(db, project, name).as_ref()?;
+    Some(ModelSlice { model: model_entry(plan), nodes: plan.nodes.iter().map(|n| node_entry(&plan.name, n)).collect() })
+}
+
+/// Why the whole-project manifest cannot be built.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ManifestError {
+    /// A model failed to plan (the first in plan order).
+    Model { model: String, error: Diagnostic },
+    Cycle(Vec<String>),
+}
+
+/// The whole application's manifest, models in dependency order.
+#[salsa::tracked(returns(ref))]
+pub fn manifest(db: &dyn Db, project: Project) -> Result<Manifest, ManifestError> {
+    let graph = dependency_graph(db, project);
+    if let Some(c) = graph.cycles.first() {
+        return Err(ManifestError::Cycle(c.clone()));
+    }
+    let mut m = Manifest { manifest_version: MANIFEST_VERSION, application_digest: String::new(), models: Vec::new(), nodes: Vec::new() };
+    for name in &graph.order {
+        let key = ModelName::new(db, name.clone());
+        match model_identity(db, project, key) {
+            Some(slice) => {
+                m.models.push(slice.model.clone());
+                m.nodes.extend(slice.nodes.iter().cloned());
+            }
+            None => {
+                let error = lower_model(db, project, key).error.clone().unwrap_or_else(|| Diagnostic::error("E0400", format!("model `{name}` could not be planned")));
+                return Err(ManifestError::Model { model: name.clone(), error });
+            }
+        }
+    }
+    // The digest field is still empty here, as the digest's definition wants.
+    m.application_digest = sha256_hex(&serde_json::to_string(&m).expect("manifests serialize"));
+    Ok(m)
+}
+
+/// SHA-256 of the compact JSON of the manifest with the digest field empty.
+pub fn application_digest(m: &Manifest) -> String {
+    let mut copy = m.clone();
+    copy.application_digest = String::new();
+    sha256_hex(&serde_json::to_string(&copy).expect("manifests serialize"))
+}
+
+/// The pretty JSON the commands print: 2-space indent, trailing newline.
+pub fn to_pretty_json<T: Serialize>(value: &T) -> String {
+    let mut s = serde_json::to_string_pretty(value).expect("documents serialize");
+    s.push('\n');
+    s
+}

@@ -1,0 +1,322 @@
+//! Per-model queries: parsing, what a model reads, lowering, its contract.
+
+use std::collections::BTreeSet;
+
+use sqlparser::ast::{self as sql, Spanned};
+use sqlparser::tokenizer::Span as SqlSpan;
+
+use crate::config::{Connector, ContractRule, SourceConfig};
+use crate::db::{Db, ModelName, Project, SourceFile, SourceName};
+use crate::diagnostic::{Diagnostic, Span};
+use crate::plan::expr::Expr;
+use crate::plan::lower::{self, plan_check, to_span, Inputs, ModelSettings, SourceInput, Upstream, UpstreamModel};
+use crate::plan::node::{Column, ModelPlan};
+use crate::project::{self, model_file, model_settings, source_config};
+use crate::sql::parse::{parse_model_sql, ParsedQuery};
+
+/// The parsed SQL of a model file. `no_eq`: sqlparser's equality ignores
+/// spans, so an equal-comparing re-parse would leave stale locations.
+#[salsa::tracked(returns(ref), no_eq)]
+pub fn parse_model(db: &dyn Db, file: SourceFile) -> ParsedQuery {
+    parse_model_sql(file.text(db))
+}
+
+/// The sources and models a model names, without locations.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Reads {
+    pub sources: Vec<String>,
+    pub models: Vec<String>,
+}
+
+/// Each `source('x')` / `ref('y')` in a query, with its location.
+pub fn located_reads(query: &sql::Query, text: &str) -> Vec<(bool, String, Option<Span>)> {
+    let mut out = Vec::new();
+    walk_query(query, &mut |is_source, name, span| out.push((is_source, name, to_span(text, span))));
+    out
+}
+
+fn walk_query(q: &sql::Query, f: &mut dyn FnMut(bool, String, SqlSpan)) {
+    if let Some(w) = &q.with {
+        for cte in &w.cte_tables {
+            walk_query(&cte.query, f);
+        }
+    }
+    walk_set(&q.body, f);
+}
+
+fn walk_set(s: &sql::SetExpr, f: &mut dyn FnMut(bool, String, SqlSpan)) {
+    match s {
+        sql::SetExpr::Select(sel) => {
+            for t in &sel.from {
+                walk_factor(&t.relation, f);
+                for j in &t.joins {
+                    walk_factor(&j.relation, f);
+                }
+            }
+        }
+        sql::SetExpr::Query(q) => walk_query(q, f),
+        sql::SetExpr::SetOperation { left, right, .. } => {
+            walk_set(left, f);
+            walk_set(right, f);
+        }
+        _ => {}
+    }
+}
+
+fn walk_factor(t: &sql::TableFactor, f: &mut dyn FnMut(bool, String, SqlSpan)) {
+    match t {
+        sql::TableFactor::Table { name, args: Some(args), .. } => {
+            let kind = name.to_string().to_lowercase();
+            if let [sql::FunctionArg::Unnamed(sql::FunctionArgExpr::Expr(sql::Expr::Value(v)))] = args.args.as_slice() {
+                if let sql::Value::SingleQuotedString(s) = &v.value {
+                    if kind == "source" || kind == "ref" {
+                        f(kind == "source", s.clone(), v.span());
+                    }
+                }
+            }
+        }
+        sql::TableFactor::Derived { subquery, .. } => walk_query(subquery, f),
+        _ => {}
+    }
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn model_reads<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>) -> Reads {
+    let Some(file) = model_file(db, project, name.text(db)) else { return Reads::default() };
+    let Ok(q) = parse_model(db, file) else { return Reads::default() };
+    let mut r = Reads::default();
+    walk_query(q, &mut |is_source, n, _| {
+        let list = if is_source { &mut r.sources } else { &mut r.models };
+        if !list.contains(&n) {
+            list.push(n);
+        }
+    });
+    r
+}
+
+/// True when following ref()s from this model reaches a cycle.
+#[salsa::tracked]
+pub fn reaches_cycle<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>) -> bool {
+    let mut seen = BTreeSet::new();
+    let mut stack = vec![name.text(db).clone()];
+    let names = project::model_names(db, project);
+    while let Some(m) = stack.pop() {
+        if !seen.insert(m.clone()) {
+            return true;
+        }
+        if names.binary_search(&m).is_err() {
+            continue;
+        }
+        let reads = model_reads(db, project, ModelName::new(db, m.clone()));
+        if reads.models.len() == 1 {
+            stack.push(reads.models[0].clone());
+        } else {
+            // A model can only plan with one ref(); follow each branch separately.
+            for r in &reads.models {
+                if reaches_cycle_from(db, project, r, &seen) {
+                    return true;
+                }
+            }
+        }
+    }
+    false
+}
+
+fn reaches_cycle_from(db: &dyn Db, project: Project, start: &str, seen: &BTreeSet<String>) -> bool {
+    let mut seen = seen.clone();
+    let mut cur = start.to_string();
+    loop {
+        if !seen.insert(cur.clone()) {
+            return true;
+        }
+        if project::model_names(db, project).binary_search(&cur).is_err() {
+            return false;
+        }
+        let reads = model_reads(db, project, ModelName::new(db, cur.clone()));
+        match reads.models.first() {
+            Some(next) => cur = next.clone(),
+            None => return false,
+        }
+    }
+}
+
+/// A source as models see it: sorted columns, its definition text and
+/// event-time column, with its contracts compiled.
+#[salsa::tracked(returns(ref))]
+pub fn source_input<'db>(db: &'db dyn Db, project: Project, name: SourceName<'db>) -> Option<SourceInput> {
+    let s = source_config(db, project, name).as_ref()?;
+    let contracts = source_contracts(db, project, name);
+    let mut def = format!("{} ({} {})", s.name, s.connector.as_str(), s.location().unwrap_or(""));
+    if let Some((et, _)) = &s.event_time {
+        let wm = s.watermark.map(|(d, _)| d).unwrap_or_default();
+        let late = s.late_events.map(|(l, _)| l).unwrap_or_default();
+        def.push_str(&format!(" event_time={et} watermark={wm} late={}", late.as_str()));
+    }
+    let contracts_ok = contracts.iter().all(|c| c.expr.is_ok());
+    if !s.contracts.is_empty() && contracts_ok {
+        let parts: Vec<String> = contracts.iter().map(|c| format!("{}: {}", c.name, c.expr.as_ref().map(|e| e.render()).unwrap_or_default())).collect();
+        def.push_str(&format!(" contracts=[{}]", parts.join(", ")));
+        if let Some((q, _)) = &s.quarantine {
+            def.push_str(&format!(" quarantine={q}"));
+        }
+    }
+    Some(SourceInput {
+        connector: s.connector,
+        columns: s.columns.iter().map(|c| Column { name: c.name.clone(), ty: c.ty }).collect(),
+        definition: def,
+        time: s.event_time.as_ref().map(|(t, _)| t.clone()).filter(|t| s.column(t).is_some_and(|c| c.ty.is_timestamp())),
+        contracts_ok,
+    })
+}
+
+/// One compiled contract: its rule as a predicate that holds for good records.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CompiledContract {
+    pub name: String,
+    pub expr: Result<Expr, String>,
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn source_contracts<'db>(db: &'db dyn Db, project: Project, name: SourceName<'db>) -> Vec<CompiledContract> {
+    let Some(s) = source_config(db, project, name).as_ref() else { return Vec::new() };
+    compile_contracts(s)
+}
+
+pub fn compile_contracts(s: &SourceConfig) -> Vec<CompiledContract> {
+    let columns: Vec<Column> = s.columns.iter().map(|c| Column { name: c.name.clone(), ty: c.ty }).collect();
+    s.contracts
+        .iter()
+        .map(|c| {
+            let expr = match &c.rule {
+                Some(ContractRule::NotNull(cols)) if !cols.is_empty() => {
+                    let text = cols.iter().map(|c| format!("{} IS NOT NULL", quote_ident(c))).collect::<Vec<_>>().join(" AND ");
+                    plan_check(&s.name, &columns, &text)
+                }
+                Some(ContractRule::NotNull(_)) => Err("not_null lists no columns".into()),
+                Some(ContractRule::Check(text)) => plan_check(&s.name, &columns, text),
+                None => Err("it must declare exactly one of `not_null` and `check`".into()),
+            };
+            CompiledContract { name: c.name.clone(), expr }
+        })
+        .collect()
+}
+
+fn quote_ident(s: &str) -> String {
+    if s.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_') && !s.is_empty() {
+        s.to_string()
+    } else {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    }
+}
+
+/// A model's lowering result: its plan, or the planning error.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Lowered {
+    pub plan: Option<ModelPlan>,
+    pub error: Option<Diagnostic>,
+}
+
+struct DbInputs<'a> {
+    db: &'a dyn Db,
+    project: Project,
+}
+
+impl Inputs for DbInputs<'_> {
+    fn source(&self, name: &str) -> Option<SourceInput> {
+        source_input(self.db, self.project, SourceName::new(self.db, name.to_string())).clone()
+    }
+
+    fn model(&self, name: &str) -> Upstream {
+        if project::model_names(self.db, self.project).binary_search_by(|m| m.as_str().cmp(name)).is_err() {
+            return Upstream::Missing;
+        }
+        let m = ModelName::new(self.db, name.to_string());
+        if *reaches_cycle(self.db, self.project, m) {
+            return Upstream::Cycle;
+        }
+        match model_contract(self.db, self.project, m) {
+            Some(c) => Upstream::Ok(c.clone()),
+            None => Upstream::Broken,
+        }
+    }
+
+    fn source_names(&self) -> Vec<String> {
+        project::source_names(self.db, self.project).clone()
+    }
+
+    fn model_names(&self) -> Vec<String> {
+        project::model_names(self.db, self.project).clone()
+    }
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn lower_model<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>) -> Lowered {
+    let n = name.text(db);
+    let Some(file) = model_file(db, project, n) else { return Lowered { plan: None, error: None } };
+    let path = file.path(db).clone();
+    let query = match parse_model(db, file) {
+        Ok(q) => q,
+        Err(e) => {
+            let mut d = Diagnostic::error("E0400", format!("model `{n}`: {}", e.message)).at(path, e.span);
+            d.help = e.help.clone();
+            return Lowered { plan: None, error: Some(d) };
+        }
+    };
+    if *reaches_cycle(db, project, name) {
+        let d = Diagnostic::error("E0608", format!("model `{n}` is part of a reference cycle, or depends on one"))
+            .at(path, None)
+            .help("a model cannot depend on its own output; break the cycle");
+        return Lowered { plan: None, error: Some(d) };
+    }
+    let settings: &ModelSettings = model_settings(db, project, name);
+    let inputs = DbInputs { db, project };
+    match lower::lower_model(n, query, settings, &inputs) {
+        Ok(plan) => Lowered { plan: Some(plan), error: None },
+        Err(e) => Lowered { plan: None, error: Some(e.into_diagnostic(&path, file.text(db))) },
+    }
+}
+
+/// The plan of a model, span-free: a whitespace edit re-runs parsing and
+/// lowering, but this compares equal and stops invalidation here.
+#[salsa::tracked(returns(ref))]
+pub fn model_plan<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>) -> Option<ModelPlan> {
+    lower_model(db, project, name).plan.clone()
+}
+
+/// What readers of a model see: its Sink's schema, changelog, boundedness
+/// and time attribute. Readers re-lower only when this changes.
+#[salsa::tracked(returns(ref))]
+pub fn model_contract<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>) -> Option<UpstreamModel> {
+    let plan = model_plan(db, project, name).as_ref()?;
+    let sink = plan.sink();
+    Some(UpstreamModel { schema: sink.schema.clone(), changelog: sink.changelog.clone(), bounded: sink.bounded, time: sink.time.clone() })
+}
+
+/// The sources upstream of a model, directly or through ref(), in the order met.
+#[salsa::tracked(returns(ref))]
+pub fn upstream_sources<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut seen = BTreeSet::new();
+    let mut stack = vec![name.text(db).clone()];
+    while let Some(m) = stack.pop() {
+        if !seen.insert(m.clone()) {
+            continue;
+        }
+        let reads = model_reads(db, project, ModelName::new(db, m));
+        for s in &reads.sources {
+            if !out.contains(s) {
+                out.push(s.clone());
+            }
+        }
+        for r in reads.models.iter().rev() {
+            if project::model_names(db, project).binary_search(r).is_ok() {
+                stack.push(r.clone());
+            }
+        }
+    }
+    out
+}
+
+pub fn sink_connector_label(c: Connector) -> &'static str {
+    c.as_str()
+}

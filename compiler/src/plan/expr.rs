@@ -1,0 +1,298 @@
+//! Typed scalar expressions, their result types and canonical rendering.
+//!
+//! Rendering is the identity-bearing text of definitions: every binary
+//! operation parenthesised, columns unqualified, functions lowercase,
+//! literals printed shortest. Types follow the rules in docs/types.md.
+
+use std::fmt::Write;
+
+use crate::types::{DataType, Unsupported};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BinOp {
+    Eq,
+    NotEq,
+    Lt,
+    LtEq,
+    Gt,
+    GtEq,
+    Plus,
+    Minus,
+    Multiply,
+    Divide,
+    And,
+    Or,
+}
+
+impl BinOp {
+    pub fn symbol(self) -> &'static str {
+        match self {
+            BinOp::Eq => "=",
+            BinOp::NotEq => "!=",
+            BinOp::Lt => "<",
+            BinOp::LtEq => "<=",
+            BinOp::Gt => ">",
+            BinOp::GtEq => ">=",
+            BinOp::Plus => "+",
+            BinOp::Minus => "-",
+            BinOp::Multiply => "*",
+            BinOp::Divide => "/",
+            BinOp::And => "AND",
+            BinOp::Or => "OR",
+        }
+    }
+
+    pub fn is_arithmetic(self) -> bool {
+        matches!(self, BinOp::Plus | BinOp::Minus | BinOp::Multiply | BinOp::Divide)
+    }
+
+    pub fn is_comparison(self) -> bool {
+        matches!(self, BinOp::Eq | BinOp::NotEq | BinOp::Lt | BinOp::LtEq | BinOp::Gt | BinOp::GtEq)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Literal {
+    Int(i64),
+    Float(f64),
+    Str(String),
+    Bool(bool),
+    Null,
+}
+
+impl Literal {
+    pub fn ty(&self) -> DataType {
+        match self {
+            Literal::Int(_) => DataType::Int64,
+            Literal::Float(_) => DataType::Float64,
+            Literal::Str(_) => DataType::String,
+            Literal::Bool(_) => DataType::Boolean,
+            Literal::Null => DataType::Unsupported(Unsupported::Null),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Expr {
+    /// A column of the input relation, by position.
+    Column { index: usize, name: String, ty: DataType },
+    Literal(Literal),
+    Binary { op: BinOp, left: Box<Expr>, right: Box<Expr>, ty: DataType },
+    Not(Box<Expr>),
+    IsNull { expr: Box<Expr>, negated: bool },
+    Cast { expr: Box<Expr>, to: DataType },
+}
+
+impl Expr {
+    pub fn ty(&self) -> DataType {
+        match self {
+            Expr::Column { ty, .. } => *ty,
+            Expr::Literal(l) => l.ty(),
+            Expr::Binary { ty, .. } => *ty,
+            Expr::Not(_) | Expr::IsNull { .. } => DataType::Boolean,
+            Expr::Cast { to, .. } => *to,
+        }
+    }
+
+    /// The canonical rendering used in definitions and fingerprints.
+    pub fn render(&self) -> String {
+        let mut s = String::new();
+        self.render_into(&mut s);
+        s
+    }
+
+    fn render_into(&self, out: &mut String) {
+        match self {
+            Expr::Column { name, .. } => out.push_str(name),
+            Expr::Literal(l) => render_literal(l, out),
+            Expr::Binary { op, left, right, .. } => {
+                out.push('(');
+                left.render_into(out);
+                let _ = write!(out, " {} ", op.symbol());
+                right.render_into(out);
+                out.push(')');
+            }
+            Expr::Not(e) => {
+                out.push_str("(NOT ");
+                e.render_into(out);
+                out.push(')');
+            }
+            Expr::IsNull { expr, negated } => {
+                out.push('(');
+                expr.render_into(out);
+                out.push_str(if *negated { " IS NOT NULL)" } else { " IS NULL)" });
+            }
+            Expr::Cast { expr, to } => {
+                out.push_str("CAST(");
+                expr.render_into(out);
+                let _ = write!(out, " AS {to})");
+            }
+        }
+    }
+
+    /// Visits every column reference.
+    pub fn columns(&self, f: &mut impl FnMut(usize, &str)) {
+        match self {
+            Expr::Column { index, name, .. } => f(*index, name),
+            Expr::Literal(_) => {}
+            Expr::Binary { left, right, .. } => {
+                left.columns(f);
+                right.columns(f);
+            }
+            Expr::Not(e) | Expr::IsNull { expr: e, .. } | Expr::Cast { expr: e, .. } => e.columns(f),
+        }
+    }
+}
+
+fn render_literal(l: &Literal, out: &mut String) {
+    match l {
+        Literal::Int(i) => {
+            let _ = write!(out, "{i}");
+        }
+        Literal::Float(f) => out.push_str(&render_float(*f)),
+        Literal::Str(s) => {
+            out.push('\'');
+            out.push_str(&s.replace('\'', "''"));
+            out.push('\'');
+        }
+        Literal::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Literal::Null => out.push_str("NULL::unsupported(Null)"),
+    }
+}
+
+/// Shortest round-trip form, without a trailing `.0` (`1e3` → `1000`).
+pub fn render_float(f: f64) -> String {
+    format!("{f}")
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AggFunc {
+    Count,
+    Sum,
+    Min,
+    Max,
+}
+
+impl AggFunc {
+    pub fn name(self) -> &'static str {
+        match self {
+            AggFunc::Count => "count",
+            AggFunc::Sum => "sum",
+            AggFunc::Min => "min",
+            AggFunc::Max => "max",
+        }
+    }
+
+    pub fn parse(lower: &str) -> Option<AggFunc> {
+        Some(match lower {
+            "count" => AggFunc::Count,
+            "sum" => AggFunc::Sum,
+            "min" => AggFunc::Min,
+            "max" => AggFunc::Max,
+            _ => return None,
+        })
+    }
+
+    /// The accumulator type: Streamform's rule (seed 001).
+    pub fn accumulator_type(self, arg: Option<DataType>) -> Result<DataType, String> {
+        match (self, arg) {
+            (AggFunc::Count, _) => Ok(DataType::Int64),
+            (AggFunc::Sum, Some(DataType::Int32 | DataType::Int64)) => Ok(DataType::Int64),
+            (AggFunc::Sum, Some(DataType::Decimal(_, s))) => Ok(DataType::Decimal(38, s)),
+            (AggFunc::Sum, Some(DataType::Float64)) => Ok(DataType::Float64),
+            (AggFunc::Sum, Some(t)) => Err(format!("sum() adds numbers, but its argument is {t}")),
+            (AggFunc::Min | AggFunc::Max, Some(t)) => Ok(t),
+            (_, None) => Err(format!("{}(*) is not a function; use count(*)", self.name())),
+        }
+    }
+}
+
+/// One aggregate call, named by its rendering (`sum(amount)`, `count(*)`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct AggCall {
+    pub func: AggFunc,
+    /// `None` for `count(*)` (and `count(1)`).
+    pub arg: Option<Expr>,
+    pub name: String,
+    pub ty: DataType,
+}
+
+impl AggCall {
+    pub fn render(func: AggFunc, arg: Option<&Expr>) -> String {
+        match arg {
+            None => format!("{}(*)", func.name()),
+            Some(a) => format!("{}({})", func.name(), a.render()),
+        }
+    }
+}
+
+/// The result type of arithmetic, or the reason there is none.
+pub fn arithmetic_type(op: BinOp, l: DataType, r: DataType) -> Result<DataType, String> {
+    use DataType::*;
+    let as_decimal = |t: DataType| match t {
+        Int32 => Some((10u8, 0u8)),
+        Int64 => Some((20, 0)),
+        Decimal(p, s) => Some((p, s)),
+        _ => None,
+    };
+    let cap = |p: u32| p.min(38) as u8;
+    match (l, r) {
+        (Int32, Int32) => Ok(Int32),
+        (Int32 | Int64, Int32 | Int64) => Ok(Int64),
+        (Float64, t) | (t, Float64) if t.is_numeric() => Ok(Float64),
+        (Decimal(..), _) | (_, Decimal(..)) if l.is_numeric() && r.is_numeric() => {
+            let ((p1, s1), (p2, s2)) = (as_decimal(l).unwrap(), as_decimal(r).unwrap());
+            let (p1, s1, p2, s2) = (p1 as u32, s1 as u32, p2 as u32, s2 as u32);
+            Ok(match op {
+                BinOp::Plus | BinOp::Minus => {
+                    let s = s1.max(s2);
+                    Decimal(cap((p1 - s1).max(p2 - s2) + s + 1), s.min(38) as u8)
+                }
+                BinOp::Multiply => Decimal(cap(p1 + p2 + 1), (s1 + s2).min(38) as u8),
+                _ => {
+                    let s = (s1 + 4).min(38);
+                    Decimal(cap(p1 - s1 + s2 + s), s as u8)
+                }
+            })
+        }
+        _ => Err(format!("cannot apply `{}` to {l} and {r}", op.symbol())),
+    }
+}
+
+/// DataFusion's display name of an expression, which the original uses as
+/// the column name of an unaliased non-column select item.
+pub fn display_name_literal(l: &Literal) -> String {
+    match l {
+        Literal::Int(i) => format!("Int64({i})"),
+        Literal::Float(f) => format!("Float64({})", render_float(*f)),
+        Literal::Str(s) => format!("Utf8(\"{s}\")"),
+        Literal::Bool(b) => format!("Boolean({b})"),
+        Literal::Null => "NULL".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use DataType::*;
+
+    #[test]
+    fn decimal_arithmetic_types() {
+        assert_eq!(arithmetic_type(BinOp::Multiply, Decimal(10, 2), Int64), Ok(Decimal(31, 2)));
+        assert_eq!(arithmetic_type(BinOp::Divide, Decimal(10, 2), Int64), Ok(Decimal(14, 6)));
+        assert_eq!(arithmetic_type(BinOp::Multiply, Decimal(10, 2), Decimal(10, 2)), Ok(Decimal(21, 4)));
+        assert_eq!(arithmetic_type(BinOp::Plus, Decimal(10, 2), Int32), Ok(Decimal(13, 2)));
+        assert_eq!(arithmetic_type(BinOp::Divide, Decimal(10, 2), Decimal(10, 2)), Ok(Decimal(16, 6)));
+        assert_eq!(arithmetic_type(BinOp::Minus, Decimal(10, 2), Float64), Ok(Float64));
+        assert_eq!(arithmetic_type(BinOp::Divide, Int32, Int64), Ok(Int64));
+        assert!(arithmetic_type(BinOp::Plus, String, Int64).is_err());
+    }
+
+    #[test]
+    fn floats_render_shortest() {
+        assert_eq!(render_float(1.50), "1.5");
+        assert_eq!(render_float(1e3), "1000");
+        assert_eq!(render_float(-1.5), "-1.5");
+        assert_eq!(render_float(0.10), "0.1");
+    }
+}

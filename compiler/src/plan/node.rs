@@ -1,0 +1,192 @@
+//! The lowered plan of one model: typed operators in plan order.
+
+use std::fmt;
+
+use super::expr::{AggCall, Expr};
+use crate::config::{Connector, Materialized};
+use crate::duration::Duration;
+use crate::types::DataType;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Operator {
+    Source,
+    Filter,
+    Project,
+    Aggregate,
+    Sink,
+}
+
+impl Operator {
+    /// The manifest's lowercase name, also used in node ids.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Operator::Source => "source",
+            Operator::Filter => "filter",
+            Operator::Project => "project",
+            Operator::Aggregate => "aggregate",
+            Operator::Sink => "sink",
+        }
+    }
+
+    /// The capitalised name text outputs use.
+    pub fn title(self) -> &'static str {
+        match self {
+            Operator::Source => "Source",
+            Operator::Filter => "Filter",
+            Operator::Project => "Project",
+            Operator::Aggregate => "Aggregate",
+            Operator::Sink => "Sink",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Operator> {
+        [Operator::Source, Operator::Filter, Operator::Project, Operator::Aggregate, Operator::Sink].into_iter().find(|o| o.as_str() == s)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Column {
+    pub name: String,
+    pub ty: DataType,
+}
+
+/// `[a: int64, b: string]`: the schema fingerprint text.
+pub fn render_schema(columns: &[Column]) -> String {
+    let inner: Vec<String> = columns.iter().map(|c| format!("{}: {}", c.name, c.ty)).collect();
+    format!("[{}]", inner.join(", "))
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Changelog {
+    Append,
+    Upsert(Vec<String>),
+}
+
+impl Changelog {
+    pub fn mode(&self) -> &'static str {
+        match self {
+            Changelog::Append => "append",
+            Changelog::Upsert(_) => "upsert",
+        }
+    }
+
+    pub fn key(&self) -> &[String] {
+        match self {
+            Changelog::Append => &[],
+            Changelog::Upsert(k) => k,
+        }
+    }
+
+    /// `Upsert(customer_id)` as explain and some messages print it.
+    pub fn title(&self) -> String {
+        match self {
+            Changelog::Append => "Append".into(),
+            Changelog::Upsert(k) => format!("Upsert({})", k.join(", ")),
+        }
+    }
+}
+
+impl fmt::Display for Changelog {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Changelog::Append => f.write_str("append"),
+            Changelog::Upsert(k) if k.is_empty() => f.write_str("upsert"),
+            Changelog::Upsert(k) => write!(f, "upsert({})", k.join(", ")),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Retention {
+    Unbounded,
+    After(Duration),
+    UntilClose,
+}
+
+impl fmt::Display for Retention {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Retention::Unbounded => f.write_str("unbounded"),
+            Retention::After(d) => write!(f, "{d}"),
+            Retention::UntilClose => f.write_str("until-close"),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct TumblingWindow {
+    /// The event-time column windows are cut from.
+    pub time: String,
+    pub size: Duration,
+}
+
+/// What a keyed node stores: the state fingerprint's content.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct KeyedState {
+    pub keys: Vec<String>,
+    pub accumulators: Vec<Column>,
+    pub retention: Retention,
+    pub window: Option<TumblingWindow>,
+}
+
+/// Where a Source node reads from.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct SourceRead {
+    pub source: String,
+    pub connector: Connector,
+}
+
+/// The operator-specific, executable part of a node.
+#[derive(Clone, Debug, PartialEq)]
+pub enum NodeKind {
+    Source(SourceRead),
+    Filter { predicate: Expr },
+    Project { items: Vec<(Expr, String)> },
+    /// `keys` index the input schema; the output is keys, then window
+    /// bounds when windowed, then one column per call.
+    Aggregate { keys: Vec<usize>, calls: Vec<AggCall>, window: Option<TumblingWindow> },
+    Sink { materialized: Materialized },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlanNode {
+    pub operator: Operator,
+    pub ordinal: u32,
+    /// Ids of the input nodes (a ref() reader's first node names the
+    /// upstream model's Sink).
+    pub inputs: Vec<String>,
+    pub definition: String,
+    pub schema: Vec<Column>,
+    pub bounded: bool,
+    pub changelog: Changelog,
+    pub state: Option<KeyedState>,
+    /// The event-time column this node carries, if any.
+    pub time: Option<String>,
+    pub kind: NodeKind,
+}
+
+impl PlanNode {
+    pub fn id(&self, model: &str) -> String {
+        format!("{model}::{}::{}", self.operator.as_str(), self.ordinal)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ModelPlan {
+    pub name: String,
+    pub materialized: Materialized,
+    pub key: Vec<String>,
+    /// The upstream model, when the model reads `ref()`.
+    pub reads_model: Option<String>,
+    pub nodes: Vec<PlanNode>,
+}
+
+impl ModelPlan {
+    pub fn output_id(&self) -> String {
+        format!("{}::sink::0", self.name)
+    }
+
+    pub fn sink(&self) -> &PlanNode {
+        self.nodes.last().expect("every plan ends in a Sink")
+    }
+}

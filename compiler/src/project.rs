@@ -1,0 +1,151 @@
+//! Loading a project: its configuration files and model files, as queries.
+
+use std::collections::BTreeMap;
+
+use crate::config::{self, Connector, LatePolicy, ModelConfig, ProjectConfig, SourceConfig};
+use crate::db::{Db, ModelName, Project, SourceFile, SourceName};
+use crate::diagnostic::Diagnostic;
+use crate::plan::lower::ModelSettings;
+
+pub const CONFIG_FILE: &str = "streamform.yml";
+pub const SOURCES_FILE: &str = "sources.yml";
+
+/// Parsed streamform.yml, or why it could not be loaded.
+#[salsa::tracked(returns(ref))]
+pub fn project_config(db: &dyn Db, project: Project) -> Result<ProjectConfig, Vec<Diagnostic>> {
+    let Some(file) = project.config_file(db) else {
+        return Err(vec![Diagnostic::error("E0100", format!("no streamform.yml found in {}", project.root(db)))
+            .help("run `streamform init` to create a project, or pass --project DIR")]);
+    };
+    config::decode_project(file.path(db), file.text(db))
+}
+
+/// Parsed sources.yml (no file = no sources).
+#[salsa::tracked(returns(ref))]
+pub fn sources_config(db: &dyn Db, project: Project) -> Result<Vec<SourceConfig>, Vec<Diagnostic>> {
+    match project.sources_file(db) {
+        Some(file) => config::decode_sources(file.path(db), file.text(db)),
+        None => Ok(Vec::new()),
+    }
+}
+
+/// Model files by model name (the file stem). Two files with one stem is a
+/// load error.
+#[salsa::tracked(returns(ref))]
+pub fn model_index(db: &dyn Db, project: Project) -> Result<BTreeMap<String, SourceFile>, Vec<Diagnostic>> {
+    let mut out: BTreeMap<String, SourceFile> = BTreeMap::new();
+    let mut errors = Vec::new();
+    for &file in project.model_files(db) {
+        let path = file.path(db);
+        let name = model_name_of(path);
+        if let Some(prev) = out.get(&name) {
+            errors.push(
+                Diagnostic::error("E0110", format!("duplicate model `{name}`: {} and {path}", prev.path(db)))
+                    .in_file(path.clone())
+                    .help("model names are file stems and must be unique; rename one of the files"),
+            );
+            continue;
+        }
+        out.insert(name, file);
+    }
+    if errors.is_empty() {
+        Ok(out)
+    } else {
+        Err(errors)
+    }
+}
+
+/// The model name of `models/sub/name.sql`.
+pub fn model_name_of(path: &str) -> String {
+    let file = path.rsplit('/').next().unwrap_or(path);
+    file.strip_suffix(".sql").unwrap_or(file).to_string()
+}
+
+/// Everything that stops the project from loading, in file order.
+#[salsa::tracked(returns(ref))]
+pub fn load_errors(db: &dyn Db, project: Project) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    if let Err(e) = project_config(db, project) {
+        out.extend(e.iter().cloned());
+    }
+    if let Err(e) = sources_config(db, project) {
+        out.extend(e.iter().cloned());
+    }
+    if let Err(e) = model_index(db, project) {
+        out.extend(e.iter().cloned());
+    }
+    out
+}
+
+/// Model names in name order (empty when the project does not load).
+#[salsa::tracked(returns(ref))]
+pub fn model_names(db: &dyn Db, project: Project) -> Vec<String> {
+    match model_index(db, project) {
+        Ok(m) => m.keys().cloned().collect(),
+        Err(_) => Vec::new(),
+    }
+}
+
+/// Source names in declaration order.
+#[salsa::tracked(returns(ref))]
+pub fn source_names(db: &dyn Db, project: Project) -> Vec<String> {
+    match sources_config(db, project) {
+        Ok(s) => s.iter().map(|s| s.name.clone()).collect(),
+        Err(_) => Vec::new(),
+    }
+}
+
+pub fn model_file(db: &dyn Db, project: Project, name: &str) -> Option<SourceFile> {
+    model_index(db, project).as_ref().ok()?.get(name).copied()
+}
+
+/// The located configuration of one model (defaults when unconfigured).
+#[salsa::tracked(returns(ref))]
+pub fn model_config<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>) -> ModelConfig {
+    let n = name.text(db);
+    match project_config(db, project) {
+        Ok(c) => c.models.iter().find(|m| &m.name == n).cloned().unwrap_or_else(|| ModelConfig::unconfigured(n)),
+        Err(_) => ModelConfig::unconfigured(n),
+    }
+}
+
+/// The span-free part of a model's configuration that shapes its plan.
+/// Editing another model's entry, or whitespace, leaves it equal.
+#[salsa::tracked(returns(ref))]
+pub fn model_settings<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>) -> ModelSettings {
+    let c = model_config(db, project, name);
+    ModelSettings {
+        materialized: c.materialized,
+        key: c.key.clone().unwrap_or_default(),
+        key_declared: c.key.is_some(),
+        sink: c.sink.as_ref().map(|s| (s.connector, s.target().unwrap_or("").to_string())),
+        retention: c.retention,
+        window: c.window.as_ref().map(|w| w.size),
+    }
+}
+
+/// The located configuration of one source.
+#[salsa::tracked(returns(ref))]
+pub fn source_config<'db>(db: &'db dyn Db, project: Project, name: SourceName<'db>) -> Option<SourceConfig> {
+    sources_config(db, project).as_ref().ok()?.iter().find(|s| &s.name == name.text(db)).cloned()
+}
+
+/// The event-time facts of a source that model validation needs.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct SourceClock {
+    pub name: String,
+    pub event_time: bool,
+    pub late: LatePolicy,
+    pub idle_timeout: bool,
+    pub connector: Connector,
+}
+
+pub fn source_clock(s: &SourceConfig) -> SourceClock {
+    SourceClock {
+        name: s.name.clone(),
+        event_time: s.event_time.is_some(),
+        late: s.late_events.map(|(l, _)| l).unwrap_or_default(),
+        idle_timeout: s.idle_timeout.is_some(),
+        connector: s.connector,
+    }
+}

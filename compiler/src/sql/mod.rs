@@ -1,0 +1,3 @@
+//! Model SQL: parsing with sqlparser. Knows nothing about salsa.
+
+pub mod parse;

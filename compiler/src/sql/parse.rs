@@ -1,0 +1,97 @@
+//! Parses a model file into one `SELECT` query.
+
+use sqlparser::ast::{Query, Statement};
+use sqlparser::dialect::GenericDialect;
+use sqlparser::parser::Parser;
+
+use crate::diagnostic::Span;
+
+#[derive(Clone, Debug)]
+pub struct ParseFailure {
+    pub message: String,
+    pub span: Option<Span>,
+    pub help: Option<String>,
+}
+
+pub type ParsedQuery = Result<Box<Query>, ParseFailure>;
+
+const RECURSION_LIMIT: usize = 64;
+
+pub fn parse_model_sql(text: &str) -> ParsedQuery {
+    let dialect = GenericDialect {};
+    let parsed = Parser::new(&dialect).with_recursion_limit(RECURSION_LIMIT).try_with_sql(text).and_then(|mut p| p.parse_statements());
+    let statements = match parsed {
+        Ok(s) => s,
+        Err(e) => {
+            let raw = e.to_string();
+            let message = raw.strip_prefix("sql parser error: ").unwrap_or(&raw).to_string();
+            let (message, span) = split_location(text, &message);
+            return Err(ParseFailure { message: format!("could not parse the SQL: {message}"), span, help: None });
+        }
+    };
+    let count = statements.len();
+    if count == 0 {
+        return Err(ParseFailure {
+            message: "the model is empty; it must hold one SELECT statement".into(),
+            span: None,
+            help: Some("write a query such as SELECT customer_id, SUM(amount) AS total FROM source('orders') GROUP BY customer_id".into()),
+        });
+    }
+    if count > 1 {
+        return Err(ParseFailure {
+            message: format!("a model must contain exactly one SELECT statement, found {count}"),
+            span: None,
+            help: Some("split the statements into one file per model under models/".into()),
+        });
+    }
+    match statements.into_iter().next() {
+        Some(Statement::Query(q)) => Ok(q),
+        Some(other) => {
+            let kind = other.to_string().split_whitespace().next().unwrap_or("").to_uppercase();
+            Err(ParseFailure {
+                message: format!("a model must be one SELECT statement, found {kind}"),
+                span: Some(Span::at_offset(text, text.len() - text.trim_start().len(), kind.len())),
+                help: Some("a model only reads: Streamform writes its output to the model's sink".into()),
+            })
+        }
+        None => unreachable!(),
+    }
+}
+
+/// Moves sqlparser's " at Line: L, Column: C" suffix into a span.
+fn split_location(text: &str, message: &str) -> (String, Option<Span>) {
+    if let Some(i) = message.rfind(" at Line: ") {
+        let loc = &message[i + " at Line: ".len()..];
+        let mut parts = loc.split(", Column: ");
+        if let (Some(l), Some(c)) = (parts.next(), parts.next()) {
+            if let (Ok(l), Ok(c)) = (l.trim().parse::<u64>(), c.trim().parse::<u64>()) {
+                let token_len = text.lines().nth(l.saturating_sub(1) as usize).map_or(1, |line| {
+                    line.chars().skip(c.saturating_sub(1) as usize).take_while(|ch| !ch.is_whitespace()).count().max(1)
+                });
+                return (message[..i].to_string(), Some(Span::at_line_col(text, l, c, token_len as u64)));
+            }
+        }
+    }
+    // End-of-input errors carry no location: point at the end of the text.
+    let end = text.trim_end().len();
+    (message.to_string(), Some(Span::at_offset(text, end, 0)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reports_parse_errors_with_location() {
+        let e = parse_model_sql("SELEC x FROM source('a')").unwrap_err();
+        assert_eq!(e.span.map(|s| (s.line, s.col)), Some((1, 1)));
+        assert!(e.message.contains("SELEC"), "{}", e.message);
+    }
+
+    #[test]
+    fn counts_statements() {
+        assert!(parse_model_sql("SELECT 1; SELECT 2").unwrap_err().message.contains("found 2"));
+        assert!(parse_model_sql("  -- nothing\n").unwrap_err().message.contains("empty"));
+        assert!(parse_model_sql("SELECT a FROM source('x');").is_ok());
+    }
+}
