@@ -2,4 +2,5 @@
 
 pub mod diagnostic;
 pub mod explain;
+pub mod graph;
 pub mod inspect;
