@@ -1,0 +1,177 @@
+//! Invariance of plan identity: what formatting, reordering and key edits
+//! may and may not move, and determinism of the outputs.
+
+mod common;
+
+use common::Fixture;
+use streamform::manifest::{Manifest, NodeEntry};
+
+const SOURCES: &str = r#"
+//- /sources.yml
+sources:
+  orders:
+    connector: kafka
+    topic: orders
+    schema:
+      order_id: int64
+      customer_id: int64
+      status: string
+      qty: int32
+      amount: decimal(10,2)
+"#;
+
+const CONFIG: &str = r#"
+//- /streamform.yml
+name: shop
+version: 1
+models:
+  totals:
+    materialized: upsert
+    key: [customer_id]
+    sink: {connector: kafka, topic: totals}
+"#;
+
+fn compile(model_sql: &str) -> Manifest {
+    compile_with(CONFIG, model_sql)
+}
+
+fn compile_with(config: &str, model_sql: &str) -> Manifest {
+    let text = format!("{config}{SOURCES}\n//- /models/totals.sql\n{model_sql}\n//- /models/clean.sql\nSELECT order_id, qty FROM source('orders') WHERE qty > 0\n");
+    Fixture::with_db(Default::default(), &text).manifest()
+}
+
+const BASE: &str = "SELECT customer_id, SUM(amount) AS total, COUNT(*) AS n FROM source('orders') WHERE amount > 0 GROUP BY customer_id HAVING COUNT(*) > 1";
+
+/// Reformatted versions of BASE: whitespace, comments, keyword and
+/// function-name case, redundant parentheses.
+const REFORMATTED: &[&str] = &[
+    "SELECT customer_id,\n       SUM(amount) AS total,\n       COUNT(*) AS n\n  FROM source('orders')\n WHERE amount > 0\n GROUP BY customer_id\nHAVING COUNT(*) > 1\n\n",
+    "-- per customer\nSELECT customer_id, /* the spend */ SUM(amount) AS total, COUNT(*) AS n\nFROM source('orders') -- raw\nWHERE amount > 0 GROUP BY customer_id HAVING COUNT(*) > 1",
+    "select customer_id, sum(amount) as total, count(*) as n from SOURCE('orders') where amount > 0 group by customer_id having count(*) > 1",
+    "SELECT customer_id, SUM((amount)) AS total, COUNT(*) AS n FROM source('orders') WHERE ((amount > 0)) GROUP BY customer_id HAVING (COUNT(*) > 1)",
+    "\t SELECT\tcustomer_id ,SUM( amount )AS total ,COUNT( * ) AS n FROM source( 'orders' )WHERE amount>0 GROUP BY customer_id HAVING COUNT(*)>1 ",
+];
+
+fn node<'m>(m: &'m Manifest, id: &str) -> &'m NodeEntry {
+    m.nodes.iter().find(|n| n.id == id).unwrap_or_else(|| panic!("no node {id}"))
+}
+
+fn ids(m: &Manifest) -> Vec<&str> {
+    m.nodes.iter().map(|n| n.id.as_str()).collect()
+}
+
+#[test]
+fn reformatting_moves_nothing() {
+    let base = compile(BASE);
+    for (i, sql) in REFORMATTED.iter().enumerate() {
+        let m = compile(sql);
+        // Every id, definition, fingerprint and digest, and the application digest.
+        assert_eq!(m, base, "reformatting #{i} changed the manifest:\n{sql}");
+    }
+}
+
+#[test]
+fn reformatting_config_moves_nothing() {
+    let base = compile(BASE);
+    let reformatted = r#"
+//- /streamform.yml
+# the shop
+name:    shop
+version: 1
+
+models:
+  totals:
+    sink:
+      topic: totals      # same sink, block style
+      connector: kafka
+    key:
+      - customer_id
+    materialized: upsert
+"#;
+    assert_eq!(compile_with(reformatted, BASE), base);
+}
+
+#[test]
+fn reordering_projection_moves_schema_digest_not_ids() {
+    let base = compile(BASE);
+    // The key column moves; the aggregates keep their relative order.
+    let m = compile("SELECT SUM(amount) AS total, COUNT(*) AS n, customer_id FROM source('orders') WHERE amount > 0 GROUP BY customer_id HAVING COUNT(*) > 1");
+    assert_eq!(ids(&m), ids(&base));
+    let (p0, p1) = (node(&base, "totals::project::0"), node(&m, "totals::project::0"));
+    assert_ne!(p1.schema_digest, p0.schema_digest);
+    // Below the projection nothing moved: the aggregate's state is the same.
+    assert_eq!(node(&m, "totals::aggregate::0"), node(&base, "totals::aggregate::0"));
+    assert_eq!(node(&m, "totals::source::0"), node(&base, "totals::source::0"));
+    // The sink carries the projection's schema.
+    assert_ne!(node(&m, "totals::sink::0").schema_digest, node(&base, "totals::sink::0").schema_digest);
+    // The unrelated model is untouched.
+    for n in base.nodes.iter().filter(|n| n.model == "clean") {
+        assert_eq!(node(&m, &n.id), n);
+    }
+}
+
+#[test]
+fn reordering_aggregates_moves_no_id() {
+    let base = compile(BASE);
+    let m = compile("SELECT COUNT(*) AS n, SUM(amount) AS total, customer_id FROM source('orders') WHERE amount > 0 GROUP BY customer_id HAVING COUNT(*) > 1");
+    assert_eq!(ids(&m), ids(&base));
+    assert_ne!(node(&m, "totals::project::0").schema_digest, node(&base, "totals::project::0").schema_digest);
+    // Accumulators are listed in first-appearance order (as the original
+    // does), so reordering the aggregate calls reorders the state.
+    let (a0, a1) = (node(&base, "totals::aggregate::0"), node(&m, "totals::aggregate::0"));
+    assert_eq!(a1.definition, "key=[customer_id] aggregates=[count(*), sum(amount)]");
+    assert_ne!(a1.state.digest, a0.state.digest);
+}
+
+#[test]
+fn changing_group_by_key_moves_state_digest_not_node_id() {
+    let config = CONFIG.replace("key: [customer_id]", "key: [status]");
+    let base = compile(BASE);
+    let m = compile_with(&config, "SELECT status, SUM(amount) AS total, COUNT(*) AS n FROM source('orders') WHERE amount > 0 GROUP BY status HAVING COUNT(*) > 1");
+    assert_eq!(ids(&m), ids(&base));
+    let (a0, a1) = (node(&base, "totals::aggregate::0"), node(&m, "totals::aggregate::0"));
+    assert_eq!(a1.id, a0.id);
+    assert_ne!(a1.state.digest, a0.state.digest);
+    assert_eq!(a1.state.keys.as_deref(), Some(&["status".to_string()][..]));
+    assert_ne!(m.application_digest, base.application_digest);
+}
+
+#[test]
+fn changing_accumulator_or_where_moves_no_id() {
+    let base = compile(BASE);
+    let no_where = compile("SELECT customer_id, SUM(amount) AS total, COUNT(*) AS n FROM source('orders') GROUP BY customer_id HAVING COUNT(*) > 1");
+    // Removing the WHERE removes filter::0 and shifts the HAVING filter's
+    // ordinal (ids are positional per kind); every other id stays.
+    let kept: Vec<&str> = ids(&base).into_iter().filter(|id| !id.contains("::filter::")).collect();
+    let now: Vec<&str> = ids(&no_where).into_iter().filter(|id| !id.contains("::filter::")).collect();
+    assert_eq!(now, kept);
+    let max = compile("SELECT customer_id, MAX(amount) AS total, COUNT(*) AS n FROM source('orders') WHERE amount > 0 GROUP BY customer_id HAVING COUNT(*) > 1");
+    assert_eq!(ids(&max), ids(&base));
+    assert_ne!(node(&max, "totals::aggregate::0").state.digest, node(&base, "totals::aggregate::0").state.digest);
+}
+
+#[test]
+fn alias_is_not_part_of_state() {
+    let base = compile(BASE);
+    let renamed = compile("SELECT customer_id, SUM(amount) AS spend, COUNT(*) AS n FROM source('orders') WHERE amount > 0 GROUP BY customer_id HAVING COUNT(*) > 1");
+    assert_eq!(node(&renamed, "totals::aggregate::0"), node(&base, "totals::aggregate::0"));
+    assert_ne!(node(&renamed, "totals::project::0").schema_digest, node(&base, "totals::project::0").schema_digest);
+}
+
+#[test]
+fn outputs_are_deterministic() {
+    let text = format!("{CONFIG}{SOURCES}\n//- /models/totals.sql\n{BASE}\n//- /models/clean.sql\nSELECT order_id, qty FROM source('orders') WHERE qty > 0\n");
+    let first = streamform::manifest::to_pretty_json(&Fixture::with_db(Default::default(), &text).manifest());
+    for _ in 0..5 {
+        let again = streamform::manifest::to_pretty_json(&Fixture::with_db(Default::default(), &text).manifest());
+        assert_eq!(again, first);
+    }
+    // The same project loaded with files in another order, in one database.
+    let mut parts: Vec<&str> = text.split("\n//- ").collect();
+    parts[1..].reverse();
+    let shuffled = parts.join("\n//- ");
+    let m = Fixture::with_db(Default::default(), &shuffled).manifest();
+    assert_eq!(streamform::manifest::to_pretty_json(&m), first);
+    // The stored digest is the digest of the document with an empty digest field.
+    assert_eq!(streamform::manifest::application_digest(&m), m.application_digest);
+}
