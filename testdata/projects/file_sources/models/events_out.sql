@@ -1,0 +1,1 @@
+SELECT id, kind FROM source('events') WHERE value > 0

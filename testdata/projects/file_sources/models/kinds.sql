@@ -1,0 +1,1 @@
+SELECT kind, COUNT(*) AS n, SUM(value) AS total FROM source('events') GROUP BY kind

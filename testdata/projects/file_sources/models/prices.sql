@@ -1,0 +1,1 @@
+SELECT symbol, price, ts FROM source('ticks')

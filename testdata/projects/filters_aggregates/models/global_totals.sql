@@ -1,0 +1,1 @@
+SELECT COUNT(*) AS orders, SUM(qty) AS units FROM source('orders')

@@ -1,0 +1,1 @@
+SELECT order_id, amount FROM ref('a_clean') WHERE amount < 10

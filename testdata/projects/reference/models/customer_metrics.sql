@@ -1,0 +1,3 @@
+SELECT customer_id, SUM(amount) AS total_spend
+FROM source('orders')
+GROUP BY customer_id

@@ -1,0 +1,1 @@
+SELECT user_id, ts AS event_ts FROM source('pageviews')
