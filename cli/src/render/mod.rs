@@ -1,5 +1,6 @@
 //! Text renderings of the compiler's documents.
 
+pub mod check;
 pub mod diagnostic;
 pub mod explain;
 pub mod graph;

@@ -1,0 +1,238 @@
+//! The `check` report: text tables and the JSON document (check-report v1).
+
+use serde::Serialize;
+use streamform::check::CheckReport;
+use streamform::config::{Connector, ModelConfig, ProjectConfig, SourceConfig};
+use streamform::diagnostic::Diagnostic;
+
+use crate::render::diagnostic::render;
+
+pub struct ModelRow {
+    pub name: String,
+    pub path: String,
+    pub config: ModelConfig,
+}
+
+/// Everything the report shows about a loaded project.
+pub struct CheckView<'a> {
+    pub root: &'a str,
+    pub config: &'a ProjectConfig,
+    pub models: Vec<ModelRow>,
+    /// In name order.
+    pub sources: Vec<&'a SourceConfig>,
+    pub report: &'a CheckReport,
+    pub strict: bool,
+}
+
+impl CheckView<'_> {
+    pub fn passed(&self) -> bool {
+        self.report.errors() == 0 && !(self.strict && self.report.warnings() > 0)
+    }
+}
+
+fn ljust(s: &str, n: usize) -> String {
+    let len = s.chars().count();
+    if len >= n {
+        s.to_string()
+    } else {
+        format!("{s}{}", " ".repeat(n - len))
+    }
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+pub fn materialization(c: &ModelConfig) -> String {
+    match (c.materialized.as_str(), &c.key) {
+        ("upsert", Some(k)) if !k.is_empty() => format!("upsert({})", k.join(", ")),
+        (m, _) => m.to_string(),
+    }
+}
+
+fn source_location(s: &SourceConfig) -> String {
+    match (s.connector, &s.topic, &s.path) {
+        (Connector::Kafka, Some(t), _) => format!("topic={t}"),
+        (Connector::File, _, Some(p)) => format!("path={p}"),
+        _ => "-".to_string(),
+    }
+}
+
+pub fn text(v: &CheckView, file_text: &dyn Fn(&str) -> Option<String>) -> String {
+    let mut s = format!("{} (schema version {})\n\n", v.config.name, v.config.version);
+    if !v.models.is_empty() {
+        s.push_str("models\n");
+        for m in &v.models {
+            s.push_str(&format!("  {} {} {}\n", ljust(&m.name, 24), ljust(&materialization(&m.config), 24), m.path));
+        }
+        s.push('\n');
+    }
+    if !v.sources.is_empty() {
+        s.push_str("sources\n");
+        for src in &v.sources {
+            let cf = format!("{}/{}", src.connector.as_str(), src.format.as_str());
+            s.push_str(&format!("  {} {} {} {} columns\n", ljust(&src.name, 24), ljust(&cf, 12), ljust(&source_location(src), 24), src.columns.len()));
+        }
+        s.push('\n');
+    }
+    if !v.report.fixtures.is_empty() {
+        s.push_str("fixtures\n");
+        for f in &v.report.fixtures {
+            s.push_str(&format!("  {} {} {} given, {} expect\n", ljust(&f.model, 24), ljust(&f.path, 24), f.given, f.expect));
+        }
+        s.push('\n');
+    }
+    for d in &v.report.diagnostics {
+        s.push_str(&render(d, file_text));
+        s.push('\n');
+    }
+    let (errors, warnings) = (v.report.errors(), v.report.warnings());
+    s.push_str(&format!(
+        "{}: {}, {}, {}, {}, {}\n",
+        if v.passed() { "ok" } else { "failed" },
+        plural(v.models.len(), "model", "models"),
+        plural(v.sources.len(), "source", "sources"),
+        plural(v.report.fixtures.len(), "fixture", "fixtures"),
+        plural(errors, "error", "errors"),
+        plural(warnings, "warning", "warnings"),
+    ));
+    if v.strict && errors == 0 && warnings > 0 {
+        s.push_str("failing because --strict treats warnings as errors\n");
+    }
+    s
+}
+
+#[derive(Serialize)]
+pub struct Report {
+    pub check_version: u32,
+    pub loaded: bool,
+    pub passed: bool,
+    pub strict: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub project: Option<ProjectSummary>,
+    pub models: Vec<ModelSummary>,
+    pub sources: Vec<SourceSummary>,
+    pub fixtures: Vec<FixtureSummary>,
+    pub diagnostics: Vec<DiagnosticReport>,
+}
+
+#[derive(Serialize)]
+pub struct ProjectSummary {
+    pub name: String,
+    pub schema_version: u32,
+    pub root: String,
+}
+
+#[derive(Serialize)]
+pub struct ModelSummary {
+    pub name: String,
+    pub path: String,
+    pub materialized: &'static str,
+    pub key: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sink: Option<Endpoint>,
+}
+
+#[derive(Serialize)]
+pub struct Endpoint {
+    pub connector: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub topic: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    pub format: &'static str,
+}
+
+#[derive(Serialize)]
+pub struct SourceSummary {
+    pub name: String,
+    pub connector: &'static str,
+    pub format: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub topic: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    pub columns: usize,
+}
+
+#[derive(Serialize)]
+pub struct FixtureSummary {
+    pub model: String,
+    pub path: String,
+    pub given: usize,
+    pub expect: usize,
+}
+
+#[derive(Serialize)]
+pub struct DiagnosticReport {
+    pub severity: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    pub message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub help: Option<String>,
+}
+
+impl DiagnosticReport {
+    pub fn of(d: &Diagnostic) -> DiagnosticReport {
+        DiagnosticReport { severity: d.severity.as_str(), path: d.path.clone(), message: d.message.clone(), help: d.help.clone() }
+    }
+}
+
+pub fn json(v: &CheckView) -> Report {
+    Report {
+        check_version: 1,
+        loaded: true,
+        passed: v.passed(),
+        strict: v.strict,
+        project: Some(ProjectSummary { name: v.config.name.clone(), schema_version: v.config.version, root: v.root.to_string() }),
+        models: v
+            .models
+            .iter()
+            .map(|m| ModelSummary {
+                name: m.name.clone(),
+                path: m.path.clone(),
+                materialized: m.config.materialized.as_str(),
+                key: m.config.key.clone().unwrap_or_default(),
+                sink: m.config.sink.as_ref().map(|s| Endpoint { connector: s.connector.as_str(), topic: s.topic.clone(), path: s.path.clone(), format: s.format.as_str() }),
+            })
+            .collect(),
+        sources: v
+            .sources
+            .iter()
+            .map(|s| SourceSummary { name: s.name.clone(), connector: s.connector.as_str(), format: s.format.as_str(), topic: s.topic.clone(), path: s.path.clone(), columns: s.columns.len() })
+            .collect(),
+        fixtures: v.report.fixtures.iter().map(|f| FixtureSummary { model: f.model.clone(), path: f.path.clone(), given: f.given, expect: f.expect }).collect(),
+        diagnostics: v.report.diagnostics.iter().map(DiagnosticReport::of).collect(),
+    }
+}
+
+/// The document printed when the project does not load.
+pub fn json_not_loaded(root: &str, errors: &[Diagnostic], strict: bool) -> Report {
+    Report {
+        check_version: 1,
+        loaded: false,
+        passed: false,
+        strict,
+        project: None,
+        models: Vec::new(),
+        sources: Vec::new(),
+        fixtures: Vec::new(),
+        diagnostics: errors
+            .iter()
+            .map(|d| {
+                let mut r = DiagnosticReport::of(d);
+                r.path = Some(root.to_string());
+                if let Some(p) = &d.path {
+                    let loc = d.span.map(|s| format!(":{}:{}", s.line, s.col)).unwrap_or_default();
+                    if !r.message.contains(p.as_str()) {
+                        r.message = format!("{p}{loc}: {}", r.message);
+                    } else if !loc.is_empty() {
+                        r.message = format!("{} (at {p}{loc})", r.message);
+                    }
+                }
+                r
+            })
+            .collect(),
+    }
+}

@@ -1,0 +1,305 @@
+//! `check`: every diagnostic of a loaded project, as data, in report order:
+//! targets; model configuration; source()/ref() references and cycles;
+//! source declarations; fixtures' targets; unused sources; window rules;
+//! then per model (by name) its planning error and plan warnings; then the
+//! fixtures' expectations; then the source-key ordering warnings.
+//!
+//! Each part is its own query (per model, per source, per fixture file), so
+//! an edit re-validates only what it touches.
+
+pub mod fixtures;
+pub mod models;
+pub mod sources;
+
+use std::collections::BTreeMap;
+
+use crate::config::{Connector, ProjectConfig};
+use crate::db::{Db, ModelName, Project, SourceFile, SourceName};
+use crate::diagnostic::{did_you_mean, Diagnostic, Severity};
+use crate::graph::dependency_graph;
+use crate::model::{model_plan, model_reads};
+use crate::project::{self, model_file, project_config, sources_config, CONFIG_FILE, SOURCES_FILE};
+
+pub use fixtures::{fixture, Fixture};
+pub use models::{model_checks, ModelChecks};
+pub use sources::source_diagnostics;
+
+/// A fixture as listed by `check`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct FixtureSummary {
+    pub model: String,
+    pub path: String,
+    pub given: usize,
+    pub expect: usize,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct CheckReport {
+    pub diagnostics: Vec<Diagnostic>,
+    pub fixtures: Vec<FixtureSummary>,
+}
+
+impl CheckReport {
+    pub fn errors(&self) -> usize {
+        self.diagnostics.iter().filter(|d| d.severity == Severity::Error).count()
+    }
+
+    pub fn warnings(&self) -> usize {
+        self.diagnostics.iter().filter(|d| d.severity == Severity::Warning).count()
+    }
+}
+
+/// Load errors of the fixture files (malformed fixtures stop the project
+/// from loading, like malformed configuration).
+#[salsa::tracked(returns(ref))]
+pub fn fixture_load_errors(db: &dyn Db, project: Project) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for &f in project.fixture_files(db) {
+        if let Err(e) = fixture(db, f) {
+            out.extend(e.iter().cloned());
+        }
+    }
+    out
+}
+
+/// Everything that stops the project from loading: configuration, models
+/// and fixtures.
+pub fn all_load_errors(db: &dyn Db, project: Project) -> Vec<Diagnostic> {
+    let mut out = project::load_errors(db, project).clone();
+    out.extend(fixture_load_errors(db, project).iter().cloned());
+    out
+}
+
+/// The check report of a project that loads (empty otherwise).
+#[salsa::tracked(returns(ref))]
+pub fn check_report(db: &dyn Db, project: Project) -> CheckReport {
+    let mut report = CheckReport::default();
+    if !all_load_errors(db, project).is_empty() {
+        return report;
+    }
+    let Ok(config) = project_config(db, project) else { return report };
+    let names = project::model_names(db, project);
+    let checks: Vec<&ModelChecks> = names.iter().map(|n| model_checks(db, project, ModelName::new(db, n.clone()))).collect();
+    let d = &mut report.diagnostics;
+
+    d.extend(target_diagnostics(db, project).iter().cloned());
+    d.extend(project_model_diagnostics(db, project).iter().cloned());
+    for c in &checks {
+        d.extend(c.config.iter().cloned());
+    }
+    for c in &checks {
+        d.extend(c.refs.iter().cloned());
+    }
+    d.extend(cycle_diagnostics(db, project));
+    for s in project::source_names(db, project) {
+        d.extend(source_diagnostics(db, project, SourceName::new(db, s.clone())).iter().cloned());
+    }
+    if names.is_empty() {
+        d.push(Diagnostic::warning("W0760", "the project defines no models").help("add a SQL file under models/, for example models/customer_metrics.sql"));
+    }
+    d.extend(unused_sources(db, project, config));
+    for c in &checks {
+        d.extend(c.window.iter().cloned());
+    }
+    for c in &checks {
+        d.extend(c.planning.iter().cloned());
+    }
+    for &f in project.fixture_files(db) {
+        let (summary, diags) = fixture_checks(db, project, f);
+        report.fixtures.extend(summary.clone());
+        report.diagnostics.extend(diags.iter().cloned());
+    }
+    for c in &checks {
+        report.diagnostics.extend(c.key_order.iter().cloned());
+    }
+    report
+}
+
+/// Targets: each needs a flink section, and the sections for the systems
+/// the project reads and writes.
+#[salsa::tracked(returns(ref))]
+pub fn target_diagnostics(db: &dyn Db, project: Project) -> Vec<Diagnostic> {
+    let Ok(config) = project_config(db, project) else { return Vec::new() };
+    let sources = sources_config(db, project).as_ref().map(|s| s.as_slice()).unwrap_or(&[]);
+    let names = project::model_names(db, project);
+    let sinks = || config.models.iter().filter(|m| names.binary_search(&m.name).is_ok()).filter_map(|m| m.sink.as_ref());
+    let kafka_used = sources.iter().any(|s| s.connector == Connector::Kafka || s.quarantine.is_some()) || sinks().any(|s| s.connector == Connector::Kafka);
+    let iceberg_used = sinks().any(|s| s.connector == Connector::Iceberg);
+    let mut out = Vec::new();
+    for t in &config.targets {
+        let n = &t.name;
+        if t.flink.is_none() {
+            out.push(
+                Diagnostic::error("E0701", format!("target `{n}` uses the flink backend but has no `flink:` section"))
+                    .at(CONFIG_FILE, Some(t.span))
+                    .help("add `flink: {gateway: http://localhost:8083}`, the SQL Gateway of the cluster"),
+            );
+        }
+        if kafka_used && t.kafka.is_none() {
+            out.push(
+                Diagnostic::error("E0702", format!("target `{n}` has no `kafka:` section, but the project reads or writes Kafka topics"))
+                    .at(CONFIG_FILE, Some(t.span))
+                    .help("add `kafka: {bootstrap_servers: localhost:9092}`, the brokers as Flink reaches them"),
+            );
+        }
+        if iceberg_used && t.iceberg.is_none() {
+            out.push(
+                Diagnostic::error("E0703", format!("target `{n}` has no `iceberg:` section, but a model writes an Iceberg table"))
+                    .at(CONFIG_FILE, Some(t.span))
+                    .help("add `iceberg: {catalog: http://iceberg-rest:8181}`, the REST catalog as Flink reaches it"),
+            );
+        }
+    }
+    out
+}
+
+/// Rules across models: configuration without a SQL file, a model named
+/// like a source, sink tables that collide, two sinks writing one place.
+#[salsa::tracked(returns(ref))]
+pub fn project_model_diagnostics(db: &dyn Db, project: Project) -> Vec<Diagnostic> {
+    let Ok(config) = project_config(db, project) else { return Vec::new() };
+    let names = project::model_names(db, project);
+    let sources = project::source_names(db, project);
+    let mut out = Vec::new();
+    for m in &config.models {
+        if names.binary_search(&m.name).is_err() {
+            let mut d = Diagnostic::error("E0710", format!("streamform.yml configures model `{}`, but there is no models/{}.sql", m.name, m.name)).at(CONFIG_FILE, Some(m.span.with_len(m.name.len())));
+            d.help = Some(match did_you_mean(&m.name, names.iter().map(String::as_str)) {
+                Some(s) => format!("did you mean `{s}`? configuration applies to the model whose file stem matches"),
+                None => format!("create models/{}.sql, or remove the entry", m.name),
+            });
+            out.push(d);
+        }
+    }
+    for n in names {
+        if sources.contains(n) {
+            let path = model_file(db, project, n).map(|f| f.path(db).clone()).unwrap_or_default();
+            out.push(
+                Diagnostic::error("E0723", format!("`{n}` is both a source in sources.yml and a model ({path})"))
+                    .at(path, None)
+                    .help("rename one of them: source() and ref() share one namespace"),
+            );
+        }
+    }
+    sink_collisions(config, names, sources, &mut out);
+    out
+}
+
+fn sink_collisions(config: &ProjectConfig, names: &[String], sources: &[String], out: &mut Vec<Diagnostic>) {
+    let mut written: BTreeMap<(Connector, String), &str> = BTreeMap::new();
+    for m in config.models.iter().filter(|m| names.binary_search(&m.name).is_ok()) {
+        let Some(sink) = &m.sink else { continue };
+        let table = format!("sink_{}", m.name);
+        let clash = if names.binary_search(&table).is_ok() {
+            Some(format!("the model `{table}`"))
+        } else if sources.contains(&table) {
+            Some(format!("the source `{table}`"))
+        } else {
+            None
+        };
+        if let Some(other) = clash {
+            out.push(
+                Diagnostic::error("E0714", format!("the sink of model `{}` becomes the Flink table `{table}`, which {other} also names", m.name))
+                    .at(CONFIG_FILE, Some(sink.span))
+                    .help(format!("rename the model `{}` or {other}, so every Flink table and view has its own name", m.name)),
+            );
+        }
+        if let Some(target) = sink.target() {
+            let key = (sink.connector, target.to_string());
+            if let Some(first) = written.get(&key) {
+                out.push(
+                    Diagnostic::error("E0715", format!("models `{first}` and `{}` both write to the {} {} `{target}`", m.name, sink.connector.as_str(), match sink.connector {
+                        Connector::Kafka => "topic",
+                        Connector::File => "path",
+                        Connector::Iceberg => "table",
+                    }))
+                    .at(CONFIG_FILE, Some(sink.span))
+                    .help("give each model's sink its own destination; readers could not tell the two changelogs apart"),
+                );
+            } else {
+                written.insert(key, &m.name);
+            }
+        }
+    }
+}
+
+fn cycle_diagnostics(db: &dyn Db, project: Project) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for cyc in &dependency_graph(db, project).cycles {
+        if cyc.len() <= 2 {
+            continue; // a model reading itself has its own error
+        }
+        let first = &cyc[0];
+        let path = model_file(db, project, first).map(|f| f.path(db).clone()).unwrap_or_else(|| format!("models/{first}.sql"));
+        out.push(
+            Diagnostic::error("E0733", format!("models form a reference cycle: {}", cyc.join(" → ")))
+                .at(path, None)
+                .help("a model cannot depend on its own output, even through other models; remove one of the ref()s"),
+        );
+    }
+    out
+}
+
+fn unused_sources(db: &dyn Db, project: Project, _config: &ProjectConfig) -> Vec<Diagnostic> {
+    let names = project::model_names(db, project);
+    let mut read: Vec<String> = Vec::new();
+    for n in names {
+        read.extend(model_reads(db, project, ModelName::new(db, n.clone())).sources.iter().cloned());
+    }
+    let Ok(sources) = sources_config(db, project) else { return Vec::new() };
+    sources
+        .iter()
+        .filter(|s| !read.contains(&s.name))
+        .map(|s| {
+            Diagnostic::warning("W0761", format!("source `{}` is declared but no model reads it", s.name))
+                .at(SOURCES_FILE, Some(s.span.with_len(s.name.len())))
+                .help(format!("read it with source('{}') in a model, or remove it", s.name))
+        })
+        .collect()
+}
+
+/// One fixture file: its summary row and its diagnostics (its model must
+/// exist; its expectations must name exactly the model's output columns).
+#[salsa::tracked(returns(ref))]
+pub fn fixture_checks(db: &dyn Db, project: Project, file: SourceFile) -> (Option<FixtureSummary>, Vec<Diagnostic>) {
+    let Ok(fx) = fixture(db, file) else { return (None, Vec::new()) };
+    let summary = FixtureSummary { model: fx.model.clone(), path: fx.path.clone(), given: fx.given.iter().filter(|g| matches!(g, fixtures::GivenItem::Event(_))).count(), expect: fx.expect.len() };
+    let names = project::model_names(db, project);
+    let mut out = Vec::new();
+    if names.binary_search(&fx.model).is_err() {
+        let mut d = Diagnostic::error("E0772", format!("fixture {} targets model `{}`, which does not exist", fx.path, fx.model)).at(fx.path.clone(), Some(fx.model_span));
+        d.help = Some(match did_you_mean(&fx.model, names.iter().map(String::as_str)) {
+            Some(s) => format!("did you mean `{s}`?"),
+            None if names.is_empty() => "the project defines no models yet".into(),
+            None => format!("the models are {}", names.join(", ")),
+        });
+        out.push(d);
+        return (Some(summary), out);
+    }
+    let Some(plan) = model_plan(db, project, ModelName::new(db, fx.model.clone())) else { return (Some(summary), out) };
+    let cols: Vec<&str> = plan.sink().schema.iter().map(|c| c.name.as_str()).collect();
+    let help = format!("each expected row names `op` and exactly the output columns of `{}`: {}", fx.model, cols.join(", "));
+    for (i, e) in fx.expect.iter().enumerate() {
+        for (c, span, _) in &e.row.columns {
+            if !cols.contains(&c.as_str()) {
+                let h = match did_you_mean(c, cols.iter().copied()) {
+                    Some(s) => format!("did you mean `{s}`? {help}"),
+                    None => help.clone(),
+                };
+                out.push(
+                    Diagnostic::error("E0773", format!("fixture for model `{}`: expect[{i}] names the column `{c}`, which the model does not produce", fx.model))
+                        .at(fx.path.clone(), Some(span.with_len(c.len())))
+                        .help(h),
+                );
+            }
+        }
+        for c in cols.iter().filter(|c| !e.row.columns.iter().any(|(n, _, _)| n == *c)) {
+            out.push(
+                Diagnostic::error("E0774", format!("fixture for model `{}`: expect[{i}] has no value for the column `{c}`", fx.model))
+                    .at(fx.path.clone(), Some(e.row.span))
+                    .help(format!("{help} (write `{c}: null` to expect a null)")),
+            );
+        }
+    }
+    (Some(summary), out)
+}

@@ -1,0 +1,267 @@
+//! Static validation of one model: its configuration, what it reads, its
+//! window's sources, and the warnings that need its plan.
+
+use sqlparser::ast::{self as sql, Spanned};
+
+use crate::config::{Connector, LatePolicy, Materialized, ModelConfig, SourceConfig};
+use crate::db::{Db, ModelName, Project, SourceName};
+use crate::diagnostic::{did_you_mean, Diagnostic};
+use crate::model::{located_reads, lower_model, parse_model, upstream_sources};
+use crate::plan::lower::to_span;
+use crate::plan::node::NodeKind;
+use crate::project::{self, model_config, model_file, source_config, CONFIG_FILE};
+
+/// One model's diagnostics, by the section of the report they belong to.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct ModelChecks {
+    /// Materialization, sink, retention and window configuration.
+    pub config: Vec<Diagnostic>,
+    /// source() and ref() that name nothing.
+    pub refs: Vec<Diagnostic>,
+    /// Window rules that depend on the upstream sources.
+    pub window: Vec<Diagnostic>,
+    /// The planning error, or warnings about the plan.
+    pub planning: Vec<Diagnostic>,
+    /// How the source's partitioning key meets the aggregate.
+    pub key_order: Vec<Diagnostic>,
+}
+
+fn upstream_configs(db: &dyn Db, project: Project, name: ModelName<'_>) -> Vec<SourceConfig> {
+    upstream_sources(db, project, name)
+        .iter()
+        .filter_map(|s| source_config(db, project, SourceName::new(db, s.clone())).clone())
+        .collect()
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn model_checks<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>) -> ModelChecks {
+    let n = name.text(db).clone();
+    let mut out = ModelChecks::default();
+    let Some(file) = model_file(db, project, &n) else { return out };
+    let path = file.path(db).clone();
+    let c: &ModelConfig = model_config(db, project, name);
+    let upstream = upstream_configs(db, project, name);
+    let has_clock = upstream.iter().any(|s| s.event_time.is_some());
+    config_checks(&n, c, has_clock, &mut out.config);
+
+    // Reads.
+    let mut self_ref = false;
+    if let Ok(query) = parse_model(db, file) {
+        let models = project::model_names(db, project);
+        let sources = project::source_names(db, project);
+        let mut seen: Vec<(bool, String)> = Vec::new();
+        for (is_source, target, span) in located_reads(query, file.text(db)) {
+            if seen.contains(&(is_source, target.clone())) {
+                continue;
+            }
+            seen.push((is_source, target.clone()));
+            if is_source {
+                if sources.contains(&target) {
+                    continue;
+                }
+                let mut d = Diagnostic::error("E0730", format!("model `{n}` reads source('{target}'), but sources.yml declares no such source")).at(path.clone(), span);
+                d.help = Some(match did_you_mean(&target, sources.iter().map(String::as_str)) {
+                    Some(s) => format!("did you mean source('{s}')?"),
+                    None if models.contains(&target) => format!("`{target}` is a model: read it with ref('{target}')"),
+                    None => format!("declare `{target}` under `sources:` in sources.yml"),
+                });
+                out.refs.push(d);
+            } else if target == n {
+                self_ref = true;
+                out.refs.push(
+                    Diagnostic::error("E0732", format!("model `{n}` reads ref('{n}'), its own output"))
+                        .at(path.clone(), span)
+                        .help("a model cannot read itself; read the source or the model it is computed from"),
+                );
+            } else if models.binary_search(&target).is_err() {
+                let mut d = Diagnostic::error("E0731", format!("model `{n}` reads ref('{target}'), but there is no models/{target}.sql")).at(path.clone(), span);
+                d.help = Some(match did_you_mean(&target, models.iter().map(String::as_str)) {
+                    Some(s) => format!("did you mean ref('{s}')?"),
+                    None if sources.contains(&target) => format!("`{target}` is a source: read it with source('{target}')"),
+                    None => "ref() names another model of this project, the stem of a file under models/".into(),
+                });
+                out.refs.push(d);
+            }
+        }
+    }
+
+    // Window × upstream sources.
+    if c.window.is_some() {
+        for s in upstream.iter() {
+            let Some((et, _)) = &s.event_time else { continue };
+            let sn = &s.name;
+            if s.idle_timeout.is_none() {
+                out.window.push(
+                    Diagnostic::warning("W0762", format!("model `{n}` declares a window, and source `{sn}` upstream of it declares no idle_timeout; while any partition of `{sn}` is silent, event time stops and no window closes"))
+                        .at(project::SOURCES_FILE, Some(s.span))
+                        .help(format!("add `idle_timeout: 30s` to `{sn}`: a partition silent for that long stops holding event time back (its later events may then be late)")),
+                );
+            }
+            let guarded = s.contracts.iter().any(|k| matches!(&k.rule, Some(crate::config::ContractRule::NotNull(cols)) if cols.contains(et)));
+            if !guarded {
+                out.window.push(
+                    Diagnostic::warning("W0763", format!("model `{n}` declares a window, and no `not_null` contract of source `{sn}` covers its event time `{et}`; on Flink a record without `{et}` fails the job at every restart"))
+                        .at(project::SOURCES_FILE, Some(s.span))
+                        .help(format!("add a contract `{{name: has_{et}, not_null: [{et}]}}` and a `quarantine:` topic to `{sn}`, so such records are set aside")),
+                );
+            }
+            if let Some((LatePolicy::Keep, span)) = s.late_events {
+                out.window.push(
+                    Diagnostic::error("E0722", format!("model `{n}` declares a window, but source `{sn}` upstream of it keeps late events (`late_events: keep`); a window that has closed cannot take them"))
+                        .at(project::SOURCES_FILE, Some(span))
+                        .help(format!("set `late_events: drop` on `{sn}`, or remove the window from `{n}`")),
+                );
+            }
+        }
+    }
+
+    // Planning.
+    let lowered = lower_model(db, project, name);
+    if let Some(e) = &lowered.error {
+        if !self_ref {
+            out.planning.push(e.clone());
+        }
+    }
+    let Some(plan) = &lowered.plan else { return out };
+    if let Ok(query) = parse_model(db, file) {
+        if let sql::SetExpr::Select(sel) = query.body.as_ref() {
+            let schema = &plan.sink().schema;
+            let positional = !sel.projection.iter().any(|i| matches!(i, sql::SelectItem::Wildcard(_) | sql::SelectItem::QualifiedWildcard(..)));
+            for (i, item) in sel.projection.iter().enumerate() {
+                let sql::SelectItem::UnnamedExpr(e) = item else { continue };
+                if matches!(e, sql::Expr::Identifier(_) | sql::Expr::CompoundIdentifier(_)) || matches!(e, sql::Expr::Nested(x) if matches!(**x, sql::Expr::Identifier(_))) {
+                    continue;
+                }
+                let named = if positional { schema.get(i).map(|c| format!(", so it is named `{}`", c.name)).unwrap_or_default() } else { String::new() };
+                out.planning.push(
+                    Diagnostic::warning("W0764", format!("model `{n}`: the output column computed by `{e}` has no alias{named}"))
+                        .at(path.clone(), to_span(file.text(db), e.span()))
+                        .help(format!("name it with AS, for example `{e} AS {}`: readers, fixtures and sinks use this name", suggest_alias(e))),
+                );
+            }
+        }
+    }
+
+    // Source partitioning key against the aggregate's key.
+    let agg_keys: Option<Vec<String>> = plan.nodes.iter().find_map(|node| match (&node.kind, &node.state) {
+        // A window emits each group once, final: arrival order does not show.
+        (NodeKind::Aggregate { window: None, .. }, Some(st)) => Some(st.keys.iter().filter(|k| *k != "window_start" && *k != "window_end").cloned().collect()),
+        _ => None,
+    });
+    if let (Some(keys), Some(root)) = (agg_keys, upstream.first()) {
+        if root.connector == Connector::Kafka {
+            let sn = &root.name;
+            match &root.key {
+                None => out.key_order.push(
+                    Diagnostic::warning("W0765", format!("model `{n}` aggregates source `{sn}`, which declares no key; if its topic has several partitions, one group's updates may reach the sink in a different order than the tests show (final values are the same)"))
+                        .at(project::SOURCES_FILE, Some(root.span))
+                        .help(format!("declare `key:` on `{sn}`: the columns its producers partition messages by")),
+                ),
+                Some((skey, span)) if !skey.iter().all(|k| keys.contains(k)) => out.key_order.push(
+                    Diagnostic::warning("W0766", format!("model `{n}` groups by [{}], which does not include all of source `{sn}`'s key ({}); one group's events can arrive on several partitions, so its updates may reach the sink in a different order than the tests show (final values are the same)", keys.join(", "), skey.join(", ")))
+                        .at(project::SOURCES_FILE, Some(*span))
+                        .help("group by the source's key columns too, or make sure the sink's readers only need the latest value per key"),
+                ),
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
+fn suggest_alias(e: &sql::Expr) -> String {
+    if let sql::Expr::Function(f) = e {
+        let fname = f.name.to_string().to_lowercase();
+        if let sql::FunctionArguments::List(l) = &f.args {
+            if let [sql::FunctionArg::Unnamed(sql::FunctionArgExpr::Expr(sql::Expr::Identifier(id)))] = l.args.as_slice() {
+                return format!("{fname}_{}", id.value);
+            }
+            if fname == "count" {
+                return "n".into();
+            }
+        }
+        return fname;
+    }
+    "value".into()
+}
+
+fn config_checks(n: &str, c: &ModelConfig, has_clock: bool, out: &mut Vec<Diagnostic>) {
+    let f = CONFIG_FILE;
+    if let Some(sink) = &c.sink {
+        let missing = match sink.connector {
+            Connector::Kafka if sink.topic.is_none() => Some(("topic", format!("add `topic: {n}` to the sink"))),
+            Connector::File if sink.path.is_none() => Some(("path", format!("add `path: /data/{n}` to the sink"))),
+            Connector::Iceberg if sink.table.is_none() => Some(("table", format!("add `table: analytics.{n}`: the namespace and the table in the target's catalog"))),
+            _ => None,
+        };
+        if let Some((key, help)) = missing {
+            out.push(Diagnostic::error("E0711", format!("the sink of model `{n}` uses the {} connector but names no {key}", sink.connector.as_str())).at(f, Some(sink.span)).help(help));
+        }
+        if let (Connector::Iceberg, Some(t)) = (sink.connector, &sink.table) {
+            let parts: Vec<&str> = t.split('.').collect();
+            let ok = parts.len() == 2 && parts.iter().all(|p| !p.is_empty() && p.chars().all(|ch| ch.is_ascii_alphanumeric() || ch == '_'));
+            if !ok {
+                out.push(
+                    Diagnostic::error("E0712", format!("the sink of model `{n}` names the iceberg table `{t}`, which is not `namespace.table`"))
+                        .at(f, Some(sink.span))
+                        .help(format!("write both parts with letters, digits and underscores, for example `analytics.{}`", sanitize(t))),
+                );
+            }
+        }
+        if sink.connector == Connector::File && c.materialized == Materialized::Upsert {
+            out.push(
+                Diagnostic::error("E0713", format!("model `{n}` is materialized as upsert, but its sink is a file, which cannot carry updates and deletes"))
+                    .at(f, Some(sink.span))
+                    .help("write this model to a kafka topic, or materialize it as append"),
+            );
+        }
+    }
+    if c.materialized == Materialized::Append && c.key.as_ref().is_some_and(|k| !k.is_empty()) {
+        out.push(
+            Diagnostic::warning("W0716", format!("model `{n}` declares a key but is materialized as append, so the key is ignored"))
+                .at(f, c.key_span.or(Some(c.span)))
+                .help("set `materialized: upsert`, or remove `key`"),
+        );
+    }
+    if let Some(w) = &c.window {
+        if c.materialized == Materialized::Upsert {
+            out.push(
+                Diagnostic::error("E0718", format!("model `{n}` declares a window but is materialized as upsert; a tumbling window emits one final row per group and window, an append changelog"))
+                    .at(f, Some(w.span))
+                    .help("set `materialized: append` and remove `key`"),
+            );
+        }
+        if w.size.millis() == 0 {
+            out.push(
+                Diagnostic::error("E0719", format!("model `{n}` declares a window of size {}; a window needs a positive size", w.size))
+                    .at(f, Some(w.span))
+                    .help("give `window.size` a positive duration, for example `5m`"),
+            );
+        }
+        if c.retention.is_some() {
+            out.push(
+                Diagnostic::error("E0720", format!("model `{n}` declares both a window and retention; a window's state is dropped when the window closes, so retention has nothing to expire"))
+                    .at(f, c.retention_span.or(Some(w.span)))
+                    .help("remove `retention`"),
+            );
+        }
+        if !has_clock {
+            out.push(
+                Diagnostic::error("E0721", format!("model `{n}` declares a window, but no source upstream of it declares event_time, so there is no clock to close windows by"))
+                    .at(f, Some(w.span))
+                    .help("declare `event_time:` on the source the model reads, directly or through ref()"),
+            );
+        }
+    } else if c.retention.is_some() && !has_clock {
+        out.push(
+            Diagnostic::error("E0717", format!("model `{n}` declares retention, but no source upstream of it declares event_time, so there is no clock to expire state by"))
+                .at(f, c.retention_span.or(Some(c.span)))
+                .help("declare `event_time:` on the source the model reads (directly or through ref()), or remove `retention`"),
+        );
+    }
+}
+
+fn sanitize(t: &str) -> String {
+    let s: String = t.rsplit('.').next().unwrap_or(t).chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
+    if s.is_empty() { "table".into() } else { s }
+}
