@@ -131,21 +131,21 @@ pub fn target_diagnostics(db: &dyn Db, project: Project) -> Vec<Diagnostic> {
         if t.flink.is_none() {
             out.push(
                 Diagnostic::error("E0701", format!("target `{n}` uses the flink backend but has no `flink:` section"))
-                    .at(CONFIG_FILE, Some(t.span))
+                    .at(CONFIG_FILE, Some(t.span.with_len(n.len())))
                     .help("add `flink: {gateway: http://localhost:8083}`, the SQL Gateway of the cluster"),
             );
         }
         if kafka_used && t.kafka.is_none() {
             out.push(
                 Diagnostic::error("E0702", format!("target `{n}` has no `kafka:` section, but the project reads or writes Kafka topics"))
-                    .at(CONFIG_FILE, Some(t.span))
+                    .at(CONFIG_FILE, Some(t.span.with_len(n.len())))
                     .help("add `kafka: {bootstrap_servers: localhost:9092}`, the brokers as Flink reaches them"),
             );
         }
         if iceberg_used && t.iceberg.is_none() {
             out.push(
                 Diagnostic::error("E0703", format!("target `{n}` has no `iceberg:` section, but a model writes an Iceberg table"))
-                    .at(CONFIG_FILE, Some(t.span))
+                    .at(CONFIG_FILE, Some(t.span.with_len(n.len())))
                     .help("add `iceberg: {catalog: http://iceberg-rest:8181}`, the REST catalog as Flink reaches it"),
             );
         }

@@ -93,7 +93,7 @@ pub fn model_checks<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>
             if s.idle_timeout.is_none() {
                 out.window.push(
                     Diagnostic::warning("W0762", format!("model `{n}` declares a window, and source `{sn}` upstream of it declares no idle_timeout; while any partition of `{sn}` is silent, event time stops and no window closes"))
-                        .at(project::SOURCES_FILE, Some(s.span))
+                        .at(project::SOURCES_FILE, Some(s.span.with_len(sn.len())))
                         .help(format!("add `idle_timeout: 30s` to `{sn}`: a partition silent for that long stops holding event time back (its later events may then be late)")),
                 );
             }
@@ -101,14 +101,14 @@ pub fn model_checks<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>
             if !guarded {
                 out.window.push(
                     Diagnostic::warning("W0763", format!("model `{n}` declares a window, and no `not_null` contract of source `{sn}` covers its event time `{et}`; on Flink a record without `{et}` fails the job at every restart"))
-                        .at(project::SOURCES_FILE, Some(s.span))
+                        .at(project::SOURCES_FILE, Some(s.span.with_len(sn.len())))
                         .help(format!("add a contract `{{name: has_{et}, not_null: [{et}]}}` and a `quarantine:` topic to `{sn}`, so such records are set aside")),
                 );
             }
             if let Some((LatePolicy::Keep, span)) = s.late_events {
                 out.window.push(
                     Diagnostic::error("E0722", format!("model `{n}` declares a window, but source `{sn}` upstream of it keeps late events (`late_events: keep`); a window that has closed cannot take them"))
-                        .at(project::SOURCES_FILE, Some(span))
+                        .at(project::SOURCES_FILE, Some(span.with_len(4)))
                         .help(format!("set `late_events: drop` on `{sn}`, or remove the window from `{n}`")),
                 );
             }
@@ -154,7 +154,7 @@ pub fn model_checks<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>
             match &root.key {
                 None => out.key_order.push(
                     Diagnostic::warning("W0765", format!("model `{n}` aggregates source `{sn}`, which declares no key; if its topic has several partitions, one group's updates may reach the sink in a different order than the tests show (final values are the same)"))
-                        .at(project::SOURCES_FILE, Some(root.span))
+                        .at(project::SOURCES_FILE, Some(root.span.with_len(sn.len())))
                         .help(format!("declare `key:` on `{sn}`: the columns its producers partition messages by")),
                 ),
                 Some((skey, span)) if !skey.iter().all(|k| keys.contains(k)) => out.key_order.push(
@@ -219,7 +219,7 @@ fn config_checks(n: &str, c: &ModelConfig, has_clock: bool, out: &mut Vec<Diagno
     if c.materialized == Materialized::Append && c.key.as_ref().is_some_and(|k| !k.is_empty()) {
         out.push(
             Diagnostic::warning("W0716", format!("model `{n}` declares a key but is materialized as append, so the key is ignored"))
-                .at(f, c.key_span.or(Some(c.span)))
+                .at(f, c.key_span.or(Some(c.span.with_len(n.len()))))
                 .help("set `materialized: upsert`, or remove `key`"),
         );
     }
@@ -255,7 +255,7 @@ fn config_checks(n: &str, c: &ModelConfig, has_clock: bool, out: &mut Vec<Diagno
     } else if c.retention.is_some() && !has_clock {
         out.push(
             Diagnostic::error("E0717", format!("model `{n}` declares retention, but no source upstream of it declares event_time, so there is no clock to expire state by"))
-                .at(f, c.retention_span.or(Some(c.span)))
+                .at(f, c.retention_span.or(Some(c.span.with_len(n.len()))))
                 .help("declare `event_time:` on the source the model reads (directly or through ref()), or remove `retention`"),
         );
     }

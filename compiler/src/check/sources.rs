@@ -26,17 +26,17 @@ pub fn source_diagnostics<'db>(db: &'db dyn Db, project: Project, name: SourceNa
     match s.connector {
         Connector::Kafka if s.topic.is_none() => out.push(
             Diagnostic::error("E0740", format!("source `{n}` reads from kafka but names no topic"))
-                .at(f, Some(s.span))
+                .at(f, Some(s.span.with_len(n.len())))
                 .help(format!("add `topic: {n}` to the source")),
         ),
         Connector::File if s.path.is_none() => out.push(
             Diagnostic::error("E0740", format!("source `{n}` reads from a file but names no path"))
-                .at(f, Some(s.span))
+                .at(f, Some(s.span.with_len(n.len())))
                 .help(format!("add `path: /data/{n}` to the source")),
         ),
         Connector::Iceberg => out.push(
             Diagnostic::error("E0741", format!("source `{n}` uses the iceberg connector; models can write Iceberg tables but cannot read them yet"))
-                .at(f, Some(s.span))
+                .at(f, Some(s.span.with_len(n.len())))
                 .help("read the Kafka topic the table is written from instead"),
         ),
         _ => {}
@@ -44,7 +44,7 @@ pub fn source_diagnostics<'db>(db: &'db dyn Db, project: Project, name: SourceNa
     if !s.schema_declared {
         out.push(
             Diagnostic::warning("W0742", format!("source `{n}` declares no schema"))
-                .at(f, Some(s.span))
+                .at(f, Some(s.span.with_len(n.len())))
                 .help(format!("models can only plan against typed columns: add `schema:` to `{n}` with each column and its type")),
         );
     }
@@ -52,12 +52,12 @@ pub fn source_diagnostics<'db>(db: &'db dyn Db, project: Project, name: SourceNa
         Some((et, span)) => match s.column(et) {
             None => out.push(
                 Diagnostic::error("E0743", format!("source `{n}` declares event_time `{et}`, but its schema has no such column"))
-                    .at(f, Some(*span))
+                    .at(f, Some(span.with_len(et.len())))
                     .help(columns_help(s, et)),
             ),
             Some(c) if !c.ty.is_timestamp() => out.push(
                 Diagnostic::error("E0744", format!("source `{n}` declares event_time `{et}`, a column of type {}; event time must be a timestamp", c.ty))
-                    .at(f, Some(*span))
+                    .at(f, Some(span.with_len(et.len())))
                     .help(format!("declare `{et}: timestamp` in the schema, or pick a timestamp column")),
             ),
             _ => {}

@@ -1,0 +1,49 @@
+//! Golden tests of `streamform check` over the projects in testdata/check/.
+//! Refresh with `UPDATE_EXPECT=1 cargo test -p streamform-cli --test check`.
+
+use std::path::Path;
+use std::process::Command;
+
+use expect_test::expect_file;
+
+fn run(case: &str, args: &[&str]) -> (String, i32) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/check").join(case);
+    let out = Command::new(env!("CARGO_BIN_EXE_streamform")).arg("check").args(args).current_dir(&dir).output().expect("runs");
+    (String::from_utf8(out.stdout).expect("utf-8"), out.status.code().unwrap_or(-1))
+}
+
+macro_rules! golden {
+    ($name:ident, $case:literal, $rc:expr) => {
+        #[test]
+        fn $name() {
+            let (text, rc) = run($case, &[]);
+            expect_file![concat!("../../testdata/check/", $case, "/check.stdout")].assert_eq(&text);
+            assert_eq!(rc, $rc, "exit code of check");
+            let (json, rc_json) = run($case, &["--json"]);
+            expect_file![concat!("../../testdata/check/", $case, "/check.json")].assert_eq(&json);
+            assert_eq!(rc_json, $rc, "exit code of check --json");
+        }
+    };
+}
+
+golden!(clean, "clean", 0);
+golden!(targets, "targets", 1);
+golden!(sinks, "sinks", 1);
+golden!(event_time, "event_time", 1);
+golden!(contracts, "contracts", 1);
+golden!(windows, "windows", 1);
+golden!(upsert_keys, "upsert_keys", 1);
+golden!(refs, "refs", 1);
+golden!(cycle, "cycle", 1);
+golden!(fixtures, "fixtures", 1);
+golden!(bad_fixture, "bad_fixture", 2);
+golden!(load_error, "load_error", 2);
+
+#[test]
+fn strict_fails_on_warnings() {
+    let (text, rc) = run("upsert_keys", &["--strict"]);
+    assert_eq!(rc, 1);
+    let (text_clean, rc_clean) = run("clean", &["--strict"]);
+    assert_eq!(rc_clean, 0, "{text_clean}");
+    assert!(text.contains("failed:"), "{text}");
+}

@@ -1,0 +1,1 @@
+SELECT user_id, COUNT(*) AS n FROM source('plain') GROUP BY user_id
