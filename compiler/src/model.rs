@@ -16,7 +16,9 @@ use crate::sql::parse::{parse_model_sql, ParsedQuery};
 
 /// The parsed SQL of a model file. `no_eq`: sqlparser's equality ignores
 /// spans, so an equal-comparing re-parse would leave stale locations.
-#[salsa::tracked(returns(ref), no_eq)]
+/// Syntax trees are large and only needed while lowering or locating a
+/// diagnostic, so only the most recent ones are kept.
+#[salsa::tracked(returns(ref), no_eq, lru = 128)]
 pub fn parse_model(db: &dyn Db, file: SourceFile) -> ParsedQuery {
     parse_model_sql(file.text(db))
 }
@@ -146,18 +148,29 @@ fn reaches_cycle_from(db: &dyn Db, project: Project, start: &str, seen: &BTreeSe
 pub fn source_input<'db>(db: &'db dyn Db, project: Project, name: SourceName<'db>) -> Option<SourceInput> {
     let s = source_config(db, project, name).as_ref()?;
     let contracts = source_contracts(db, project, name);
-    let mut def = format!("{} ({} {})", s.name, s.connector.as_str(), s.location().unwrap_or(""));
+    let mut def = match s.location() {
+        Some(loc) => format!("{} ({} {loc})", s.name, s.connector.as_str()),
+        None => format!("{} ({})", s.name, s.connector.as_str()),
+    };
     if let Some((et, _)) = &s.event_time {
         let wm = s.watermark.map(|(d, _)| d).unwrap_or_default();
         let late = s.late_events.map(|(l, _)| l).unwrap_or_default();
         def.push_str(&format!(" event_time={et} watermark={wm} late={}", late.as_str()));
     }
-    let contracts_ok = contracts.iter().all(|c| c.expr.is_ok());
-    if !s.contracts.is_empty() && contracts_ok {
-        let parts: Vec<String> = contracts.iter().map(|c| format!("{}: {}", c.name, c.expr.as_ref().map(|e| e.render()).unwrap_or_default())).collect();
+    // A malformed contract (both or neither rule, an empty or unknown
+    // not_null list) drops the contracts from the plan; a `check` that does
+    // not compile stops every reader.
+    let well_formed = contracts.iter().all(|c| !matches!(c.expr, Err(ContractError::Malformed(_))));
+    let contracts_ok = contracts.iter().all(|c| !matches!(c.expr, Err(ContractError::Check(_))));
+    let mut planned = Vec::new();
+    let mut quarantine = None;
+    if !s.contracts.is_empty() && well_formed && contracts_ok {
+        planned = contracts.iter().map(|c| (c.name.clone(), c.expr.as_ref().map(|e| e.render()).unwrap_or_default())).collect::<Vec<_>>();
+        let parts: Vec<String> = planned.iter().map(|(n, e)| format!("{n}: {e}")).collect();
         def.push_str(&format!(" contracts=[{}]", parts.join(", ")));
         if let Some((q, _)) = &s.quarantine {
             def.push_str(&format!(" quarantine={q}"));
+            quarantine = Some(q.clone());
         }
     }
     Some(SourceInput {
@@ -166,6 +179,8 @@ pub fn source_input<'db>(db: &'db dyn Db, project: Project, name: SourceName<'db
         definition: def,
         time: s.event_time.as_ref().map(|(t, _)| t.clone()).filter(|t| s.column(t).is_some_and(|c| c.ty.is_timestamp())),
         contracts_ok,
+        contracts: planned,
+        quarantine,
     })
 }
 
@@ -173,7 +188,23 @@ pub fn source_input<'db>(db: &'db dyn Db, project: Project, name: SourceName<'db
 #[derive(Clone, Debug, PartialEq)]
 pub struct CompiledContract {
     pub name: String,
-    pub expr: Result<Expr, String>,
+    pub expr: Result<Expr, ContractError>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ContractError {
+    /// The rule is malformed: check reports it, planning ignores the contracts.
+    Malformed(String),
+    /// The `check:` predicate does not plan: readers cannot be planned.
+    Check(String),
+}
+
+impl ContractError {
+    pub fn message(&self) -> &str {
+        match self {
+            ContractError::Malformed(m) | ContractError::Check(m) => m,
+        }
+    }
 }
 
 #[salsa::tracked(returns(ref))]
@@ -188,13 +219,16 @@ pub fn compile_contracts(s: &SourceConfig) -> Vec<CompiledContract> {
         .iter()
         .map(|c| {
             let expr = match &c.rule {
-                Some(ContractRule::NotNull(cols)) if !cols.is_empty() => {
-                    let text = cols.iter().map(|c| format!("{} IS NOT NULL", quote_ident(c))).collect::<Vec<_>>().join(" AND ");
-                    plan_check(&s.name, &columns, &text)
-                }
-                Some(ContractRule::NotNull(_)) => Err("not_null lists no columns".into()),
-                Some(ContractRule::Check(text)) => plan_check(&s.name, &columns, text),
-                None => Err("it must declare exactly one of `not_null` and `check`".into()),
+                Some(ContractRule::NotNull(cols)) if cols.is_empty() => Err(ContractError::Malformed("not_null lists no columns".into())),
+                Some(ContractRule::NotNull(cols)) => match cols.iter().find(|c| s.column(c).is_none()) {
+                    Some(bad) => Err(ContractError::Malformed(format!("not_null names `{bad}`, which is not a column of the source"))),
+                    None => {
+                        let text = cols.iter().map(|c| format!("{} IS NOT NULL", quote_ident(c))).collect::<Vec<_>>().join(" AND ");
+                        plan_check(&s.name, &columns, &text).map_err(ContractError::Malformed)
+                    }
+                },
+                Some(ContractRule::Check(text)) => plan_check(&s.name, &columns, text).map_err(ContractError::Check),
+                None => Err(ContractError::Malformed("it must declare exactly one of `not_null` and `check`".into())),
             };
             CompiledContract { name: c.name.clone(), expr }
         })

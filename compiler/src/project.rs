@@ -99,13 +99,22 @@ pub fn model_file(db: &dyn Db, project: Project, name: &str) -> Option<SourceFil
     model_index(db, project).as_ref().ok()?.get(name).copied()
 }
 
+/// Where each model's entry sits in streamform.yml's `models:`.
+#[salsa::tracked(returns(ref))]
+pub fn model_config_index(db: &dyn Db, project: Project) -> BTreeMap<String, usize> {
+    match project_config(db, project) {
+        Ok(c) => c.models.iter().enumerate().map(|(i, m)| (m.name.clone(), i)).collect(),
+        Err(_) => BTreeMap::new(),
+    }
+}
+
 /// The located configuration of one model (defaults when unconfigured).
 #[salsa::tracked(returns(ref))]
 pub fn model_config<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>) -> ModelConfig {
     let n = name.text(db);
-    match project_config(db, project) {
-        Ok(c) => c.models.iter().find(|m| &m.name == n).cloned().unwrap_or_else(|| ModelConfig::unconfigured(n)),
-        Err(_) => ModelConfig::unconfigured(n),
+    match (project_config(db, project), model_config_index(db, project).get(n)) {
+        (Ok(c), Some(&i)) => c.models[i].clone(),
+        _ => ModelConfig::unconfigured(n),
     }
 }
 

@@ -82,6 +82,11 @@ pub fn parse(text: &str) -> Result<Node, YamlError> {
     let mut anchors: Vec<(usize, Node)> = Vec::new();
     let mut root: Option<Node> = None;
     let mut documents = 0;
+    let mut offsets = CharOffsets::new(text);
+    let mut marker_span = |text: &str, ci: usize, line: usize, col: usize| {
+        let _ = text;
+        Span { line: line.max(1) as u32, col: col as u32 + 1, offset: offsets.byte_offset(ci) as u32, len: 0 }
+    };
     for item in &mut parser {
         let (event, span) = item.map_err(|e| YamlError {
             message: e.info().to_string(),
@@ -154,11 +159,38 @@ struct Frame {
     is_map: bool,
 }
 
-/// saphyr's markers count characters; our spans are 1-based line/column
-/// in characters plus a byte offset.
-fn marker_span(text: &str, char_index: usize, line: usize, col: usize) -> Span {
-    let offset = text.char_indices().nth(char_index).map(|(b, _)| b).unwrap_or(text.len());
-    Span { line: line.max(1) as u32, col: col as u32 + 1, offset: offset as u32, len: 0 }
+/// saphyr's markers count characters; spans also carry a byte offset.
+/// Markers arrive mostly in increasing order, so a cursor makes the
+/// conversion linear overall.
+struct CharOffsets<'t> {
+    text: &'t str,
+    ascii: bool,
+    chars: usize,
+    bytes: usize,
+}
+
+impl<'t> CharOffsets<'t> {
+    fn new(text: &'t str) -> Self {
+        CharOffsets { text, ascii: text.is_ascii(), chars: 0, bytes: 0 }
+    }
+
+    fn byte_offset(&mut self, char_index: usize) -> usize {
+        if self.ascii {
+            return char_index.min(self.text.len());
+        }
+        if char_index < self.chars {
+            self.chars = 0;
+            self.bytes = 0;
+        }
+        for ch in self.text[self.bytes..].chars() {
+            if self.chars == char_index {
+                break;
+            }
+            self.chars += 1;
+            self.bytes += ch.len_utf8();
+        }
+        self.bytes
+    }
 }
 
 fn resolve_plain(s: &str) -> Value {

@@ -3,7 +3,7 @@
 use streamform::config::LatePolicy;
 use streamform::db::{ModelName, SourceName};
 use streamform::manifest::{manifest, model_identity, to_pretty_json, ManifestError, ModelDocument};
-use streamform::model::{lower_model, model_plan, source_contracts};
+use streamform::model::{lower_model, model_plan, source_input};
 use streamform::project::{model_config, model_names, source_config};
 
 use super::{print_diagnostics_stderr, report_load_errors};
@@ -75,13 +75,13 @@ pub fn inspect_plan(project: &str, model: Option<&str>, json: bool) -> u8 {
                 if json {
                     print(&to_pretty_json(m));
                 } else {
-                    let mut out = String::new();
-                    for model in &m.models {
-                        let slice = model_identity(db, loaded.project, ModelName::new(db, model.name.clone())).as_ref().expect("in manifest");
-                        out.push_str(&model_block(slice));
-                        out.push('\n');
-                    }
-                    out.push_str(&format!("application digest={}\n", &m.application_digest[..12]));
+                    let blocks: Vec<String> = m
+                        .models
+                        .iter()
+                        .map(|model| model_block(model_identity(db, loaded.project, ModelName::new(db, model.name.clone())).as_ref().expect("in manifest")))
+                        .collect();
+                    let mut out = blocks.join("\n");
+                    out.push_str(&format!("\napplication digest={}\n", &m.application_digest[..12]));
                     print(&out);
                 }
                 0
@@ -140,6 +140,7 @@ fn source_facts(loaded: &Loaded, src: &str) -> Option<SourceFacts> {
     let db = &loaded.db;
     let name = SourceName::new(db, src.to_string());
     let s = source_config(db, loaded.project, name).as_ref()?;
+    let input = source_input(db, loaded.project, name).as_ref()?;
     let time = match &s.event_time {
         Some((et, _)) => format!(
             "event({et}) watermark={} late={}",
@@ -148,14 +149,5 @@ fn source_facts(loaded: &Loaded, src: &str) -> Option<SourceFacts> {
         ),
         None => "processing".to_string(),
     };
-    let contracts = source_contracts(db, loaded.project, name)
-        .iter()
-        .map(|c| (c.name.clone(), c.expr.as_ref().map(|e| e.render()).unwrap_or_default()))
-        .collect();
-    Some(SourceFacts {
-        connector: s.connector.as_str().to_string(),
-        time,
-        contracts,
-        quarantine: if s.contracts.is_empty() { None } else { s.quarantine.as_ref().map(|(q, _)| q.clone()) },
-    })
+    Some(SourceFacts { connector: s.connector.as_str().to_string(), time, contracts: input.contracts.clone(), quarantine: input.quarantine.clone() })
 }

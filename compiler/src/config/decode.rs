@@ -52,12 +52,13 @@ impl<'a> Decoder<'a> {
             self.error("E0102", node.span, format!("`{what}` must be a map, found {}", node.value.describe()), None);
             return None;
         };
-        for (i, (k, _)) in pairs.iter().enumerate() {
+        let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::with_capacity(pairs.len());
+        for (k, _) in pairs.iter() {
             let Some(key) = k.as_str() else {
                 self.error("E0102", k.span, format!("`{what}` has a key that is not a name: {}", k.value.describe()), None);
                 continue;
             };
-            if pairs[..i].iter().any(|(p, _)| p.as_str() == Some(key)) {
+            if !seen.insert(key) {
                 self.error("E0104", k.span, format!("`{what}` has the key `{key}` twice"), Some("remove one of them".into()));
             }
             if !allowed.is_empty() && !allowed.contains(&key) {
@@ -79,12 +80,13 @@ impl<'a> Decoder<'a> {
         }
         let Some(fields) = self.map(node, what, &[]) else { return Vec::new() };
         let mut out = Vec::new();
+        let mut seen = std::collections::HashSet::new();
         for (k, v) in fields.entries() {
             if let Some(name) = k.scalar_text() {
-                if out.iter().any(|(n, _, _): &(String, _, _)| *n == name) {
-                    continue;
+                // Duplicates were reported by `map`; the first one counts.
+                if seen.insert(name.clone()) {
+                    out.push((name, k, v));
                 }
-                out.push((name, k, v));
             }
         }
         out

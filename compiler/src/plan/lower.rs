@@ -33,6 +33,9 @@ pub struct SourceInput {
     pub time: Option<String>,
     /// False when the source's contracts do not compile.
     pub contracts_ok: bool,
+    /// The contracts that are part of the plan: (name, rendered predicate).
+    pub contracts: Vec<(String, String)>,
+    pub quarantine: Option<String>,
 }
 
 /// A model's output as its readers see it: the Sink's contract.
@@ -128,11 +131,20 @@ struct Lowerer<'a> {
 
 pub fn lower_model(model: &str, query: &sql::Query, settings: &ModelSettings, inputs: &dyn Inputs) -> Result<ModelPlan> {
     let mut l = Lowerer { model, settings, inputs, nodes: Vec::new(), ordinals: [0; 5], reads_model: None, ctes: Vec::new() };
+    if let Some(size) = settings.window {
+        if size.millis() == 0 {
+            return Err(LowerError { code: "E0310", message: format!("model `{model}` declares a window of size 0s; a window needs a positive size"), span: None, help: Some("set `window: {type: tumbling, size: 5m}` with a positive size".into()) });
+        }
+        if settings.retention.is_some() {
+            return Err(LowerError { code: "E0311", message: format!("model `{model}` declares both a window and retention; a window's state lives until the window closes, so retention has nothing to expire"), span: None, help: Some("remove `retention` from the model".into()) });
+        }
+    }
     let rel = l.query(query)?;
     let whole = query.span();
     l.check_materialization(&rel, whole)?;
     let sink_def = match &settings.sink {
-        Some((c, target)) => format!("{} {} {}", settings.materialized.as_str(), c.as_str(), target),
+        Some((c, target)) if !target.is_empty() => format!("{} {} {}", settings.materialized.as_str(), c.as_str(), target),
+        Some((c, _)) => format!("{} {}", settings.materialized.as_str(), c.as_str()),
         None => settings.materialized.as_str().to_string(),
     };
     let schema = rel.cols.iter().map(|c| Column { name: c.name.clone(), ty: c.ty }).collect();
@@ -241,6 +253,10 @@ impl<'a> Lowerer<'a> {
         }
         let mut rel = self.table_factor(&from.relation)?;
         if let Some(pred) = &s.selection {
+            if contains_aggregate(pred) {
+                return Err(LowerError::new("E0507", format!("model `{}` uses an aggregate in WHERE", self.model), pred.span())
+                    .help("filter on aggregates with HAVING"));
+            }
             let e = self.expr(pred, &rel, None)?;
             self.require_boolean(&e, pred, "WHERE")?;
             let def = e.render();
@@ -642,14 +658,28 @@ impl<'a> Lowerer<'a> {
 
     fn read_source(&mut self, name: &str, alias: Option<String>, span: SqlSpan) -> Result<Rel> {
         let Some(src) = self.inputs.source(name) else {
+            return Err(self.unknown_source(name, span));
+        };
+        if src.connector == Connector::Iceberg {
+            return Err(LowerError::new("E0609", format!("model `{}` reads source `{name}`, which uses the iceberg connector; models can write Iceberg tables but not read them yet", self.model), span)
+                .help("read the table's change stream from Kafka instead"));
+        }
+        self.source_rel(name, src, alias, span)
+    }
+
+    fn unknown_source(&self, name: &str, span: SqlSpan) -> LowerError {
+        {
             let names = self.inputs.source_names();
             let help = match did_you_mean(name, names.iter().map(String::as_str)) {
                 Some(s) => format!("did you mean source('{s}')? otherwise declare `{name}` under `sources:` in sources.yml"),
                 None if self.inputs.model_names().iter().any(|m| m == name) => format!("`{name}` is a model: read it with ref('{name}')"),
                 None => format!("declare it under `sources:` in sources.yml"),
             };
-            return Err(LowerError::new("E0603", format!("model `{}` reads source('{name}'), which is not declared in sources.yml", self.model), span).help(help));
-        };
+            LowerError::new("E0603", format!("model `{}` reads source('{name}'), which is not declared in sources.yml", self.model), span).help(help)
+        }
+    }
+
+    fn source_rel(&mut self, name: &str, src: SourceInput, alias: Option<String>, span: SqlSpan) -> Result<Rel> {
         if !src.contracts_ok {
             return Err(LowerError::new("E0604", format!("model `{}` reads source('{name}'), whose contracts do not compile", self.model), span)
                 .help(format!("fix the contracts of `{name}` in sources.yml")));
