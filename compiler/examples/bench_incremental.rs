@@ -1,0 +1,95 @@
+//! In-process incremental benchmark: load a project directory into a
+//! database, compute the manifest, then edit one model at a time and
+//! recompute. Prints cold and per-edit timings.
+//!
+//! usage: cargo run --release -p streamform-compiler --example bench_incremental -- DIR [EDITS]
+
+use std::time::{Duration, Instant};
+
+use salsa::Setter;
+use streamform::db::{Database, Project, SourceFile};
+use streamform::manifest::manifest;
+
+fn read_models(dir: &std::path::Path, rel: &str, out: &mut Vec<(String, String)>) {
+    let Ok(entries) = std::fs::read_dir(dir.join(rel)) else { return };
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().to_string();
+        let rel = format!("{rel}/{name}");
+        if e.file_type().map(|t| t.is_dir()).unwrap_or(false) {
+            read_models(dir, &rel, out);
+        } else if name.ends_with(".sql") {
+            out.push((rel.clone(), std::fs::read_to_string(e.path()).expect("readable model")));
+        }
+    }
+}
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.3} ms", d.as_secs_f64() * 1e3)
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let dir = std::path::PathBuf::from(args.get(1).expect("usage: bench_incremental DIR [EDITS]"));
+    let edits: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(21);
+
+    let t0 = Instant::now();
+    let read = |f: &str| std::fs::read_to_string(dir.join(f)).ok().map(|t| (f.to_string(), t));
+    let config = read("streamform.yml");
+    let sources = read("sources.yml");
+    let mut models = Vec::new();
+    read_models(&dir, "models", &mut models);
+    models.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+    let read_time = t0.elapsed();
+
+    let mut db = Database::default();
+    let t1 = Instant::now();
+    let mk = |db: &Database, f: Option<(String, String)>| f.map(|(p, t)| SourceFile::new(db, p, t));
+    let config = mk(&db, config);
+    let sources = mk(&db, sources);
+    let files: Vec<SourceFile> = models.iter().map(|(p, t)| SourceFile::new(&db, p.clone(), t.clone())).collect();
+    let project = Project::new(&db, ".".into(), config, sources, files.clone(), Vec::new());
+    let digest = match manifest(&db, project) {
+        Ok(m) => m.application_digest.clone(),
+        Err(e) => panic!("project does not compile: {e:?}"),
+    };
+    let cold = t1.elapsed();
+    println!("models: {}", files.len());
+    println!("read files: {}", ms(read_time));
+    println!("cold manifest (in process): {}", ms(cold));
+
+    // Edit models spread over the project; alternate between two texts so
+    // every edit really changes something.
+    let mut run = |label: &str, change: &dyn Fn(&str) -> String| {
+        let mut times = Vec::new();
+        for i in 0..edits {
+            let file = files[(i * 7919 + files.len() / 2) % files.len()];
+            let old = file.text(&db).to_string();
+            let new = change(&old);
+            let t = Instant::now();
+            file.set_text(&mut db).to(new);
+            let m = manifest(&db, project).as_ref().map(|m| m.application_digest.len()).unwrap_or(0);
+            times.push(t.elapsed());
+            assert!(m > 0);
+            // Restore (not timed).
+            file.set_text(&mut db).to(old);
+            let _ = manifest(&db, project);
+        }
+        println!("{label}: median {} (min {}, max {}, {} edits)", ms(median(times.clone())), ms(*times.iter().min().unwrap()), ms(*times.iter().max().unwrap()), edits);
+    };
+    run("incremental re-check, whitespace edit", &|t: &str| format!("  {t}\n"));
+    run("incremental re-check, logic edit", &|t: &str| {
+        // Change the WHERE/HAVING constant, or add a filter.
+        if let Some(p) = t.rfind("> ") {
+            format!("{}> 1000{}", &t[..p], &t[p + 2..].trim_start_matches(|c: char| c.is_ascii_digit()))
+        } else {
+            t.to_string()
+        }
+    });
+    let after = manifest(&db, project).as_ref().map(|m| m.application_digest.clone()).unwrap_or_default();
+    assert_eq!(after, digest, "restoring every edit restores the digest");
+}

@@ -1,0 +1,22 @@
+# Streamform tasks. `just` is optional: every recipe is a plain command.
+
+# Run the whole test suite.
+test:
+    cargo test --workspace
+
+# Rewrite every expect!/expect_file! snapshot from the current outputs.
+bless:
+    UPDATE_EXPECT=1 cargo test --workspace
+
+# Cold and incremental timings on synthetic 1k and 10k model projects.
+bench:
+    tools/bench.sh
+
+# Replay the reference corpus (../shared/reference/corpus) against the release binary.
+replay *ARGS:
+    #!/usr/bin/env bash
+    set -euo pipefail
+    corpus="${CORPUS:-../shared/reference/corpus}"
+    if [ ! -f "$corpus/replay.py" ]; then echo "no corpus at $corpus (set CORPUS=DIR)"; exit 0; fi
+    cargo build --release -q -p streamform-cli
+    python3 "$corpus/replay.py" --bin "$PWD/target/release/streamform" {{ARGS}}
