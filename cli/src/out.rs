@@ -19,3 +19,15 @@ pub fn print(s: &str) {
 pub fn eprint(s: &str) {
     let _ = io::stderr().lock().write_all(s.as_bytes());
 }
+
+/// Streams a large document to stdout; a closed pipe ends it quietly.
+pub fn print_with(f: impl FnOnce(&mut dyn Write) -> io::Result<()>) {
+    if CLOSED.load(Ordering::Relaxed) {
+        return;
+    }
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::with_capacity(1 << 16, stdout.lock());
+    if f(&mut out).and_then(|_| out.flush()).is_err() {
+        CLOSED.store(true, Ordering::Relaxed);
+    }
+}

@@ -1,7 +1,10 @@
 //! The plan manifest: every node's identity for the whole application, and
 //! the application digest over it.
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
 
 use crate::db::{Db, ModelName, Project};
 use crate::diagnostic::Diagnostic;
@@ -144,9 +147,89 @@ pub fn model_entry(plan: &ModelPlan) -> ModelEntry {
 
 /// A model's identity: entries with fingerprints and digests.
 #[salsa::tracked(returns(ref))]
-pub fn model_identity<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>) -> Option<ModelSlice> {
+pub fn model_identity<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>) -> Option<Arc<ModelSlice>> {
     let plan = model_plan(db, project, name).as_ref()?;
-    Some(ModelSlice { model: model_entry(plan), nodes: plan.nodes.iter().map(|n| node_entry(&plan.name, n)).collect() })
+    Some(Arc::new(ModelSlice { model: model_entry(plan), nodes: plan.nodes.iter().map(|n| node_entry(&plan.name, n)).collect() }))
+}
+
+/// The application's manifest as computed: each model's slice shared with
+/// [`model_identity`], serialized as a [`Manifest`] document.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AppManifest {
+    pub application_digest: String,
+    pub slices: Vec<Arc<ModelSlice>>,
+}
+
+impl AppManifest {
+    /// An owned document (for comparisons and tests).
+    pub fn to_manifest(&self) -> Manifest {
+        Manifest {
+            manifest_version: MANIFEST_VERSION,
+            application_digest: self.application_digest.clone(),
+            models: self.slices.iter().map(|s| s.model.clone()).collect(),
+            nodes: self.slices.iter().flat_map(|s| s.nodes.iter().cloned()).collect(),
+        }
+    }
+
+    pub fn models(&self) -> impl Iterator<Item = &ModelEntry> {
+        self.slices.iter().map(|s| &s.model)
+    }
+}
+
+/// Serializes in the manifest's key order without copying the entries.
+struct ManifestView<'a> {
+    digest: &'a str,
+    slices: &'a [Arc<ModelSlice>],
+}
+
+impl Serialize for ManifestView<'_> {
+    fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        struct Models<'a>(&'a [Arc<ModelSlice>]);
+        impl Serialize for Models<'_> {
+            fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+                ser.collect_seq(self.0.iter().map(|s| &s.model))
+            }
+        }
+        struct Nodes<'a>(&'a [Arc<ModelSlice>]);
+        impl Serialize for Nodes<'_> {
+            fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+                ser.collect_seq(self.0.iter().flat_map(|s| s.nodes.iter()))
+            }
+        }
+        let mut st = ser.serialize_struct("Manifest", 4)?;
+        st.serialize_field("manifest_version", &MANIFEST_VERSION)?;
+        st.serialize_field("application_digest", self.digest)?;
+        st.serialize_field("models", &Models(self.slices))?;
+        st.serialize_field("nodes", &Nodes(self.slices))?;
+        st.end()
+    }
+}
+
+impl Serialize for AppManifest {
+    fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        ManifestView { digest: &self.application_digest, slices: &self.slices }.serialize(ser)
+    }
+}
+
+/// Feeds serialized bytes into a hasher without building the string.
+struct HashWriter(Sha256);
+
+impl std::io::Write for HashWriter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.update(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+fn digest_of(slices: &[Arc<ModelSlice>]) -> String {
+    let mut w = HashWriter(Sha256::new());
+    serde_json::to_writer(&mut w, &ManifestView { digest: "", slices }).expect("manifests serialize");
+    hex(&w.0.finalize())
 }
 
 /// Why the whole-project manifest cannot be built.
@@ -159,35 +242,41 @@ pub enum ManifestError {
 
 /// The whole application's manifest, models in dependency order.
 #[salsa::tracked(returns(ref))]
-pub fn manifest(db: &dyn Db, project: Project) -> Result<Manifest, ManifestError> {
+pub fn manifest(db: &dyn Db, project: Project) -> Result<AppManifest, ManifestError> {
     let graph = dependency_graph(db, project);
     if let Some(c) = graph.cycles.first() {
         return Err(ManifestError::Cycle(c.clone()));
     }
-    let mut m = Manifest { manifest_version: MANIFEST_VERSION, application_digest: String::new(), models: Vec::new(), nodes: Vec::new() };
+    let mut slices = Vec::with_capacity(graph.order.len());
     for name in &graph.order {
         let key = ModelName::new(db, name.clone());
         match model_identity(db, project, key) {
-            Some(slice) => {
-                m.models.push(slice.model.clone());
-                m.nodes.extend(slice.nodes.iter().cloned());
-            }
+            Some(slice) => slices.push(slice.clone()),
             None => {
                 let error = lower_model(db, project, key).error.clone().unwrap_or_else(|| Diagnostic::error("E0400", format!("model `{name}` could not be planned")));
                 return Err(ManifestError::Model { model: name.clone(), error });
             }
         }
     }
-    // The digest field is still empty here, as the digest's definition wants.
-    m.application_digest = sha256_hex(&serde_json::to_string(&m).expect("manifests serialize"));
-    Ok(m)
+    Ok(AppManifest { application_digest: digest_of(&slices), slices })
 }
 
 /// SHA-256 of the compact JSON of the manifest with the digest field empty.
 pub fn application_digest(m: &Manifest) -> String {
-    let mut copy = m.clone();
-    copy.application_digest = String::new();
-    sha256_hex(&serde_json::to_string(&copy).expect("manifests serialize"))
+    let mut w = HashWriter(Sha256::new());
+    let copy = Manifest { application_digest: String::new(), ..m.clone() };
+    serde_json::to_writer(&mut w, &copy).expect("manifests serialize");
+    hex(&w.0.finalize())
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Writes pretty JSON (2-space indent, trailing newline) to `out`.
+pub fn write_pretty_json<T: Serialize, W: std::io::Write + ?Sized>(value: &T, out: &mut W) -> std::io::Result<()> {
+    serde_json::to_writer_pretty(&mut *out, value).map_err(std::io::Error::other)?;
+    out.write_all(b"\n")
 }
 
 /// The pretty JSON the commands print: 2-space indent, trailing newline.

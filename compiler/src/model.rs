@@ -1,6 +1,7 @@
 //! Per-model queries: parsing, what a model reads, lowering, its contract.
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 use sqlparser::ast::{self as sql, Spanned};
 use sqlparser::tokenizer::Span as SqlSpan;
@@ -246,7 +247,7 @@ fn quote_ident(s: &str) -> String {
 /// A model's lowering result: its plan, or the planning error.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Lowered {
-    pub plan: Option<ModelPlan>,
+    pub plan: Option<Arc<ModelPlan>>,
     pub error: Option<Diagnostic>,
 }
 
@@ -305,7 +306,7 @@ pub fn lower_model<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>)
     let settings: &ModelSettings = model_settings(db, project, name);
     let inputs = DbInputs { db, project };
     match lower::lower_model(n, query, settings, &inputs) {
-        Ok(plan) => Lowered { plan: Some(plan), error: None },
+        Ok(plan) => Lowered { plan: Some(Arc::new(plan)), error: None },
         Err(e) => Lowered { plan: None, error: Some(e.into_diagnostic(&path, file.text(db))) },
     }
 }
@@ -313,7 +314,7 @@ pub fn lower_model<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>)
 /// The plan of a model, span-free: a whitespace edit re-runs parsing and
 /// lowering, but this compares equal and stops invalidation here.
 #[salsa::tracked(returns(ref))]
-pub fn model_plan<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>) -> Option<ModelPlan> {
+pub fn model_plan<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>) -> Option<Arc<ModelPlan>> {
     lower_model(db, project, name).plan.clone()
 }
 

@@ -2,13 +2,13 @@
 
 use streamform::config::LatePolicy;
 use streamform::db::{ModelName, SourceName};
-use streamform::manifest::{manifest, model_identity, to_pretty_json, ManifestError, ModelDocument};
+use streamform::manifest::{manifest, model_identity, to_pretty_json, write_pretty_json, ManifestError, ModelDocument};
 use streamform::model::{lower_model, model_plan, source_input};
 use streamform::project::{model_config, model_names, source_config};
 
 use super::{print_diagnostics_stderr, report_load_errors};
 use crate::load::{load, Loaded};
-use crate::out::{eprint, print};
+use crate::out::{eprint, print, print_with};
 use crate::render::explain::{model_explain, SourceFacts};
 use crate::render::inspect::model_block;
 
@@ -52,9 +52,12 @@ fn whole_manifest_error(loaded: &Loaded, e: &ManifestError) {
 }
 
 pub fn inspect_plan(project: &str, model: Option<&str>, json: bool) -> u8 {
-    let loaded = load(project);
+    let mut loaded = load(project);
     if report_load_errors(&loaded) {
         return 2;
+    }
+    if model.is_none() {
+        super::plan_all(&mut loaded);
     }
     let db = &loaded.db;
     match model {
@@ -73,13 +76,9 @@ pub fn inspect_plan(project: &str, model: Option<&str>, json: bool) -> u8 {
         None => match manifest(db, loaded.project) {
             Ok(m) => {
                 if json {
-                    print(&to_pretty_json(m));
+                    print_with(|out| write_pretty_json(m, out));
                 } else {
-                    let blocks: Vec<String> = m
-                        .models
-                        .iter()
-                        .map(|model| model_block(model_identity(db, loaded.project, ModelName::new(db, model.name.clone())).as_ref().expect("in manifest")))
-                        .collect();
+                    let blocks: Vec<String> = m.slices.iter().map(|s| model_block(s)).collect();
                     let mut out = blocks.join("\n");
                     out.push_str(&format!("\napplication digest={}\n", &m.application_digest[..12]));
                     print(&out);
@@ -108,7 +107,7 @@ pub fn explain(project: &str, model: Option<&str>, json: bool) -> u8 {
             vec![m.to_string()]
         }
         None => match manifest(db, loaded.project) {
-            Ok(m) => m.models.iter().map(|m| m.name.clone()).collect(),
+            Ok(m) => m.models().map(|m| m.name.clone()).collect(),
             Err(e) => {
                 whole_manifest_error(&loaded, e);
                 return 2;

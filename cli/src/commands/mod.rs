@@ -30,3 +30,18 @@ pub fn print_diagnostics_stderr(loaded: &Loaded, diags: &[Diagnostic]) {
         eprint("\n");
     }
 }
+
+/// Plans every model in batches, letting salsa drop the syntax trees of
+/// each batch (parse_model is LRU-bounded, and eviction happens only
+/// between revisions). Large projects then never hold every tree at once.
+pub fn plan_all(loaded: &mut Loaded) {
+    use salsa::Database as _;
+    let order = streamform::graph::dependency_graph(&loaded.db, loaded.project).order.clone();
+    for chunk in order.chunks(256) {
+        for name in chunk {
+            let key = streamform::db::ModelName::new(&loaded.db, name.clone());
+            let _ = streamform::manifest::model_identity(&loaded.db, loaded.project, key);
+        }
+        loaded.db.trigger_lru_eviction();
+    }
+}

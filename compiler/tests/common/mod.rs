@@ -16,7 +16,7 @@ use streamform::db::{ModelName, SourceName};
 use streamform::graph::dependency_graph;
 use streamform::manifest::model_identity;
 use streamform::model::{model_contract, model_reads, source_input};
-use streamform::project::{load_errors, model_names, source_names};
+use streamform::project::{load_errors, model_config_index, model_names, source_names};
 use streamform::db::{Database, Project, SourceFile};
 use streamform::manifest::{manifest, Manifest};
 
@@ -97,7 +97,7 @@ impl Fixture {
 
     pub fn manifest(&self) -> Manifest {
         match manifest(&self.db, self.project) {
-            Ok(m) => m.clone(),
+            Ok(m) => m.to_manifest(),
             Err(e) => panic!("fixture does not compile: {e:?}"),
         }
     }
@@ -112,6 +112,7 @@ impl Fixture {
         let p = self.project;
         let mut learned: Vec<(Vec<String>, String)> = Vec::new();
         let _ = load_errors(db, p);
+        let _ = model_config_index(db, p);
         let models = model_names(db, p).clone();
         let sources = source_names(db, p).clone();
         learned.push((db.take_executed(), "project".into()));
