@@ -4,8 +4,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use streamform::graph_doc::{GraphDocument, GraphModel};
 
-/// The model each model hangs under in the forest: its first source or
-/// model that exists. Models with none are roots listed after the sources.
+/// Where a model hangs in the forest: under every source and model it reads
+/// that exists; a model that reads none of those is a root, listed after
+/// the sources.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Parent<'a> {
     Source(&'a str),
@@ -13,18 +14,22 @@ enum Parent<'a> {
     Root,
 }
 
-fn parent<'a>(doc: &'a GraphDocument, m: &'a GraphModel) -> Parent<'a> {
+fn parents<'a>(doc: &'a GraphDocument, m: &'a GraphModel) -> Vec<Parent<'a>> {
+    let mut out = Vec::new();
     for s in &m.reads.sources {
         if doc.sources.iter().any(|x| &x.name == s) {
-            return Parent::Source(s);
+            out.push(Parent::Source(s));
         }
     }
     for r in &m.reads.models {
-        if r != &m.name && doc.models.iter().any(|x| &x.name == r) {
-            return Parent::Model(r);
+        if doc.models.iter().any(|x| &x.name == r) {
+            out.push(Parent::Model(r));
         }
     }
-    Parent::Root
+    if out.is_empty() {
+        out.push(Parent::Root);
+    }
+    out
 }
 
 struct Row {
@@ -44,21 +49,24 @@ fn with_connector(connector: &str, target: Option<&str>) -> String {
 pub fn graph_text(doc: &GraphDocument) -> String {
     let mut children: BTreeMap<Parent, Vec<&GraphModel>> = BTreeMap::new();
     for m in &doc.models {
-        children.entry(parent(doc, m)).or_default().push(m);
+        for p in parents(doc, m) {
+            children.entry(p).or_default().push(m);
+        }
     }
     let mut rows: Vec<Row> = Vec::new();
-    let mut seen: BTreeSet<&str> = BTreeSet::new();
+    // The models on the path being drawn: a cycle is never followed twice.
+    let mut path: BTreeSet<&str> = BTreeSet::new();
     for s in &doc.sources {
         rows.push(Row { label: s.name.clone(), kind: "source".into(), target: with_connector(s.connector, s.target.as_deref()) });
         let kids = children.get(&Parent::Source(&s.name)).map(Vec::as_slice).unwrap_or(&[]);
-        walk(&children, kids, "", &mut rows, &mut seen);
+        walk(&children, kids, "", &mut rows, &mut path);
     }
     for m in children.get(&Parent::Root).map(Vec::as_slice).unwrap_or(&[]) {
-        if seen.insert(&m.name) {
-            rows.push(model_row(m, String::new()));
-            let kids = children.get(&Parent::Model(&m.name)).map(Vec::as_slice).unwrap_or(&[]);
-            walk(&children, kids, "", &mut rows, &mut seen);
-        }
+        rows.push(model_row(m, String::new()));
+        path.insert(&m.name);
+        let kids = children.get(&Parent::Model(&m.name)).map(Vec::as_slice).unwrap_or(&[]);
+        walk(&children, kids, "", &mut rows, &mut path);
+        path.remove(m.name.as_str());
     }
     let lw = rows.iter().map(|r| r.label.chars().count()).max().unwrap_or(0) + 3;
     let kw = rows.iter().map(|r| r.kind.chars().count()).max().unwrap_or(0) + 3;
@@ -86,18 +94,18 @@ fn walk<'a>(
     kids: &[&'a GraphModel],
     indent: &str,
     rows: &mut Vec<Row>,
-    seen: &mut BTreeSet<&'a str>,
+    path: &mut BTreeSet<&'a str>,
 ) {
     for (i, m) in kids.iter().enumerate() {
-        if !seen.insert(&m.name) {
-            continue;
-        }
         let last = i + 1 == kids.len();
         let branch = if last { "\u{2514}\u{2500} " } else { "\u{251c}\u{2500} " };
         rows.push(model_row(m, format!("{indent}{branch}")));
         let next = format!("{indent}{}", if last { "   " } else { "\u{2502}  " });
-        let grand = children.get(&Parent::Model(&m.name)).map(Vec::as_slice).unwrap_or(&[]);
-        walk(children, grand, &next, rows, seen);
+        if path.insert(&m.name) {
+            let grand = children.get(&Parent::Model(&m.name)).map(Vec::as_slice).unwrap_or(&[]);
+            walk(children, grand, &next, rows, path);
+            path.remove(m.name.as_str());
+        }
     }
 }
 

@@ -1,0 +1,1 @@
+SELECT payment_id, amount FROM source('payments')
