@@ -102,12 +102,11 @@ pub fn model_reads<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>)
 pub fn reaches_cycle<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>) -> bool {
     let mut seen = BTreeSet::new();
     let mut stack = vec![name.text(db).clone()];
-    let names = project::model_names(db, project);
     while let Some(m) = stack.pop() {
         if !seen.insert(m.clone()) {
             return true;
         }
-        if names.binary_search(&m).is_err() {
+        if !project::model_exists(db, project, &m) {
             continue;
         }
         let reads = model_reads(db, project, ModelName::new(db, m.clone()));
@@ -132,7 +131,7 @@ fn reaches_cycle_from(db: &dyn Db, project: Project, start: &str, seen: &BTreeSe
         if !seen.insert(cur.clone()) {
             return true;
         }
-        if project::model_names(db, project).binary_search(&cur).is_err() {
+        if !project::model_exists(db, project, &cur) {
             return false;
         }
         let reads = model_reads(db, project, ModelName::new(db, cur.clone()));
@@ -262,7 +261,7 @@ impl Inputs for DbInputs<'_> {
     }
 
     fn model(&self, name: &str) -> Upstream {
-        if project::model_names(self.db, self.project).binary_search_by(|m| m.as_str().cmp(name)).is_err() {
+        if !project::model_exists(self.db, self.project, name) {
             return Upstream::Missing;
         }
         let m = ModelName::new(self.db, name.to_string());
@@ -344,7 +343,7 @@ pub fn upstream_sources<'db>(db: &'db dyn Db, project: Project, name: ModelName<
             }
         }
         for r in reads.models.iter().rev() {
-            if project::model_names(db, project).binary_search(r).is_ok() {
+            if project::model_exists(db, project, r) {
                 stack.push(r.clone());
             }
         }

@@ -95,8 +95,21 @@ pub fn source_names(db: &dyn Db, project: Project) -> Vec<String> {
     }
 }
 
+/// The file of one model. Adding or removing another model re-runs this
+/// for every model, but the answer stays the same, so nothing downstream
+/// of it re-runs.
+#[salsa::tracked]
+pub fn model_source_file<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>) -> Option<SourceFile> {
+    model_index(db, project).as_ref().ok()?.get(name.text(db)).copied()
+}
+
 pub fn model_file(db: &dyn Db, project: Project, name: &str) -> Option<SourceFile> {
-    model_index(db, project).as_ref().ok()?.get(name).copied()
+    *model_source_file(db, project, ModelName::new(db, name.to_string()))
+}
+
+/// Whether a model of that name exists (see [`model_source_file`]).
+pub fn model_exists(db: &dyn Db, project: Project, name: &str) -> bool {
+    model_file(db, project, name).is_some()
 }
 
 /// Where each model's entry sits in streamform.yml's `models:`.

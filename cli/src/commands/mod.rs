@@ -31,17 +31,26 @@ pub fn print_diagnostics_stderr(loaded: &Loaded, diags: &[Diagnostic]) {
     }
 }
 
-/// Plans every model in batches, letting salsa drop the syntax trees of
-/// each batch (parse_model is LRU-bounded, and eviction happens only
-/// between revisions). Large projects then never hold every tree at once.
+/// Plans every model in batches, on every core, letting salsa drop the
+/// syntax trees of each batch (parse_model is LRU-bounded, and eviction
+/// happens only between revisions): large projects never hold every tree.
 pub fn plan_all(loaded: &mut Loaded) {
     use salsa::Database as _;
     let order = streamform::graph::dependency_graph(&loaded.db, loaded.project).order.clone();
-    for chunk in order.chunks(256) {
-        for name in chunk {
-            let key = streamform::db::ModelName::new(&loaded.db, name.clone());
-            let _ = streamform::manifest::model_identity(&loaded.db, loaded.project, key);
-        }
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
+    let project = loaded.project;
+    for batch in order.chunks(512) {
+        std::thread::scope(|scope| {
+            for part in batch.chunks(batch.len().div_ceil(threads)) {
+                let db = loaded.db.clone();
+                scope.spawn(move || {
+                    for name in part {
+                        let key = streamform::db::ModelName::new(&db, name.clone());
+                        let _ = streamform::manifest::model_identity(&db, project, key);
+                    }
+                });
+            }
+        });
         loaded.db.trigger_lru_eviction();
     }
 }

@@ -118,7 +118,9 @@ pub fn model_checks<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>
     // Planning.
     let lowered = lower_model(db, project, name);
     if let Some(e) = &lowered.error {
-        if !self_ref {
+        // Unknown sources and models, and self references, are reported once,
+        // by the reference checks above, not again as planning errors.
+        if !self_ref && !matches!(e.code, "E0603" | "E0606") {
             out.planning.push(e.clone());
         }
     }

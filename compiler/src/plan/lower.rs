@@ -127,10 +127,13 @@ struct Lowerer<'a> {
     reads_model: Option<String>,
     /// CTEs in scope, innermost last.
     ctes: Vec<(String, &'a sql::Query)>,
+    /// Where the last planned aggregate's GROUP BY (or SELECT) is, for
+    /// errors about the model's key.
+    key_span: Option<SqlSpan>,
 }
 
 pub fn lower_model(model: &str, query: &sql::Query, settings: &ModelSettings, inputs: &dyn Inputs) -> Result<ModelPlan> {
-    let mut l = Lowerer { model, settings, inputs, nodes: Vec::new(), ordinals: [0; 5], reads_model: None, ctes: Vec::new() };
+    let mut l = Lowerer { model, settings, inputs, nodes: Vec::new(), ordinals: [0; 5], reads_model: None, ctes: Vec::new(), key_span: None };
     if let Some(size) = settings.window {
         if size.millis() == 0 {
             return Err(LowerError { code: "E0310", message: format!("model `{model}` declares a window of size 0s; a window needs a positive size"), span: None, help: Some("set `window: {type: tumbling, size: 5m}` with a positive size".into()) });
@@ -140,8 +143,8 @@ pub fn lower_model(model: &str, query: &sql::Query, settings: &ModelSettings, in
         }
     }
     let rel = l.query(query)?;
-    let whole = query.span();
-    l.check_materialization(&rel, whole)?;
+    let span = l.key_span.unwrap_or_else(|| query.span());
+    l.check_materialization(&rel, span)?;
     let sink_def = match &settings.sink {
         Some((c, target)) if !target.is_empty() => format!("{} {} {}", settings.materialized.as_str(), c.as_str(), target),
         Some((c, _)) => format!("{} {}", settings.materialized.as_str(), c.as_str()),
@@ -358,6 +361,10 @@ impl<'a> Lowerer<'a> {
             )
             .help("aggregate the append-only source directly, or aggregate in the upstream model"));
         }
+        self.key_span = Some(match group_by {
+            [] => s.projection.iter().find(|i| select_item_expr(i).is_some_and(contains_aggregate)).map(|i| i.span()).unwrap_or(s.span()),
+            [first, ..] => first.span().union(&group_by[group_by.len() - 1].span()),
+        });
         // A windowed model's aggregate input gains the window bounds.
         let windowed = self.settings.window;
         let base_cols = rel.cols.len();
@@ -1167,7 +1174,7 @@ pub fn plan_check(source: &str, columns: &[Column], text: &str) -> std::result::
         }
     }
     let settings = ModelSettings { materialized: Materialized::Append, key: Vec::new(), key_declared: false, sink: None, retention: None, window: None };
-    let l = Lowerer { model: source, settings: &settings, inputs: &NoInputs, nodes: Vec::new(), ordinals: [0; 5], reads_model: None, ctes: Vec::new() };
+    let l = Lowerer { model: source, settings: &settings, inputs: &NoInputs, nodes: Vec::new(), ordinals: [0; 5], reads_model: None, ctes: Vec::new(), key_span: None };
     let rel = Rel {
         qualifier: source.to_string(),
         cols: columns.iter().map(|c| RelCol { name: c.name.clone(), ty: c.ty }).collect(),
