@@ -11,7 +11,10 @@ use crate::out::{eprint, print};
 use crate::render::check::{self, CheckView, ModelRow};
 
 pub fn run(project: &str, strict: bool, json: bool) -> u8 {
-    let loaded = load(project);
+    let mut loaded = load(project);
+    if all_load_errors(&loaded.db, loaded.project).is_empty() {
+        super::plan_all(&mut loaded, true);
+    }
     let db = &loaded.db;
     let p = loaded.project;
     let load_errors = all_load_errors(db, p);

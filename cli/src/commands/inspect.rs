@@ -57,7 +57,7 @@ pub fn inspect_plan(project: &str, model: Option<&str>, json: bool) -> u8 {
         return 2;
     }
     if model.is_none() {
-        super::plan_all(&mut loaded);
+        super::plan_all(&mut loaded, false);
     }
     let db = &loaded.db;
     match model {

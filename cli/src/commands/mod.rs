@@ -31,10 +31,10 @@ pub fn print_diagnostics_stderr(loaded: &Loaded, diags: &[Diagnostic]) {
     }
 }
 
-/// Plans every model in batches, on every core, letting salsa drop the
+/// Plans (and, for `check`, validates) every model in batches, on every core, letting salsa drop the
 /// syntax trees of each batch (parse_model is LRU-bounded, and eviction
 /// happens only between revisions): large projects never hold every tree.
-pub fn plan_all(loaded: &mut Loaded) {
+pub fn plan_all(loaded: &mut Loaded, with_checks: bool) {
     use salsa::Database as _;
     let order = streamform::graph::dependency_graph(&loaded.db, loaded.project).order.clone();
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
@@ -47,6 +47,9 @@ pub fn plan_all(loaded: &mut Loaded) {
                     for name in part {
                         let key = streamform::db::ModelName::new(&db, name.clone());
                         let _ = streamform::manifest::model_identity(&db, project, key);
+                        if with_checks {
+                            let _ = streamform::check::models::model_checks(&db, project, key);
+                        }
                     }
                 });
             }
