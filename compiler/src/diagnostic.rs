@@ -121,22 +121,29 @@ pub fn did_you_mean<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str
     best.map(|(_, c)| c)
 }
 
+/// Optimal string alignment distance: insertions, deletions, substitutions
+/// and transpositions of neighbours each cost one (`kafak` → `kafka` is 1).
 fn edit_distance(a: &str, b: &str) -> usize {
     let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for i in 1..=a.len() {
-        let mut cur = vec![i; b.len() + 1];
-        for j in 1..=b.len() {
+    let (n, m) = (a.len(), b.len());
+    let mut d = vec![vec![0usize; m + 1]; n + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for j in 0..=m {
+        d[0][j] = j;
+    }
+    for i in 1..=n {
+        for j in 1..=m {
             let cost = usize::from(a[i - 1] != b[j - 1]);
-            cur[j] = (prev[j] + 1).min(cur[j - 1] + 1).min(prev[j - 1] + cost);
+            d[i][j] = (d[i - 1][j] + 1).min(d[i][j - 1] + 1).min(d[i - 1][j - 1] + cost);
             if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                cur[j] = cur[j].min(prev[j - 2 + 1].min(prev[j - 1]) + 1).min(cur[j]);
+                d[i][j] = d[i][j].min(d[i - 2][j - 2] + 1);
             }
         }
-        prev = cur;
     }
-    prev[b.len()]
+    d[n][m]
 }
 
 #[cfg(test)]
@@ -148,6 +155,7 @@ mod tests {
         assert_eq!(did_you_mean("custmer_id", ["order_id", "customer_id"]), Some("customer_id"));
         assert_eq!(did_you_mean("zzz", ["order_id", "customer_id"]), None);
         assert_eq!(did_you_mean("materialised", ["materialized", "key"]), Some("materialized"));
+        assert_eq!(did_you_mean("kafak", ["kafka", "file", "iceberg"]), Some("kafka"));
     }
 
     #[test]

@@ -92,7 +92,11 @@ pub fn parse(text: &str) -> Result<Node, YamlError> {
             message: e.info().to_string(),
             span: marker_span(text, e.marker().index(), e.marker().line(), e.marker().col()),
         })?;
-        let sp = marker_span(text, span.start.index(), span.start.line(), span.start.col());
+        let mut sp = marker_span(text, span.start.index(), span.start.line(), span.start.col());
+        if matches!(event, Event::Scalar(..)) && span.end.line() == span.start.line() {
+            let end = marker_span(text, span.end.index(), span.end.line(), span.end.col());
+            sp.len = end.offset.saturating_sub(sp.offset);
+        }
         let node = match event {
             Event::DocumentStart(_) => {
                 documents += 1;

@@ -233,42 +233,52 @@ fn decode_model(d: &mut Decoder, name: &str, span: Span, node: &yaml::Node) -> O
     }
     let what = format!("models.{name}");
     let f = d.map(node, &what, MODEL_KEYS)?;
+    // Every field is decoded even after an error, so one run reports them all.
     if let Some(v) = f.get("materialized") {
-        m.materialized = d.one_of(v, &format!("{what}.materialized"), &[("append", Materialized::Append), ("upsert", Materialized::Upsert)])?;
+        if let Some(mat) = d.one_of(v, &format!("{what}.materialized"), &[("append", Materialized::Append), ("upsert", Materialized::Upsert)]) {
+            m.materialized = mat;
+        }
     }
     if let Some(v) = f.get("key") {
-        m.key = Some(d.string_list(v, &format!("{what}.key"))?);
+        m.key = d.string_list(v, &format!("{what}.key"));
         m.key_span = Some(v.span);
     }
     if let Some(v) = f.get_some("sink") {
-        m.sink = Some(decode_sink(d, &what, v)?);
+        m.sink = decode_sink(d, &what, v);
     }
     if let Some(v) = f.get_some("retention") {
-        m.retention = Some(d.duration(v, &format!("{what}.retention"))?);
+        m.retention = d.duration(v, &format!("{what}.retention"));
         m.retention_span = Some(v.span);
     }
     if let Some(v) = f.get_some("window") {
-        let ww = format!("{what}.window");
-        let wf = d.map(v, &ww, &["type", "size"])?;
-        let ty = d.required(&wf, "type", &ww);
-        let size = d.required(&wf, "size", &ww);
-        let (ty, size) = (ty?, size?);
-        d.one_of(ty, &format!("{ww}.type"), &[("tumbling", ())])?;
-        m.window = Some(WindowConfig { size: d.duration(size, &format!("{ww}.size"))?, span: v.span });
+        m.window = decode_window(d, &what, v);
     }
     if let Some(v) = f.get_some("renamed_from") {
-        m.renamed_from = Some(d.string(v, &format!("{what}.renamed_from"))?);
+        m.renamed_from = d.string(v, &format!("{what}.renamed_from"));
     }
     if let Some(v) = f.get_some("nodes") {
         for (hint, k, hv) in d.named_map(v, &format!("{what}.nodes")) {
             let hw = format!("{what}.nodes.{hint}");
-            let hf = d.map(hv, &hw, &["was"])?;
-            let was = d.required(&hf, "was", &hw)?;
-            let was = d.string(was, &format!("{hw}.was"))?;
-            m.nodes.push(NodeHint { node: hint, was, span: k.span });
+            let Some(hf) = d.map(hv, &hw, &["was"]) else { continue };
+            let Some(was) = d.required(&hf, "was", &hw) else { continue };
+            if let Some(was) = d.string(was, &format!("{hw}.was")) {
+                m.nodes.push(NodeHint { node: hint, was, span: k.span });
+            }
         }
     }
     Some(m)
+}
+
+fn decode_window(d: &mut Decoder, model: &str, v: &yaml::Node) -> Option<WindowConfig> {
+    let ww = format!("{model}.window");
+    let wf = d.map(v, &ww, &["type", "size"])?;
+    let ty = d.required(&wf, "type", &ww);
+    let size = d.required(&wf, "size", &ww);
+    let (ty, size) = (ty?, size?);
+    let ok = d.one_of(ty, &format!("{ww}.type"), &[("tumbling", ())]);
+    let size = d.duration(size, &format!("{ww}.size"));
+    ok?;
+    Some(WindowConfig { size: size?, span: v.span })
 }
 
 fn decode_sink(d: &mut Decoder, model: &str, node: &yaml::Node) -> Option<SinkConfig> {
