@@ -26,10 +26,6 @@ impl<'n> Fields<'n> {
         self.get(key).filter(|v| v.value != Value::Null)
     }
 
-    pub fn key_span(&self, key: &str) -> Option<Span> {
-        self.pairs.iter().find(|(k, _)| k.as_str() == Some(key)).map(|(k, _)| k.span)
-    }
-
     pub fn entries(&self) -> &'n [(Node, Node)] {
         self.pairs
     }

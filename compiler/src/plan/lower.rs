@@ -116,6 +116,9 @@ struct Rel {
     changelog: Changelog,
     bounded: bool,
     time: Option<String>,
+    /// Read straight from source() or ref() in a windowed model: the
+    /// aggregate over it may group by `window_start` and `window_end`.
+    windowable: bool,
 }
 
 struct Lowerer<'a> {
@@ -349,7 +352,7 @@ impl<'a> Lowerer<'a> {
         let cols = schema.iter().map(|c| RelCol { name: c.name.clone(), ty: c.ty }).collect();
         let items = items.into_iter().map(|(e, n, _)| (e, n)).collect();
         let id = self.push(Operator::Project, &rel, def, schema, rel.changelog.clone(), None, time.clone(), NodeKind::Project { items });
-        Ok(Rel { qualifier: rel.qualifier, cols, input_id: id, changelog: rel.changelog, bounded: rel.bounded, time })
+        Ok(Rel { qualifier: rel.qualifier, cols, input_id: id, changelog: rel.changelog, bounded: rel.bounded, time, windowable: false })
     }
 
     fn aggregate_select(&mut self, s: &'a sql::Select, mut rel: Rel, group_by: &'a [sql::Expr]) -> Result<Rel> {
@@ -366,7 +369,8 @@ impl<'a> Lowerer<'a> {
             [first, ..] => first.span().union(&group_by[group_by.len() - 1].span()),
         });
         // A windowed model's aggregate input gains the window bounds.
-        let windowed = self.settings.window;
+        let windowed = self.settings.window.filter(|_| rel.windowable);
+        rel.windowable = false;
         let base_cols = rel.cols.len();
         if windowed.is_some() {
             for name in ["window_start", "window_end"] {
@@ -495,6 +499,7 @@ impl<'a> Lowerer<'a> {
             changelog,
             bounded: rel.bounded,
             time: None,
+            windowable: false,
         };
         let grouping = Grouping { input: &rel, keys: &group_keys, calls: &calls };
 
@@ -691,7 +696,15 @@ impl<'a> Lowerer<'a> {
             return Err(LowerError::new("E0604", format!("model `{}` reads source('{name}'), whose contracts do not compile", self.model), span)
                 .help(format!("fix the contracts of `{name}` in sources.yml")));
         }
-        let root = Rel { qualifier: String::new(), cols: Vec::new(), input_id: String::new(), changelog: Changelog::Append, bounded: src.connector == Connector::File, time: None };
+        let root = Rel {
+            qualifier: String::new(),
+            cols: Vec::new(),
+            input_id: String::new(),
+            changelog: Changelog::Append,
+            bounded: src.connector == Connector::File,
+            time: None,
+            windowable: false,
+        };
         let schema = src.columns.clone();
         let id = self.push(
             Operator::Source,
@@ -710,6 +723,7 @@ impl<'a> Lowerer<'a> {
             changelog: Changelog::Append,
             bounded: root.bounded,
             time: src.time,
+            windowable: self.settings.window.is_some(),
         })
     }
 
@@ -727,6 +741,7 @@ impl<'a> Lowerer<'a> {
                     changelog: up.changelog,
                     bounded: up.bounded,
                     time: up.time,
+                    windowable: self.settings.window.is_some(),
                 })
             }
             Upstream::Missing => {
@@ -904,6 +919,12 @@ impl<'a> Lowerer<'a> {
         match (found, &qualifier) {
             (Some(i), None) => Ok(Expr::Column { index: i, name, ty: rel.cols[i].ty }),
             (Some(i), Some(q)) if *q == rel.qualifier => Ok(Expr::Column { index: i, name, ty: rel.cols[i].ty }),
+            (None, _) if rel.windowable && (name == "window_start" || name == "window_end") => Err(LowerError::new(
+                "E0510",
+                format!("model `{}` uses `{name}` before the aggregate", self.model),
+                span,
+            )
+            .help("a window's bounds exist for the aggregate's GROUP BY and what is above it, not for WHERE or a projection below it")),
             _ => {
                 let shown = match &qualifier {
                     Some(q) => format!("{q}.{name}"),
@@ -1124,10 +1145,8 @@ fn display_name(e: &sql::Expr, qualifier: &str) -> String {
         }
         sql::Expr::IsNull(x) => format!("{} IS NULL", display_name(x, qualifier)),
         sql::Expr::IsNotNull(x) => format!("{} IS NOT NULL", display_name(x, qualifier)),
-        sql::Expr::Cast { expr, data_type, .. } => {
-            let t = cast_type(data_type).map(|t| t.arrow_name()).unwrap_or_else(|| data_type.to_string());
-            format!("CAST({} AS {t})", display_name(expr, qualifier))
-        }
+        // A cast keeps the name of what it casts.
+        sql::Expr::Cast { expr, .. } => display_name(expr, qualifier),
         sql::Expr::Function(f) => {
             let name = object_name(&f.name).to_lowercase();
             let args = match &f.args {
@@ -1182,6 +1201,7 @@ pub fn plan_check(source: &str, columns: &[Column], text: &str) -> std::result::
         changelog: Changelog::Append,
         bounded: false,
         time: None,
+        windowable: false,
     };
     let planned = l.expr(&e, &rel, None).map_err(|e| e.message.replace(&format!("model `{source}` "), ""))?;
     match planned.ty() {
