@@ -215,6 +215,10 @@ pub struct AggCall {
     pub arg: Option<Expr>,
     pub name: String,
     pub ty: DataType,
+    /// What makes two calls one accumulator: the call as written, up to
+    /// case and qualifiers. `count(1)` and `count(*)` are both named
+    /// `count(*)` but are two accumulators, as in the original.
+    pub identity: String,
 }
 
 impl AggCall {

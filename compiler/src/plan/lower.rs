@@ -542,7 +542,7 @@ impl<'a> Lowerer<'a> {
             let name = object_name(&f.name).to_lowercase();
             if let Some(func) = AggFunc::parse(&name) {
                 let call = self.aggregate_call(func, f, rel)?;
-                if !calls.iter().any(|c| c.name == call.name) {
+                if !calls.iter().any(|c| c.identity == call.identity) {
                     calls.push(call);
                 }
                 return Ok(());
@@ -589,7 +589,8 @@ impl<'a> Lowerer<'a> {
             LowerError::new("E0503", format!("model `{}` cannot compute {}: {why}", self.model, AggCall::render(func, arg.as_ref())), span)
                 .help("cast the argument to a number, or use count(), min() or max()")
         })?;
-        Ok(AggCall { func, name: AggCall::render(func, arg.as_ref()), arg, ty })
+        let identity = display_name(&sql::Expr::Function(f.clone()), &rel.qualifier);
+        Ok(AggCall { func, name: AggCall::render(func, arg.as_ref()), arg, ty, identity })
     }
 
     fn require_boolean(&self, e: &Expr, ast: &sql::Expr, clause: &str) -> Result<()> {
@@ -880,7 +881,8 @@ impl<'a> Lowerer<'a> {
                 let name = object_name(&f.name).to_lowercase();
                 if let Some(func) = AggFunc::parse(&name) {
                     let call = self.aggregate_call(func, f, g.input)?;
-                    let idx = out.cols.iter().position(|c| c.name == call.name).expect("collected before");
+                    let pos = g.calls.iter().position(|c| c.identity == call.identity).expect("collected before");
+                    let idx = out.cols.len() - g.calls.len() + pos;
                     return Ok(Some(Expr::Column { index: idx, name: call.name, ty: call.ty }));
                 }
                 Ok(None)
@@ -984,7 +986,6 @@ impl<'a> Lowerer<'a> {
 struct Grouping<'r> {
     input: &'r Rel,
     keys: &'r [usize],
-    #[allow(dead_code)]
     calls: &'r [AggCall],
 }
 
