@@ -23,6 +23,11 @@ pub enum Unsupported {
     Utf8View,
     Float32,
     Null,
+    Int8,
+    Int16,
+    Date32,
+    /// `timestamp - timestamp`.
+    DurationMs,
 }
 
 impl Unsupported {
@@ -31,6 +36,10 @@ impl Unsupported {
             Unsupported::Utf8View => "Utf8View",
             Unsupported::Float32 => "Float32",
             Unsupported::Null => "Null",
+            Unsupported::Int8 => "Int8",
+            Unsupported::Int16 => "Int16",
+            Unsupported::Date32 => "Date32",
+            Unsupported::DurationMs => "Duration(ms)",
         }
     }
 }

@@ -244,6 +244,7 @@ pub fn arithmetic_type(op: BinOp, l: DataType, r: DataType) -> Result<DataType, 
         (Int32, Int32) => Ok(Int32),
         (Int32 | Int64, Int32 | Int64) => Ok(Int64),
         (Float64, t) | (t, Float64) if t.is_numeric() => Ok(Float64),
+        (Timestamp, Timestamp) if op == BinOp::Minus => Ok(Unsupported(crate::types::Unsupported::DurationMs)),
         (Decimal(..), _) | (_, Decimal(..)) if l.is_numeric() && r.is_numeric() => {
             let ((p1, s1), (p2, s2)) = (as_decimal(l).unwrap(), as_decimal(r).unwrap());
             let (p1, s1, p2, s2) = (p1 as u32, s1 as u32, p2 as u32, s2 as u32);

@@ -129,7 +129,7 @@ struct Lowerer<'a> {
     ordinals: [u32; 5],
     reads_model: Option<String>,
     /// CTEs in scope, innermost last.
-    ctes: Vec<(String, &'a sql::Query)>,
+    ctes: Vec<(String, &'a sql::Cte)>,
     /// Where the last planned aggregate's GROUP BY (or SELECT) is, for
     /// errors about the model's key.
     key_span: Option<SqlSpan>,
@@ -211,8 +211,14 @@ impl<'a> Lowerer<'a> {
             if with.recursive {
                 return Err(unsupported(self.model, "WITH RECURSIVE", with.span()));
             }
-            for cte in &with.cte_tables {
-                self.ctes.push((ident_name(&cte.alias.name), &cte.query));
+            for (i, cte) in with.cte_tables.iter().enumerate() {
+                let name = ident_name(&cte.alias.name);
+                if with.cte_tables[..i].iter().any(|c| ident_name(&c.alias.name) == name) {
+                    self.ctes.truncate(scope);
+                    return Err(LowerError::new("E0511", format!("model `{}` defines the WITH query `{name}` twice", self.model), cte.alias.name.span)
+                        .help("give each WITH query its own name"));
+                }
+                self.ctes.push((ident_name(&cte.alias.name), cte));
             }
         }
         let rel = self.set_expr(&q.body);
@@ -576,7 +582,8 @@ impl<'a> Lowerer<'a> {
         }
         let arg = match &list.args[0] {
             sql::FunctionArg::Unnamed(sql::FunctionArgExpr::Wildcard) if func == AggFunc::Count => None,
-            sql::FunctionArg::Unnamed(sql::FunctionArgExpr::Expr(sql::Expr::Value(v))) if func == AggFunc::Count && !matches!(v.value, sql::Value::Null) => None,
+            // count(1), count('x'), even count(NULL): the original counts rows.
+            sql::FunctionArg::Unnamed(sql::FunctionArgExpr::Expr(sql::Expr::Value(_))) if func == AggFunc::Count => None,
             sql::FunctionArg::Unnamed(sql::FunctionArgExpr::Expr(e)) => {
                 if contains_aggregate(e) {
                     return Err(unsupported(self.model, "an aggregate inside an aggregate", e.span()));
@@ -628,12 +635,12 @@ impl<'a> Lowerer<'a> {
                     let key = ident_name(name.0.last().and_then(|p| p.as_ident()).expect("table names have a part"));
                     if name.0.len() == 1 {
                         if let Some(pos) = self.ctes.iter().rposition(|(n, _)| *n == key) {
-                            let (_, q) = self.ctes[pos];
+                            let (_, cte) = self.ctes[pos];
                             // A CTE sees only the CTEs defined before it.
                             let saved = self.ctes.split_off(pos);
-                            let r = self.query(q);
+                            let r = self.query(&cte.query);
                             self.ctes.extend(saved);
-                            let mut rel = r?;
+                            let mut rel = self.rename_columns(r?, &cte.alias)?;
                             rel.qualifier = alias_name.unwrap_or(key);
                             return Ok(rel);
                         }
@@ -656,12 +663,37 @@ impl<'a> Lowerer<'a> {
                 }
                 let mut rel = self.query(subquery)?;
                 if let Some(a) = alias {
+                    rel = self.rename_columns(rel, a)?;
                     rel.qualifier = ident_name(&a.name);
                 }
                 Ok(rel)
             }
             other => Err(unsupported(self.model, "this kind of FROM item", other.span()).help("read with source('name') or ref('name')")),
         }
+    }
+
+    /// `WITH a(x, y) AS (...)` and `(...) AS t(x, y)` rename the columns,
+    /// with a projection of their own.
+    fn rename_columns(&mut self, rel: Rel, alias: &sql::TableAlias) -> Result<Rel> {
+        if alias.columns.is_empty() {
+            return Ok(rel);
+        }
+        if alias.columns.len() != rel.cols.len() {
+            return Err(LowerError::new(
+                "E0512",
+                format!("model `{}` names {} columns for `{}`, which has {}", self.model, alias.columns.len(), ident_name(&alias.name), rel.cols.len()),
+                alias.name.span,
+            )
+            .help(format!("name every column: {}", rel.cols.iter().map(|c| c.name.as_str()).collect::<Vec<_>>().join(", "))));
+        }
+        let items = rel
+            .cols
+            .iter()
+            .zip(&alias.columns)
+            .enumerate()
+            .map(|(i, (c, new))| (Expr::Column { index: i, name: c.name.clone(), ty: c.ty }, ident_name(&new.name), new.name.span))
+            .collect();
+        self.project(rel, items)
     }
 
     fn bad_reference(&self, kind: &str, span: SqlSpan) -> LowerError {
@@ -775,13 +807,22 @@ impl<'a> Lowerer<'a> {
             sql::Expr::Identifier(id) => self.column(&[id.clone()], rel, grouping, e.span())?,
             sql::Expr::CompoundIdentifier(parts) => self.column(parts, rel, grouping, e.span())?,
             sql::Expr::Nested(inner) => self.expr(inner, rel, grouping)?,
-            sql::Expr::Value(v) => Expr::Literal(literal(&v.value).ok_or_else(|| unsupported(model, format_args!("the literal {}", v.value), e.span()))?),
+            sql::Expr::Value(v) => {
+                if let sql::Value::Number(n, _) = &v.value {
+                    if n.bytes().all(|b| b.is_ascii_digit()) && n.parse::<i64>().is_err() {
+                        return Err(unsupported(model, format_args!("the integer {n}, beyond int64"), e.span())
+                            .help("integers range from -9223372036854775808 to 9223372036854775807; write a decimal literal (with a `.`) for a float64"));
+                    }
+                }
+                Expr::Literal(literal(&v.value).ok_or_else(|| unsupported(model, format_args!("the literal {}", v.value), e.span()))?)
+            }
             sql::Expr::UnaryOp { op, expr } => match (op, expr.as_ref()) {
                 (sql::UnaryOperator::Minus, sql::Expr::Value(v)) if matches!(v.value, sql::Value::Number(..)) => match literal(&v.value) {
                     Some(Literal::Int(i)) => Expr::Literal(Literal::Int(-i)),
                     Some(Literal::Float(f)) => Expr::Literal(Literal::Float(-f)),
                     _ => unreachable!(),
                 },
+                (sql::UnaryOperator::Plus, inner) => self.expr(inner, rel, grouping)?,
                 (sql::UnaryOperator::Not, inner) => {
                     let x = self.expr(inner, rel, grouping)?;
                     if !matches!(x.ty(), DataType::Boolean | DataType::Unsupported(Unsupported::Null)) {
@@ -1106,6 +1147,9 @@ fn cast_type(t: &sql::DataType) -> Option<DataType> {
         D::BigInt(_) | D::Int64 => DataType::Int64,
         D::Double(_) | D::DoublePrecision | D::Float64 => DataType::Float64,
         D::Float(_) | D::Real => DataType::Unsupported(Unsupported::Float32),
+        D::SmallInt(_) => DataType::Unsupported(Unsupported::Int16),
+        D::TinyInt(_) => DataType::Unsupported(Unsupported::Int8),
+        D::Date => DataType::Unsupported(Unsupported::Date32),
         D::Decimal(info) | D::Numeric(info) => match info {
             sql::ExactNumberInfo::None => DataType::Decimal(38, 10),
             sql::ExactNumberInfo::Precision(p) if (1..=38).contains(p) => DataType::Decimal(*p as u8, 0),
