@@ -146,6 +146,10 @@ pub fn lower_model(model: &str, query: &sql::Query, settings: &ModelSettings, in
         }
     }
     let rel = l.query(query)?;
+    if settings.window.is_some() && !l.nodes.iter().any(|n| n.operator == Operator::Aggregate) {
+        return Err(LowerError::new("E0312", format!("model `{model}` declares a window but has no aggregate to cut into windows"), query.span())
+            .help("group by `window_start` and `window_end` (and any key), or remove `window` from the model"));
+    }
     let span = l.key_span.unwrap_or_else(|| query.span());
     l.check_materialization(&rel, span)?;
     let sink_def = match &settings.sink {
