@@ -12,7 +12,7 @@ use std::io::ErrorKind;
 use std::time::{Duration, Instant};
 
 use camino::{Utf8Path, Utf8PathBuf};
-use salsa::Setter;
+use salsa::{Durability, Setter};
 use streamform::project::{CONFIG_FILE, SOURCES_FILE};
 use streamform::{Database, Project, SourceFile};
 
@@ -111,7 +111,7 @@ impl Files {
         let s = scan(Utf8Path::new(root));
         let mut entries = BTreeMap::new();
         let mut mk = |f: (String, String)| {
-            let file = SourceFile::new(db, f.0.clone(), f.1);
+            let file = SourceFile::builder(f.0.clone(), f.1).durability(initial_durability(&f.0)).new(db);
             entries.insert(f.0, Entry { file, present: true });
             file
         };
@@ -119,7 +119,7 @@ impl Files {
         let sources = s.sources.map(&mut mk);
         let models = s.models.into_iter().map(&mut mk).collect();
         let fixtures = s.fixtures.into_iter().map(&mut mk).collect();
-        let project = Project::new(db, root.to_string(), config, sources, models, fixtures);
+        let project = Project::builder(root.to_string(), config, sources, models, fixtures).durability(Durability::HIGH).new(db);
         Files { root: Utf8PathBuf::from(root), project, entries, unreadable: BTreeMap::new() }
     }
 
@@ -197,7 +197,7 @@ impl Files {
                             let was_present = e.present;
                             let differs = e.file.text(db) != text;
                             if differs {
-                                e.file.set_text(db).to(text);
+                                e.file.set_text(db).with_durability(edited_durability(&p)).to(text);
                             }
                             if !was_present {
                                 e.present = true;
@@ -208,7 +208,7 @@ impl Files {
                             }
                         }
                         None => {
-                            let file = SourceFile::new(db, p.clone(), text);
+                            let file = SourceFile::builder(p.clone(), text).durability(edited_durability(&p)).new(db);
                             self.entries.insert(p.clone(), Entry { file, present: true });
                             structural = true;
                             changes.push(FileChange { path: p, kind: ChangeKind::Added });
@@ -286,6 +286,27 @@ impl Files {
         if p.fixture_files(db) != &fixtures {
             p.set_fixture_files(db).to(fixtures);
         }
+    }
+}
+
+/// Durability is how salsa avoids re-verifying a 10,000-model graph after
+/// every keystroke: a query that reads only inputs more durable than the
+/// one that changed is known valid without walking its dependencies.
+/// Configuration and the file lists are HIGH. Model and fixture files start
+/// MEDIUM; a file once edited becomes LOW, so later edits to it re-verify
+/// only the queries that read it (the first edit of a file still reports a
+/// MEDIUM change: salsa invalidates by the durability the input had).
+fn initial_durability(path: &str) -> Durability {
+    match classify(path) {
+        Some(Kind::Config | Kind::Sources) => Durability::HIGH,
+        _ => Durability::MEDIUM,
+    }
+}
+
+fn edited_durability(path: &str) -> Durability {
+    match classify(path) {
+        Some(Kind::Config | Kind::Sources) => Durability::HIGH,
+        _ => Durability::LOW,
     }
 }
 

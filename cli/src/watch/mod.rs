@@ -131,9 +131,16 @@ pub fn run(project: &str, opts: Options) -> u8 {
             return 2;
         }
     };
-    let mut session = Session::new(Database::default(), project, opts.test);
+    // STREAMFORM_WATCH_TRACE=1: after each revision, stderr gets the queries
+    // salsa executed, counted by query (for finding incrementality gaps).
+    let trace = std::env::var_os("STREAMFORM_WATCH_TRACE").is_some_and(|v| v != "0");
+    let db = if trace { Database::with_execution_log() } else { Database::default() };
+    let mut session = Session::new(db, project, opts.test);
     let first = session.initial();
     emit(&opts, &first, true);
+    if trace {
+        trace_executed(&session.db);
+    }
     if opts.test && fixtures::runner().is_none() {
         eprint("note: --test: this build has no simulator yet; watch lists the fixtures it would rerun\n");
     }
@@ -151,5 +158,17 @@ pub fn run(project: &str, opts: Options) -> u8 {
         if let Some(step) = session.step(&batch) {
             emit(&opts, &step, false);
         }
+        if trace {
+            trace_executed(&session.db);
+        }
     }
+}
+
+fn trace_executed(db: &Database) {
+    let mut counts: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
+    for q in db.take_executed() {
+        *counts.entry(q.split('(').next().unwrap_or(&q).to_string()).or_default() += 1;
+    }
+    let parts: Vec<String> = counts.iter().map(|(q, n)| format!("{q} x{n}")).collect();
+    eprint(&format!("trace: executed {}\n", parts.join(", ")));
 }

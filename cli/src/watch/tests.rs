@@ -148,6 +148,18 @@ impl Labelled {
         names.join("\n")
     }
 
+    /// Edits a file once and back, so its input is LOW durability as it is
+    /// for a file being worked on (see `first_edit_of_a_file` for why the
+    /// first edit does more).
+    fn prime(&mut self, project: &TempProject, path: &str) {
+        let text = std::fs::read_to_string(project.dir.join(path)).expect("read");
+        project.write(path, &format!("{text}\n"));
+        self.step(&[path]).expect("primed");
+        project.write(path, &text);
+        self.step(&[path]).expect("restored");
+        self.session.db.take_executed();
+    }
+
     fn step(&mut self, paths: &[&str]) -> Option<super::Step> {
         self.session.step(&batch(paths))
     }
@@ -169,6 +181,7 @@ fn printed(step: &super::Step) -> Vec<(String, ModelStatus)> {
 fn logic_edit_reruns_only_the_edited_model() {
     let p = TempProject::new(SHOP);
     let mut l = Labelled::new(&p);
+    l.prime(&p, "models/a.sql");
     p.edit("models/a.sql", "amount > 0", "amount > 5");
     let step = l.step(&["models/a.sql"]).expect("a changed");
     assert_eq!(printed(&step), [("a".to_string(), ModelStatus::Changed)]);
@@ -190,6 +203,7 @@ fn logic_edit_reruns_only_the_edited_model() {
 fn contract_edit_reruns_its_readers_too() {
     let p = TempProject::new(SHOP);
     let mut l = Labelled::new(&p);
+    l.prime(&p, "models/a.sql");
     p.edit("models/a.sql", "SUM(amount) AS total", "SUM(amount) AS total, COUNT(*) AS n");
     let step = l.step(&["models/a.sql"]).expect("a changed");
     // b reads a: its plan's input schema changed, so its block reprints.
@@ -216,6 +230,7 @@ fn contract_edit_reruns_its_readers_too() {
 fn whitespace_edit_prints_no_block_and_recomputes_no_identity() {
     let p = TempProject::new(SHOP);
     let mut l = Labelled::new(&p);
+    l.prime(&p, "models/a.sql");
     p.edit("models/a.sql", "SELECT customer_id, SUM(amount) AS total\n", "SELECT   customer_id,\n       SUM(amount)   AS total\n\n");
     let step = l.step(&["models/a.sql"]).expect("the text changed");
     assert!(step.delta.models.is_empty());
@@ -308,4 +323,38 @@ fn an_unreadable_file_keeps_its_last_text_until_it_reads_again() {
     let step = l.session.step(&Batch::default()).expect("a changed");
     assert_eq!(printed(&step), [("a".to_string(), ModelStatus::Changed)]);
     assert!(l.session.retry_at().is_none());
+}
+
+/// The first edit of a file does more than later ones: the file's input
+/// goes from MEDIUM to LOW durability (so later edits skip re-verifying
+/// every other model), and salsa does not backdate a result whose
+/// durability dropped, so what reads `a` re-runs once even when equal.
+#[test]
+fn first_edit_of_a_file() {
+    let p = TempProject::new(SHOP);
+    let mut l = Labelled::new(&p);
+    p.edit("models/a.sql", "amount > 0", "amount > 5");
+    let step = l.step(&["models/a.sql"]).expect("a changed");
+    assert_eq!(printed(&step), [("a".to_string(), ModelStatus::Changed)]);
+    let executed = l.executed();
+    assert_only(&executed, &["a", "b"]);
+    expect![[r#"
+        check_report(project)
+        dependency_graph(project)
+        lower_model(a)
+        lower_model(b)
+        manifest(project)
+        model_checks(a)
+        model_checks(b)
+        model_contract(a)
+        model_identity(a)
+        model_identity(b)
+        model_plan(a)
+        model_plan(b)
+        model_reads(a)
+        parse_model(a)
+        reaches_cycle(a)
+        reaches_cycle(b)
+        upstream_sources(a)
+        upstream_sources(b)"#]].assert_eq(&executed);
 }

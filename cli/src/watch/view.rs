@@ -118,6 +118,24 @@ impl View {
         }
     }
 
+    /// Records a model's identity; queues its block when its text changed.
+    fn print(&mut self, name: &str, slice: &Arc<ModelSlice>, is_new: bool, delta: &mut Delta) {
+        let status = if is_new { ModelStatus::Added } else { ModelStatus::Changed };
+        match self.printed.get_mut(name) {
+            Some(old) if Arc::ptr_eq(&old.slice, slice) => {}
+            Some(old) if *old.slice == **slice => old.slice = slice.clone(),
+            old => {
+                let block: Arc<str> = model_block(slice).into();
+                let same_text = old.as_ref().is_some_and(|o| o.block == block);
+                let printed = Printed { slice: slice.clone(), block };
+                self.printed.insert(name.to_string(), printed.clone());
+                if !same_text {
+                    delta.models.push(ModelChange { name: name.to_string(), status, printed: Some(printed) });
+                }
+            }
+        }
+    }
+
     /// Brings the view up to date with the database. `touched` are the
     /// paths whose text changed: their diagnostics are re-rendered even
     /// when equal as data (the quoted source line may differ).
@@ -140,7 +158,19 @@ impl View {
             let order = &dependency_graph(db, p).order;
             let mut seen: HashSet<&str> = HashSet::with_capacity(names.len());
             let mut failed_now: Vec<&String> = Vec::new();
-            // Plan order first, then models in or behind a cycle (no plan).
+            // When the whole manifest builds, its slices are every model's
+            // identity in plan order: no per-model lookups needed.
+            let whole = manifest(db, p).as_ref().ok().filter(|_| self.plans.is_none());
+            if let Some(m) = whole {
+                for slice in &m.slices {
+                    let name = &slice.model.name;
+                    seen.insert(name);
+                    let is_new = self.names.binary_search(name).is_err();
+                    self.failed.remove(name);
+                    self.print(name, slice, is_new, &mut delta);
+                }
+            }
+            // Otherwise plan order first, then models in or behind a cycle (no plan).
             for name in order.iter().chain(names.iter()) {
                 if !seen.insert(name) {
                     continue;
@@ -163,22 +193,7 @@ impl View {
                 match model_identity(db, p, key) {
                     Some(slice) => {
                         self.failed.remove(name);
-                        let status = if is_new { ModelStatus::Added } else { ModelStatus::Changed };
-                        match self.printed.get(name) {
-                            Some(old) if Arc::ptr_eq(&old.slice, slice) => {}
-                            Some(old) if *old.slice == **slice => {
-                                self.printed.insert(name.clone(), Printed { slice: slice.clone(), block: old.block.clone() });
-                            }
-                            old => {
-                                let block: Arc<str> = model_block(slice).into();
-                                let same_text = old.is_some_and(|o| o.block == block);
-                                let printed = Printed { slice: slice.clone(), block };
-                                self.printed.insert(name.clone(), printed.clone());
-                                if !same_text {
-                                    delta.models.push(ModelChange { name: name.clone(), status, printed: Some(printed) });
-                                }
-                            }
-                        }
+                        self.print(name, slice, is_new, &mut delta);
                     }
                     None => {
                         self.printed.remove(name);
