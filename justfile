@@ -20,3 +20,7 @@ replay *ARGS:
     if [ ! -f "$corpus/replay.py" ]; then echo "no corpus at $corpus (set CORPUS=DIR)"; exit 0; fi
     cargo build --release -q -p streamform-cli
     python3 "$corpus/replay.py" --bin "$PWD/target/release/streamform" {{ARGS}}
+
+# Watch latency on a 10,000-model project: file write to end of reprint.
+bench-watch:
+    tools/bench_watch.sh

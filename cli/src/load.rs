@@ -35,7 +35,7 @@ fn walk(root: &Utf8Path, rel: &Utf8Path, ext: &str, out: &mut Vec<(String, Strin
     }
 }
 
-fn collect(root: &Utf8Path, rel: &Utf8Path, ext: &str, out: &mut Vec<Utf8PathBuf>) {
+pub(crate) fn collect(root: &Utf8Path, rel: &Utf8Path, ext: &str, out: &mut Vec<Utf8PathBuf>) {
     let Ok(entries) = root.join(rel).read_dir_utf8() else { return };
     for e in entries.flatten() {
         let p = rel.join(e.file_name());

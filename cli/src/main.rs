@@ -4,6 +4,7 @@ mod commands;
 mod load;
 mod out;
 mod render;
+mod watch;
 
 use std::process::ExitCode;
 
@@ -71,6 +72,20 @@ enum Command {
         #[arg(long)]
         version: Option<u32>,
     },
+    /// Compile, print every model's plan identity, then reprint only what changes as files are edited
+    Watch {
+        #[arg(long, default_value = ".")]
+        project: String,
+        /// Rerun the fixtures of models whose plan changed
+        #[arg(long)]
+        test: bool,
+        /// Print one JSON event per change (for editor integrations)
+        #[arg(long)]
+        json: bool,
+        /// Quiet period that ends a burst of file events, in milliseconds (at most 50)
+        #[arg(long, default_value_t = watch::DEFAULT_DEBOUNCE_MS, value_parser = clap::value_parser!(u64).range(0..=watch::MAX_DEBOUNCE_MS))]
+        debounce_ms: u64,
+    },
     /// Create a small working project
     Init {
         /// Where to create it (default: the current directory)
@@ -86,6 +101,9 @@ fn main() -> ExitCode {
         Command::Explain { model, project, json } => commands::inspect::explain(&project, model.as_deref(), json),
         Command::Graph { project, format, json } => commands::graph::run(&project, format, json),
         Command::Schema { doc, list, version } => commands::schema::run(doc.as_deref(), list, version),
+        Command::Watch { project, test, json, debounce_ms } => {
+            watch::run(&project, watch::Options { json, test, debounce: std::time::Duration::from_millis(debounce_ms) })
+        }
         Command::Init { dir } => commands::init::run(dir.as_deref().unwrap_or(".")),
     };
     ExitCode::from(code)

@@ -31,3 +31,8 @@ pub fn print_with(f: impl FnOnce(&mut dyn Write) -> io::Result<()>) {
         CLOSED.store(true, Ordering::Relaxed);
     }
 }
+
+/// True once stdout's reader has gone away (`watch` then stops).
+pub fn closed() -> bool {
+    CLOSED.load(Ordering::Relaxed)
+}

@@ -1,0 +1,174 @@
+//! `streamform watch`: compile once, then keep one salsa database up to
+//! date with the project's files and print only what changed.
+//!
+//! - [`files`]: the files table (paths → input handles), applying a batch.
+//! - [`events`]: the notify watcher and the debouncer.
+//! - [`view`]: what was printed, and the delta of a revision.
+//! - [`render`]: the text and JSON output of a revision.
+//! - [`fixtures`]: `--test`, and the seam for the simulator.
+
+pub mod events;
+pub mod files;
+pub mod fixtures;
+pub mod render;
+pub mod view;
+
+#[cfg(test)]
+mod tests;
+
+use std::collections::HashSet;
+use std::time::{Duration, Instant};
+
+use streamform::Database;
+
+use crate::out::{closed, eprint, print};
+use files::{Batch, ChangeKind, FileChange, Files};
+use fixtures::{FixtureRunner, TestOutcome};
+use render::Revision;
+use view::{Delta, View};
+
+/// The default quiet period that ends a burst of events.
+pub const DEFAULT_DEBOUNCE_MS: u64 = 30;
+/// The longest quiet period accepted: past this, watch stops feeling instant.
+pub const MAX_DEBOUNCE_MS: u64 = 50;
+
+pub struct Options {
+    pub json: bool,
+    pub test: bool,
+    pub debounce: Duration,
+}
+
+/// One revision's result.
+pub struct Step {
+    pub changes: Vec<FileChange>,
+    pub delta: Delta,
+    pub tests: Option<TestOutcome>,
+    pub notes: Vec<(String, String)>,
+    pub elapsed: Duration,
+}
+
+impl Step {
+    pub fn revision(&self, initial: bool) -> Revision<'_> {
+        Revision { changes: &self.changes, initial, elapsed: self.elapsed, delta: &self.delta, tests: self.tests.as_ref(), notes: &self.notes }
+    }
+}
+
+/// The database, the files table and the printed view, across revisions.
+pub struct Session {
+    pub db: Database,
+    pub files: Files,
+    view: View,
+    test: bool,
+    runner: Option<Box<dyn FixtureRunner>>,
+}
+
+impl Session {
+    pub fn new(db: Database, root: &str, test: bool) -> Session {
+        let files = Files::load(&db, root);
+        Session { db, files, view: View::new(test), test, runner: if test { fixtures::runner() } else { None } }
+    }
+
+    /// The first compile: every model's block.
+    pub fn initial(&mut self) -> Step {
+        let t = Instant::now();
+        View::warm_up(&mut self.db, &self.files);
+        let delta = self.view.update(&self.db, &self.files, &HashSet::new());
+        let tests = self.tests(&delta, &[]);
+        Step { changes: Vec::new(), delta, tests, notes: Vec::new(), elapsed: t.elapsed() }
+    }
+
+    /// Applies a batch of changed paths; None when no input changed (an
+    /// editor's temporary file, a save without edits).
+    pub fn step(&mut self, batch: &Batch) -> Option<Step> {
+        let t = Instant::now();
+        let changes = self.files.apply(&mut self.db, batch);
+        let notes = self.files.take_unreadable_notes();
+        if changes.is_empty() && notes.is_empty() {
+            return None;
+        }
+        let mut touched: HashSet<&str> = HashSet::new();
+        for c in &changes {
+            touched.insert(&c.path);
+            if let ChangeKind::Renamed { from } = &c.kind {
+                touched.insert(from);
+            }
+        }
+        let delta = self.view.update(&self.db, &self.files, &touched);
+        let changed_fixtures: Vec<&str> = changes.iter().map(|c| c.path.as_str()).filter(|p| p.starts_with("tests/")).collect();
+        let tests = self.tests(&delta, &changed_fixtures);
+        drop(touched);
+        Some(Step { changes, delta, tests, notes, elapsed: t.elapsed() })
+    }
+
+    fn tests(&mut self, delta: &Delta, changed_fixtures: &[&str]) -> Option<TestOutcome> {
+        if !self.test || !delta.loaded {
+            return None;
+        }
+        let selected = fixtures::select(&self.db, self.files.project, &delta.replanned, changed_fixtures);
+        Some(fixtures::run_selected(self.runner.as_mut(), &self.db, self.files.project, selected))
+    }
+
+    pub fn retry_at(&self) -> Option<Instant> {
+        self.files.retry_at()
+    }
+}
+
+fn emit(opts: &Options, step: &Step, initial: bool) {
+    let r = step.revision(initial);
+    print(&if opts.json { render::json_event(&r) } else { render::text(&r) });
+}
+
+pub fn run(project: &str, opts: Options) -> u8 {
+    if !std::path::Path::new(project).is_dir() {
+        eprint(&format!("error: no project directory at {project}\n"));
+        return 2;
+    }
+    // Watch before the first scan, so nothing written meanwhile goes unseen.
+    let mut watcher = match events::Watcher::new(std::path::Path::new(project)) {
+        Ok(w) => w,
+        Err(e) => {
+            eprint(&format!("error: cannot watch {project}: {e}\n"));
+            return 2;
+        }
+    };
+    // STREAMFORM_WATCH_TRACE=1: after each revision, stderr gets the queries
+    // salsa executed, counted by query (for finding incrementality gaps).
+    let trace = std::env::var_os("STREAMFORM_WATCH_TRACE").is_some_and(|v| v != "0");
+    let db = if trace { Database::with_execution_log() } else { Database::default() };
+    let mut session = Session::new(db, project, opts.test);
+    let first = session.initial();
+    emit(&opts, &first, true);
+    if trace {
+        trace_executed(&session.db);
+    }
+    if opts.test && fixtures::runner().is_none() {
+        eprint("note: --test: this build has no simulator yet; watch lists the fixtures it would rerun\n");
+    }
+    if !opts.json {
+        eprint(&format!("watching {} (streamform.yml, sources.yml, models/, tests/); press Ctrl-C to stop\n", watcher.root().display()));
+    }
+    loop {
+        if closed() {
+            return 0;
+        }
+        let Some(batch) = watcher.next_batch(opts.debounce, session.retry_at()) else {
+            eprint("error: the file watcher stopped\n");
+            return 1;
+        };
+        if let Some(step) = session.step(&batch) {
+            emit(&opts, &step, false);
+        }
+        if trace {
+            trace_executed(&session.db);
+        }
+    }
+}
+
+fn trace_executed(db: &Database) {
+    let mut counts: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
+    for q in db.take_executed() {
+        *counts.entry(q.split('(').next().unwrap_or(&q).to_string()).or_default() += 1;
+    }
+    let parts: Vec<String> = counts.iter().map(|(q, n)| format!("{q} x{n}")).collect();
+    eprint(&format!("trace: executed {}\n", parts.join(", ")));
+}

@@ -1,0 +1,360 @@
+//! Incrementality of watch's revisions, asserted from salsa's execute
+//! events: a project on disk, a real files table and view, batches built by
+//! hand (no notify, no timing).
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use expect_test::expect;
+use streamform::check::{all_load_errors, fixture, fixture_checks, model_checks, source_diagnostics};
+use streamform::graph::dependency_graph;
+use streamform::manifest::model_identity;
+use streamform::model::{model_contract, model_reads, source_input};
+use streamform::project::{model_config_index, model_names, source_names};
+use streamform::{Database, ModelName, SourceName};
+
+use super::files::Batch;
+use super::view::ModelStatus;
+use super::Session;
+
+const SHOP: &[(&str, &str)] = &[
+    (
+        "streamform.yml",
+        "name: shop\nversion: 1\nmodels:\n  a:\n    materialized: upsert\n    key: [customer_id]\n    sink: {connector: kafka, topic: a-out}\n  b:\n    materialized: upsert\n    key: [customer_id]\n  c:\n    sink: {connector: kafka, topic: c-out}\n",
+    ),
+    (
+        "sources.yml",
+        "sources:\n  orders:\n    connector: kafka\n    topic: orders\n    key: [customer_id]\n    schema:\n      order_id: int64\n      customer_id: int64\n      amount: decimal(10,2)\n  clicks:\n    connector: kafka\n    topic: clicks\n    schema:\n      user_id: int64\n      url: string\n",
+    ),
+    ("models/a.sql", A_TEXT),
+    ("models/b.sql", "SELECT customer_id, total FROM ref('a') WHERE total > 100\n"),
+    ("models/c.sql", "SELECT user_id, url FROM source('clicks') WHERE url IS NOT NULL\n"),
+];
+
+const A_TEXT: &str = "SELECT customer_id, SUM(amount) AS total\nFROM source('orders')\nWHERE amount > 0\nGROUP BY customer_id\n";
+
+struct TempProject {
+    dir: PathBuf,
+}
+
+impl TempProject {
+    fn new(files: &[(&str, &str)]) -> TempProject {
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let dir = std::env::temp_dir().join(format!("streamform-watch-unit-{}-{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed)));
+        let _ = std::fs::remove_dir_all(&dir);
+        let p = TempProject { dir };
+        for (path, text) in files {
+            p.write(path, text);
+        }
+        p
+    }
+
+    fn root(&self) -> &str {
+        self.dir.to_str().expect("UTF-8 temp dir")
+    }
+
+    fn write(&self, path: &str, text: &str) {
+        let full = self.dir.join(path);
+        std::fs::create_dir_all(full.parent().expect("a parent")).expect("mkdir");
+        std::fs::write(full, text).expect("write");
+    }
+
+    fn edit(&self, path: &str, from: &str, to: &str) {
+        let old = std::fs::read_to_string(self.dir.join(path)).expect("read");
+        assert!(old.contains(from), "{path} does not contain {from:?}");
+        self.write(path, &old.replacen(from, to, 1));
+    }
+
+    fn remove(&self, path: &str) {
+        std::fs::remove_file(self.dir.join(path)).expect("remove");
+    }
+}
+
+impl Drop for TempProject {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn batch(paths: &[&str]) -> Batch {
+    Batch { paths: paths.iter().map(|p| p.to_string()).collect(), rescan: false }
+}
+
+/// A session whose executed queries are named by what they belong to:
+/// queries are first computed model by model (then source by source,
+/// fixture by fixture) and the keys each step executes are labelled with
+/// it; whatever the first compile still runs is project-wide.
+struct Labelled {
+    session: Session,
+    labels: BTreeMap<String, String>,
+}
+
+impl Labelled {
+    fn new(project: &TempProject) -> Labelled {
+        let mut session = Session::new(Database::with_execution_log(), project.root(), false);
+        let mut learned: Vec<(Vec<String>, String)> = Vec::new();
+        {
+            let db = &session.db;
+            let p = session.files.project;
+            db.take_executed();
+            let _ = all_load_errors(db, p);
+            let _ = model_config_index(db, p);
+            let models = model_names(db, p).clone();
+            let sources = source_names(db, p).clone();
+            learned.push((db.take_executed(), "project".into()));
+            for m in &models {
+                let _ = model_reads(db, p, ModelName::new(db, m.clone()));
+                learned.push((db.take_executed(), m.clone()));
+            }
+            for s in &sources {
+                let name = SourceName::new(db, s.clone());
+                let _ = source_input(db, p, name);
+                let _ = source_diagnostics(db, p, name);
+                learned.push((db.take_executed(), format!("source {s}")));
+            }
+            let order = dependency_graph(db, p).order.clone();
+            learned.push((db.take_executed(), "project".into()));
+            for m in &order {
+                let name = ModelName::new(db, m.clone());
+                let _ = model_identity(db, p, name);
+                let _ = model_contract(db, p, name);
+                let _ = model_checks(db, p, name);
+                learned.push((db.take_executed(), m.clone()));
+            }
+            for &f in p.fixture_files(db) {
+                let _ = fixture(db, f);
+                let _ = fixture_checks(db, p, f);
+                learned.push((db.take_executed(), f.path(db).clone()));
+            }
+        }
+        let first = session.initial();
+        assert_eq!(first.delta.errors, 0, "the fixture project compiles cleanly");
+        learned.push((session.db.take_executed(), "project".into()));
+        let mut labels = BTreeMap::new();
+        for (keys, label) in learned {
+            for k in keys {
+                let query = k.split('(').next().unwrap_or(&k).to_string();
+                labels.insert(k, format!("{query}({label})"));
+            }
+        }
+        Labelled { session, labels }
+    }
+
+    /// Executed queries since the last call, labelled and sorted.
+    fn executed(&self) -> String {
+        let mut names: Vec<String> = self.session.db.take_executed().into_iter().map(|k| self.labels.get(&k).cloned().unwrap_or(k)).collect();
+        names.sort();
+        names.join("\n")
+    }
+
+    /// Edits a file once and back, so its input is LOW durability as it is
+    /// for a file being worked on (see `first_edit_of_a_file` for why the
+    /// first edit does more).
+    fn prime(&mut self, project: &TempProject, path: &str) {
+        let text = std::fs::read_to_string(project.dir.join(path)).expect("read");
+        project.write(path, &format!("{text}\n"));
+        self.step(&[path]).expect("primed");
+        project.write(path, &text);
+        self.step(&[path]).expect("restored");
+        self.session.db.take_executed();
+    }
+
+    fn step(&mut self, paths: &[&str]) -> Option<super::Step> {
+        self.session.step(&batch(paths))
+    }
+}
+
+/// Every executed query belongs to one of `owners` (or is project-wide).
+fn assert_only(executed: &str, owners: &[&str]) {
+    for line in executed.lines() {
+        let owner = line.split_once('(').map(|(_, o)| o.trim_end_matches(')')).unwrap_or("");
+        assert!(owner == "project" || owners.contains(&owner), "{line} re-executed (only {owners:?} expected):\n{executed}");
+    }
+}
+
+fn printed(step: &super::Step) -> Vec<(String, ModelStatus)> {
+    step.delta.models.iter().map(|m| (m.name.clone(), m.status)).collect()
+}
+
+#[test]
+fn logic_edit_reruns_only_the_edited_model() {
+    let p = TempProject::new(SHOP);
+    let mut l = Labelled::new(&p);
+    l.prime(&p, "models/a.sql");
+    p.edit("models/a.sql", "amount > 0", "amount > 5");
+    let step = l.step(&["models/a.sql"]).expect("a changed");
+    assert_eq!(printed(&step), [("a".to_string(), ModelStatus::Changed)]);
+    assert!(step.delta.digest_changed);
+    let executed = l.executed();
+    assert_only(&executed, &["a"]);
+    expect![[r#"
+        lower_model(a)
+        manifest(project)
+        model_checks(a)
+        model_contract(a)
+        model_identity(a)
+        model_plan(a)
+        model_reads(a)
+        parse_model(a)"#]].assert_eq(&executed);
+}
+
+#[test]
+fn contract_edit_reruns_its_readers_too() {
+    let p = TempProject::new(SHOP);
+    let mut l = Labelled::new(&p);
+    l.prime(&p, "models/a.sql");
+    p.edit("models/a.sql", "SUM(amount) AS total", "SUM(amount) AS total, COUNT(*) AS n");
+    let step = l.step(&["models/a.sql"]).expect("a changed");
+    // b reads a: its plan's input schema changed, so its block reprints.
+    assert_eq!(printed(&step), [("a".to_string(), ModelStatus::Changed), ("b".to_string(), ModelStatus::Changed)]);
+    let executed = l.executed();
+    assert_only(&executed, &["a", "b"]);
+    assert!(executed.contains("lower_model(b)"), "{executed}");
+    expect![[r#"
+        lower_model(a)
+        lower_model(b)
+        manifest(project)
+        model_checks(a)
+        model_checks(b)
+        model_contract(a)
+        model_identity(a)
+        model_identity(b)
+        model_plan(a)
+        model_plan(b)
+        model_reads(a)
+        parse_model(a)"#]].assert_eq(&executed);
+}
+
+#[test]
+fn whitespace_edit_prints_no_block_and_recomputes_no_identity() {
+    let p = TempProject::new(SHOP);
+    let mut l = Labelled::new(&p);
+    l.prime(&p, "models/a.sql");
+    p.edit("models/a.sql", "SELECT customer_id, SUM(amount) AS total\n", "SELECT   customer_id,\n       SUM(amount)   AS total\n\n");
+    let step = l.step(&["models/a.sql"]).expect("the text changed");
+    assert!(step.delta.models.is_empty());
+    assert!(!step.delta.digest_changed);
+    let executed = l.executed();
+    assert_only(&executed, &["a"]);
+    for q in ["model_plan", "model_identity", "model_contract", "manifest", "dependency_graph"] {
+        assert!(!executed.lines().any(|l| l.starts_with(&format!("{q}("))), "{q} re-executed:\n{executed}");
+    }
+    expect![[r#"
+        lower_model(a)
+        model_checks(a)
+        model_reads(a)
+        parse_model(a)"#]].assert_eq(&executed);
+}
+
+#[test]
+fn an_unchanged_save_starts_no_revision() {
+    let p = TempProject::new(SHOP);
+    let mut l = Labelled::new(&p);
+    // Saving the same text, an editor's temporary file, a file outside
+    // the project: no input is set, nothing runs.
+    p.edit("models/a.sql", "amount", "amount");
+    p.write("models/.a.sql.swp", "junk");
+    p.write("notes.txt", "junk");
+    assert!(l.step(&["models/a.sql", "models/.a.sql.swp", "notes.txt"]).is_none());
+    assert_eq!(l.executed(), "");
+}
+
+#[test]
+fn delete_and_recreate_in_one_burst_is_no_change() {
+    let p = TempProject::new(SHOP);
+    let mut l = Labelled::new(&p);
+    let text = std::fs::read_to_string(p.dir.join("models/c.sql")).expect("read");
+    p.remove("models/c.sql");
+    p.write("models/c.sql", &text);
+    assert!(l.step(&["models/c.sql"]).is_none());
+    assert_eq!(l.executed(), "");
+}
+
+#[test]
+fn added_and_removed_models() {
+    let p = TempProject::new(SHOP);
+    let mut l = Labelled::new(&p);
+    p.write("models/d.sql", "SELECT user_id FROM source('clicks')\n");
+    let step = l.step(&["models/d.sql"]).expect("d added");
+    assert_eq!(printed(&step), [("d".to_string(), ModelStatus::Added)]);
+    p.remove("models/c.sql");
+    let step = l.step(&["models/c.sql"]).expect("c removed");
+    assert!(step.delta.models.is_empty());
+    assert_eq!(step.delta.removed, ["c"]);
+    // A directory that appears with files in it reports only its own path.
+    p.write("models/sub/e.sql", "SELECT url FROM source('clicks')\n");
+    let step = l.step(&["models/sub"]).expect("e added");
+    assert_eq!(printed(&step), [("e".to_string(), ModelStatus::Added)]);
+    // A rescan finds what no event named.
+    p.remove("models/d.sql");
+    let step = l.session.step(&Batch { paths: Default::default(), rescan: true }).expect("d removed");
+    assert_eq!(step.delta.removed, ["d"]);
+}
+
+#[test]
+fn an_error_appears_and_goes_away() {
+    let p = TempProject::new(SHOP);
+    let mut l = Labelled::new(&p);
+    p.edit("models/c.sql", "SELECT user_id", "SELECT nope");
+    let step = l.step(&["models/c.sql"]).expect("c changed");
+    assert_eq!(printed(&step), [("c".to_string(), ModelStatus::Failed)]);
+    assert_eq!(step.delta.appeared.len(), 1, "{:?}", step.delta.appeared);
+    assert_eq!(step.delta.digest, None);
+    p.edit("models/c.sql", "SELECT nope", "SELECT user_id");
+    let step = l.step(&["models/c.sql"]).expect("c changed");
+    assert_eq!(printed(&step), [("c".to_string(), ModelStatus::Changed)]);
+    assert_eq!(step.delta.resolved.len(), 1);
+    assert!(step.delta.digest_changed && step.delta.digest.is_some());
+}
+
+#[test]
+fn an_unreadable_file_keeps_its_last_text_until_it_reads_again() {
+    let p = TempProject::new(SHOP);
+    let mut l = Labelled::new(&p);
+    std::fs::write(p.dir.join("models/a.sql"), b"SELECT customer_id, \xE2\x82").expect("write");
+    assert!(l.step(&["models/a.sql"]).is_none(), "a half-written file is neither a change nor a removal");
+    assert_eq!(l.executed(), "");
+    let retry_at = l.session.retry_at().expect("it is retried");
+    p.write("models/a.sql", &A_TEXT.replace("amount > 0", "amount > 7"));
+    // The watch loop sleeps until the retry is due; so does this test.
+    std::thread::sleep(retry_at.saturating_duration_since(std::time::Instant::now()));
+    // The retry alone (an empty batch) picks up the readable text.
+    let step = l.session.step(&Batch::default()).expect("a changed");
+    assert_eq!(printed(&step), [("a".to_string(), ModelStatus::Changed)]);
+    assert!(l.session.retry_at().is_none());
+}
+
+/// The first edit of a file does more than later ones: the file's input
+/// goes from MEDIUM to LOW durability (so later edits skip re-verifying
+/// every other model), and salsa does not backdate a result whose
+/// durability dropped, so what reads `a` re-runs once even when equal.
+#[test]
+fn first_edit_of_a_file() {
+    let p = TempProject::new(SHOP);
+    let mut l = Labelled::new(&p);
+    p.edit("models/a.sql", "amount > 0", "amount > 5");
+    let step = l.step(&["models/a.sql"]).expect("a changed");
+    assert_eq!(printed(&step), [("a".to_string(), ModelStatus::Changed)]);
+    let executed = l.executed();
+    assert_only(&executed, &["a", "b"]);
+    expect![[r#"
+        check_report(project)
+        dependency_graph(project)
+        lower_model(a)
+        lower_model(b)
+        manifest(project)
+        model_checks(a)
+        model_checks(b)
+        model_contract(a)
+        model_identity(a)
+        model_identity(b)
+        model_plan(a)
+        model_plan(b)
+        model_reads(a)
+        parse_model(a)
+        reaches_cycle(a)
+        reaches_cycle(b)
+        upstream_sources(a)
+        upstream_sources(b)"#]].assert_eq(&executed);
+}

@@ -1,0 +1,254 @@
+//! What `watch` has printed, and what changed since: models' inspect-plan
+//! blocks, the diagnostics (compared by their rendered text) and the
+//! application digest.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use salsa::Database as _;
+use streamform::check::{all_load_errors, check_report, model_checks};
+use streamform::diagnostic::{Diagnostic, Severity};
+use streamform::graph::dependency_graph;
+use streamform::manifest::{manifest, model_identity, ModelSlice};
+use streamform::model::model_plan;
+use streamform::plan::node::ModelPlan;
+use streamform::project::model_names;
+use streamform::{Database, ModelName};
+
+use super::files::Files;
+use crate::render::diagnostic::render;
+use crate::render::inspect::model_block;
+
+/// A model as last printed.
+#[derive(Clone)]
+pub struct Printed {
+    pub slice: Arc<ModelSlice>,
+    pub block: Arc<str>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rendered {
+    pub diag: Diagnostic,
+    pub text: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ModelStatus {
+    /// A model new to the project (or to the view, on the first compile).
+    Added,
+    /// Its block text changed, or it compiles again after an error.
+    Changed,
+    /// It exists but has no plan now (its error is among the diagnostics).
+    Failed,
+}
+
+impl ModelStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ModelStatus::Added => "added",
+            ModelStatus::Changed => "changed",
+            ModelStatus::Failed => "failed",
+        }
+    }
+}
+
+pub struct ModelChange {
+    pub name: String,
+    pub status: ModelStatus,
+    /// None when the model failed.
+    pub printed: Option<Printed>,
+}
+
+/// What to print for one revision.
+#[derive(Default)]
+pub struct Delta {
+    /// In plan (dependency) order, then failed models by name.
+    pub models: Vec<ModelChange>,
+    pub removed: Vec<String>,
+    pub appeared: Vec<Rendered>,
+    pub resolved: Vec<Rendered>,
+    /// The full application digest; None when the project has no manifest.
+    pub digest: Option<String>,
+    pub digest_changed: bool,
+    /// False while a load error (a broken streamform.yml, duplicate model
+    /// names) stops the project from loading: blocks are then held as they
+    /// were, not reprinted with defaults.
+    pub loaded: bool,
+    /// Models whose plan changed (for `--test`).
+    pub replanned: Vec<String>,
+    pub errors: usize,
+    pub warnings: usize,
+    pub model_count: usize,
+}
+
+#[derive(Default)]
+pub struct View {
+    names: Vec<String>,
+    printed: HashMap<String, Printed>,
+    failed: HashSet<String>,
+    diagnostics: Vec<Rendered>,
+    /// The check report's diagnostics of the last revision that loaded.
+    checked: Vec<Diagnostic>,
+    digest: Option<String>,
+    /// Kept only when `--test` asks which plans changed.
+    plans: Option<HashMap<String, Arc<ModelPlan>>>,
+}
+
+impl View {
+    pub fn new(track_plans: bool) -> View {
+        View { plans: track_plans.then(HashMap::new), ..View::default() }
+    }
+
+    /// Computes every model's identity in batches, letting salsa drop each
+    /// batch's syntax trees (parse_model is LRU-bounded and evicts only
+    /// between revisions), so a large project never holds every tree.
+    pub fn warm_up(db: &mut Database, files: &Files) {
+        let p = files.project;
+        if !all_load_errors(db, p).is_empty() {
+            return;
+        }
+        let order = dependency_graph(db, p).order.clone();
+        for chunk in order.chunks(256) {
+            for name in chunk {
+                let key = ModelName::new(db, name.clone());
+                let _ = model_identity(db, p, key);
+                let _ = model_checks(db, p, key);
+            }
+            db.trigger_lru_eviction();
+        }
+    }
+
+    /// Records a model's identity; queues its block when its text changed.
+    fn print(&mut self, name: &str, slice: &Arc<ModelSlice>, is_new: bool, delta: &mut Delta) {
+        let status = if is_new { ModelStatus::Added } else { ModelStatus::Changed };
+        match self.printed.get_mut(name) {
+            Some(old) if Arc::ptr_eq(&old.slice, slice) => {}
+            Some(old) if *old.slice == **slice => old.slice = slice.clone(),
+            old => {
+                let block: Arc<str> = model_block(slice).into();
+                let same_text = old.as_ref().is_some_and(|o| o.block == block);
+                let printed = Printed { slice: slice.clone(), block };
+                self.printed.insert(name.to_string(), printed.clone());
+                if !same_text {
+                    delta.models.push(ModelChange { name: name.to_string(), status, printed: Some(printed) });
+                }
+            }
+        }
+    }
+
+    /// Brings the view up to date with the database. `touched` are the
+    /// paths whose text changed: their diagnostics are re-rendered even
+    /// when equal as data (the quoted source line may differ).
+    pub fn update(&mut self, db: &Database, files: &Files, touched: &HashSet<&str>) -> Delta {
+        let p = files.project;
+        let mut delta = Delta::default();
+        let load_errors = all_load_errors(db, p);
+        // While the project does not load, the last check diagnostics are
+        // held like the blocks: fixing the load error then resolves only it.
+        let diags: Vec<Diagnostic> = if load_errors.is_empty() {
+            delta.loaded = true;
+            self.checked = check_report(db, p).diagnostics.clone();
+            self.checked.clone()
+        } else {
+            load_errors.into_iter().chain(self.checked.iter().cloned()).collect()
+        };
+
+        if delta.loaded {
+            let names = model_names(db, p);
+            let order = &dependency_graph(db, p).order;
+            let mut seen: HashSet<&str> = HashSet::with_capacity(names.len());
+            let mut failed_now: Vec<&String> = Vec::new();
+            // When the whole manifest builds, its slices are every model's
+            // identity in plan order: no per-model lookups needed.
+            let whole = manifest(db, p).as_ref().ok().filter(|_| self.plans.is_none());
+            if let Some(m) = whole {
+                for slice in &m.slices {
+                    let name = &slice.model.name;
+                    seen.insert(name);
+                    let is_new = self.names.binary_search(name).is_err();
+                    self.failed.remove(name);
+                    self.print(name, slice, is_new, &mut delta);
+                }
+            }
+            // Otherwise plan order first, then models in or behind a cycle (no plan).
+            for name in order.iter().chain(names.iter()) {
+                if !seen.insert(name) {
+                    continue;
+                }
+                let key = ModelName::new(db, name.clone());
+                if let Some(plans) = &mut self.plans {
+                    match model_plan(db, p, key) {
+                        Some(plan) => {
+                            if plans.get(name).is_none_or(|old| !Arc::ptr_eq(old, plan) && **old != **plan) {
+                                delta.replanned.push(name.clone());
+                            }
+                            plans.insert(name.clone(), plan.clone());
+                        }
+                        None => {
+                            plans.remove(name);
+                        }
+                    }
+                }
+                let is_new = self.names.binary_search(name).is_err();
+                match model_identity(db, p, key) {
+                    Some(slice) => {
+                        self.failed.remove(name);
+                        self.print(name, slice, is_new, &mut delta);
+                    }
+                    None => {
+                        self.printed.remove(name);
+                        if self.failed.insert(name.clone()) {
+                            failed_now.push(name);
+                        }
+                    }
+                }
+            }
+            for name in failed_now {
+                delta.models.push(ModelChange { name: name.clone(), status: ModelStatus::Failed, printed: None });
+            }
+            for old in &self.names {
+                if names.binary_search(old).is_err() {
+                    delta.removed.push(old.clone());
+                    self.printed.remove(old);
+                    self.failed.remove(old);
+                    if let Some(plans) = &mut self.plans {
+                        plans.remove(old);
+                    }
+                }
+            }
+            self.names = names.clone();
+            delta.digest = manifest(db, p).as_ref().ok().map(|m| m.application_digest.clone());
+        }
+        delta.model_count = self.names.len();
+
+        // Diagnostics: re-render only what is new as data or sits in a
+        // file whose text changed; compare by rendered text.
+        let mut cache: HashMap<&Diagnostic, &str> = HashMap::with_capacity(self.diagnostics.len());
+        for r in &self.diagnostics {
+            cache.insert(&r.diag, &r.text);
+        }
+        let file_text = |path: &str| files.text(db, path).map(str::to_string);
+        let rendered: Vec<Rendered> = diags
+            .into_iter()
+            .map(|d| {
+                let reuse = d.path.as_deref().is_none_or(|p| !touched.contains(p));
+                let text = match cache.get(&d).filter(|_| reuse) {
+                    Some(t) => t.to_string(),
+                    None => render(&d, &file_text),
+                };
+                Rendered { diag: d, text }
+            })
+            .collect();
+        let old_texts: HashSet<&str> = self.diagnostics.iter().map(|r| r.text.as_str()).collect();
+        let new_texts: HashSet<&str> = rendered.iter().map(|r| r.text.as_str()).collect();
+        delta.appeared = rendered.iter().filter(|r| !old_texts.contains(r.text.as_str())).cloned().collect();
+        delta.resolved = self.diagnostics.iter().filter(|r| !new_texts.contains(r.text.as_str())).cloned().collect();
+        delta.errors = rendered.iter().filter(|r| r.diag.severity == Severity::Error).count();
+        delta.warnings = rendered.len() - delta.errors;
+        self.diagnostics = rendered;
+
+        delta.digest_changed = delta.digest != self.digest;
+        self.digest = delta.digest.clone();
+        delta
+    }
+}

@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""Latency of `streamform watch`: from a file write to the end of the reprint.
+
+usage: tools/bench_watch.py BIN PROJECT_DIR [EDITS=30] [DEBOUNCE_MS=30]
+
+Starts `BIN watch --project PROJECT_DIR`, waits for the first compile, then
+for each scenario edits model files spread over the project and times each
+edit from just before the write to the moment the revision's last line (the
+`application digest` line, which every revision ends with) is read from the
+pipe. Files are restored afterwards. Reports median / p90 / max, the part
+beyond the debounce, watch's own "recompiled in" time and the CPU time the
+watch process used per revision (from /proc: robust to a loaded machine).
+"""
+import os, re, statistics, subprocess, sys, time
+
+def main():
+    bin_, proj = sys.argv[1], sys.argv[2]
+    edits = int(sys.argv[3]) if len(sys.argv) > 3 else 30
+    debounce = int(sys.argv[4]) if len(sys.argv) > 4 else 30
+    models = os.path.join(proj, "models")
+    names = sorted(f for f in os.listdir(models) if f.endswith(".sql"))
+    texts = {}
+    def read(f):
+        with open(os.path.join(models, f)) as fh:
+            return fh.read()
+    # Models with a `WHERE v > N` filter: changing N changes the plan but
+    # not the model's contract (no reader re-lowers).
+    candidates = []
+    for i in range(len(names)):
+        f = names[(i * 7919 + len(names) // 2) % len(names)]
+        t = read(f)
+        if re.search(r"WHERE v > \d+", t) and f not in texts:
+            texts[f] = t
+            candidates.append(f)
+        if len(candidates) >= edits:
+            break
+
+    t0 = time.perf_counter()
+    p = subprocess.Popen([bin_, "watch", "--project", proj, "--debounce-ms", str(debounce)],
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, bufsize=1 << 20)
+
+    def cpu_ms():
+        f = open(f"/proc/{p.pid}/stat").read().rsplit(")", 1)[1].split()
+        return (int(f[11]) + int(f[12])) * 1000 / os.sysconf("SC_CLK_TCK")
+
+    def revision():
+        lines = []
+        while True:
+            line = p.stdout.readline()
+            if not line:
+                sys.exit("watch exited")
+            line = line.decode()
+            lines.append(line)
+            if line.startswith("application digest"):
+                return time.perf_counter(), lines
+
+    t1, lines = revision()
+    own = re.search(r"took ([0-9.]+) ms", lines[0])
+    print(f"project: {proj} ({len(names)} models); debounce {debounce} ms")
+    print(f"first compile: {(t1 - t0) * 1e3:.0f} ms wall to the last block (watch reports {own.group(1) if own else '?'} ms); {len(lines)} lines printed")
+
+    def write_inplace(path, text):
+        with open(path, "w") as fh:
+            fh.write(text)
+
+    def write_atomic(path, text):
+        tmp = path + ".tmp~"
+        with open(tmp, "w") as fh:
+            fh.write(text)
+        os.rename(tmp, path)
+
+    def measure(label, change, write, expect_blocks, files=None):
+        lat, own_ms, blocks, cpu = [], [], [], []
+        for n, f in enumerate(files or candidates):
+            path = os.path.join(models, f)
+            new = change(texts[f], n)
+            c0 = cpu_ms()
+            start = time.perf_counter()
+            write(path, new)
+            end, lines = revision()
+            cpu.append(cpu_ms() - c0)
+            lat.append((end - start) * 1e3)
+            m = re.search(r"recompiled in ([0-9.]+) ms", "".join(lines))
+            own_ms.append(float(m.group(1)) if m else float("nan"))
+            blocks.append(sum(1 for l in lines if l.startswith("  materialized=")))
+            # Restore (not timed), unless the same file is edited again.
+            if not files:
+                write_atomic(path, texts[f])
+                revision()
+        if files:
+            write_atomic(os.path.join(models, files[0]), texts[files[0]])
+            revision()
+        lat.sort()
+        med, p90, mx = statistics.median(lat), lat[int(len(lat) * 0.9) - 1], lat[-1]
+        print(f"{label:<34} n={len(lat):<3} median {med:6.1f} ms  p90 {p90:6.1f} ms  max {mx:6.1f} ms"
+              f"  | beyond debounce: median {med - debounce:5.1f} ms, p90 {p90 - debounce:5.1f} ms"
+              f"  | watch's recompile: median {statistics.median(own_ms):5.1f} ms, CPU median {statistics.median(cpu):4.0f} ms"
+              f"  | blocks/revision {min(blocks)}..{max(blocks)} (expected {expect_blocks})")
+
+    bump = lambda t, n: re.sub(r"WHERE v > (\d+)", lambda m: f"WHERE v > {int(m.group(1)) + 1000 + n}", t, count=1)
+    space = lambda t, n: " " * (1 + n % 2) + t.replace(" FROM ", "\n   FROM  ")
+    measure("logic edit, in-place write", bump, write_inplace, 1)
+    measure("logic edit, temp + rename", bump, write_atomic, 1)
+    measure("whitespace edit, in-place write", space, write_inplace, 0)
+    # A developer iterating on one model: after its first edit the file's
+    # input is LOW durability and other models' queries skip verification.
+    measure("logic edit, one file repeatedly", bump, write_inplace, 1, [candidates[0]] * edits)
+    measure("whitespace, one file repeatedly", space, write_inplace, 0, [candidates[0]] * edits)
+
+    # Structural: a model added, then removed.
+    lat = []
+    for i in range(min(edits, 5)):
+        path = os.path.join(models, f"zz_bench_{i}.sql")
+        start = time.perf_counter()
+        write_atomic(path, "SELECT k, v FROM source('src_001') WHERE v > 1\n")
+        end, _ = revision()
+        added = (end - start) * 1e3
+        start = time.perf_counter()
+        os.remove(path)
+        end, _ = revision()
+        lat.append((added, (end - start) * 1e3))
+    print(f"{'model added / removed':<34} n={len(lat):<3} median {statistics.median(a for a, _ in lat):6.1f} ms / {statistics.median(r for _, r in lat):6.1f} ms")
+    p.terminate()
+    p.wait()
+
+if __name__ == "__main__":
+    main()
