@@ -3,7 +3,7 @@
 use std::fs;
 
 use camino::{Utf8Path, Utf8PathBuf};
-use salsa::{Durability, Setter};
+use salsa::Durability;
 use streamform::{Database, Project, SourceFile};
 
 /// The files of a project on disk, relative to its root, sorted.
@@ -58,7 +58,7 @@ pub struct Loaded {
 
 impl Loaded {
     /// Configuration files are HIGH durability and model files MEDIUM: an
-    /// edited file drops to LOW (see [`Loaded::set_text`]), so after an edit
+    /// edited file drops to LOW (watch's files table does that), so after an edit
     /// salsa re-validates only what depends on the edited file.
     pub fn new(db: Database, root: &str, scan: Scan) -> Loaded {
         let mk = |db: &Database, f: Option<(String, String)>, d: Durability| f.map(|(p, t)| SourceFile::builder(p, t).durability(d).new(db));
@@ -82,15 +82,6 @@ impl Loaded {
         all.into_iter().find(|f| f.path(db) == path).map(|f| f.text(db).to_string())
     }
 
-    /// Replaces a file's text, only when it changed (a setter always
-    /// starts a new revision).
-    pub fn set_text(&mut self, file: SourceFile, text: String) -> bool {
-        if file.text(&self.db) == text {
-            return false;
-        }
-        file.set_text(&mut self.db).with_durability(Durability::LOW).to(text);
-        true
-    }
 }
 
 /// Loads a project for a one-shot command.
