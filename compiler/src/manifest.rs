@@ -226,6 +226,48 @@ impl std::io::Write for HashWriter {
     }
 }
 
+/// One model's part of the manifest as compact JSON: its `models` entry
+/// and its `nodes` entries (comma-separated). The application digest hashes
+/// these, so an edit re-serializes only the edited model.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ModelJson {
+    pub model: String,
+    pub nodes: String,
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn model_manifest_json<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>) -> Option<Arc<ModelJson>> {
+    let slice = model_identity(db, project, name).as_ref()?;
+    let model = serde_json::to_string(&slice.model).expect("manifests serialize");
+    let nodes = slice.nodes.iter().map(|n| serde_json::to_string(n).expect("manifests serialize")).collect::<Vec<_>>().join(",");
+    Some(Arc::new(ModelJson { model, nodes }))
+}
+
+/// The digest from per-model fragments: byte for byte the compact JSON of
+/// the manifest with `application_digest` empty.
+fn digest_of_fragments(fragments: &[Arc<ModelJson>]) -> String {
+    let mut h = Sha256::new();
+    h.update(format!("{{\"manifest_version\":{MANIFEST_VERSION},\"application_digest\":\"\",\"models\":[").as_bytes());
+    for (i, f) in fragments.iter().enumerate() {
+        if i > 0 {
+            h.update(b",");
+        }
+        h.update(f.model.as_bytes());
+    }
+    h.update(b"],\"nodes\":[");
+    let mut first = true;
+    for f in fragments.iter().filter(|f| !f.nodes.is_empty()) {
+        if !first {
+            h.update(b",");
+        }
+        first = false;
+        h.update(f.nodes.as_bytes());
+    }
+    h.update(b"]}");
+    hex(&h.finalize())
+}
+
+#[cfg_attr(not(test), allow(dead_code))]
 fn digest_of(slices: &[Arc<ModelSlice>]) -> String {
     let mut w = HashWriter(Sha256::new());
     serde_json::to_writer(&mut w, &ManifestView { digest: "", slices }).expect("manifests serialize");
@@ -248,17 +290,21 @@ pub fn manifest(db: &dyn Db, project: Project) -> Result<AppManifest, ManifestEr
         return Err(ManifestError::Cycle(c.clone()));
     }
     let mut slices = Vec::with_capacity(graph.order.len());
+    let mut fragments = Vec::with_capacity(graph.order.len());
     for name in &graph.order {
         let key = ModelName::new(db, name.clone());
         match model_identity(db, project, key) {
-            Some(slice) => slices.push(slice.clone()),
+            Some(slice) => {
+                slices.push(slice.clone());
+                fragments.push(model_manifest_json(db, project, key).clone().expect("a model with an identity serializes"));
+            }
             None => {
                 let error = lower_model(db, project, key).error.clone().unwrap_or_else(|| Diagnostic::error("E0400", format!("model `{name}` could not be planned")));
                 return Err(ManifestError::Model { model: name.clone(), error });
             }
         }
     }
-    Ok(AppManifest { application_digest: digest_of(&slices), slices })
+    Ok(AppManifest { application_digest: digest_of_fragments(&fragments), slices })
 }
 
 /// SHA-256 of the compact JSON of the manifest with the digest field empty.
@@ -284,4 +330,31 @@ pub fn to_pretty_json<T: Serialize>(value: &T) -> String {
     let mut s = serde_json::to_string_pretty(value).expect("documents serialize");
     s.push('\n');
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::db::{Database, SourceFile};
+
+    /// The fragment-wise digest equals the digest of the whole document.
+    #[test]
+    fn fragments_hash_like_the_whole_manifest() {
+        let db = Database::default();
+        let config = SourceFile::new(&db, "streamform.yml".into(), "name: t\nversion: 1\n".into());
+        let sources = SourceFile::new(
+            &db,
+            "sources.yml".into(),
+            "sources:\n  o:\n    connector: kafka\n    topic: o\n    schema: {k: int64, v: int32}\n".into(),
+        );
+        let models = vec![
+            SourceFile::new(&db, "models/a.sql".into(), "SELECT k, v FROM source('o') WHERE v > 0".into()),
+            SourceFile::new(&db, "models/b.sql".into(), "SELECT k, v FROM ref('a')".into()),
+            SourceFile::new(&db, "models/c.sql".into(), "SELECT * FROM source('o')".into()),
+        ];
+        let project = Project::new(&db, ".".into(), Some(config), Some(sources), models, Vec::new());
+        let m = manifest(&db, project).as_ref().unwrap();
+        assert_eq!(m.application_digest, digest_of(&m.slices));
+        assert_eq!(m.application_digest, application_digest(&m.to_manifest()));
+    }
 }
