@@ -71,6 +71,20 @@ enum Command {
         #[arg(long)]
         version: Option<u32>,
     },
+    /// Run fixtures on the simulator and assert the exact changelog, late and quarantined events
+    Test {
+        #[arg(long, default_value = ".")]
+        project: String,
+        /// Only the fixtures of this model
+        #[arg(long)]
+        model: Option<String>,
+        /// Run this fixture file instead of tests/ (repeatable; `-` reads stdin)
+        #[arg(long)]
+        fixture: Vec<String>,
+        /// Print the test report as JSON
+        #[arg(long)]
+        json: bool,
+    },
     /// Create a small working project
     Init {
         /// Where to create it (default: the current directory)
@@ -86,6 +100,7 @@ fn main() -> ExitCode {
         Command::Explain { model, project, json } => commands::inspect::explain(&project, model.as_deref(), json),
         Command::Graph { project, format, json } => commands::graph::run(&project, format, json),
         Command::Schema { doc, list, version } => commands::schema::run(doc.as_deref(), list, version),
+        Command::Test { project, model, fixture, json } => commands::test::run(&project, model.as_deref(), &fixture, json),
         Command::Init { dir } => commands::init::run(dir.as_deref().unwrap_or(".")),
     };
     ExitCode::from(code)

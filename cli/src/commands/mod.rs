@@ -5,6 +5,9 @@ pub mod graph;
 pub mod init;
 pub mod inspect;
 pub mod schema;
+pub mod test;
+
+pub(crate) use inspect::known_model;
 
 use streamform::diagnostic::Diagnostic;
 
