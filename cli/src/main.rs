@@ -85,6 +85,17 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Run the whole application on the simulator over files: <source>.jsonl in, changelogs and final tables out
+    Run {
+        #[arg(long, default_value = ".")]
+        project: String,
+        /// Directory with one `<source>.jsonl` per source
+        #[arg(long)]
+        input: String,
+        /// Directory to write `<model>.changelog.jsonl` and `<model>.table.jsonl` to
+        #[arg(long)]
+        output: String,
+    },
     /// Create a small working project
     Init {
         /// Where to create it (default: the current directory)
@@ -101,6 +112,7 @@ fn main() -> ExitCode {
         Command::Graph { project, format, json } => commands::graph::run(&project, format, json),
         Command::Schema { doc, list, version } => commands::schema::run(doc.as_deref(), list, version),
         Command::Test { project, model, fixture, json } => commands::test::run(&project, model.as_deref(), &fixture, json),
+        Command::Run { project, input, output } => commands::run::run(&project, &input, &output),
         Command::Init { dir } => commands::init::run(dir.as_deref().unwrap_or(".")),
     };
     ExitCode::from(code)
