@@ -51,6 +51,7 @@ pub fn run(project: &str, model: Option<&str>, fixtures: &[String], json: bool) 
         let text = |path: &str| loaded.file_text(path).or_else(|| selected.iter().find(|f| f.path(db) == path).map(|f| f.text(db).to_string()));
         for d in r.warnings.iter().chain(&r.error_diagnostic) {
             eprint(&render(d, &text));
+            eprint("\n");
         }
     }
     if json {
