@@ -150,10 +150,11 @@ impl Dataflow {
             }
         }
         let ctx = Context { event_time: ts.unwrap_or(0) };
-        let roots = self.roots.clone();
         let mut row = Some(row);
-        for (i, &r) in roots.iter().enumerate() {
-            let record = if i + 1 == roots.len() { row.take().expect("once") } else { row.clone().expect("present") };
+        let n = self.roots.len();
+        for i in 0..n {
+            let r = self.roots[i];
+            let record = if i + 1 == n { row.take().expect("once") } else { row.clone().expect("present") };
             self.run_from(r, 0, vec![Change::insert(record)], ctx, emit)?;
         }
         if let Some(ts) = ts {
@@ -207,8 +208,8 @@ impl Dataflow {
         for c in &records {
             emit(m, c);
         }
-        let readers = self.models[m].readers.clone();
-        for r in readers {
+        for i in 0..self.models[m].readers.len() {
+            let r = self.models[m].readers[i];
             self.run_from(r, 0, records.clone(), ctx, emit)?;
         }
         Ok(())

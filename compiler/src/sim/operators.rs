@@ -65,6 +65,8 @@ pub struct Aggregate {
     /// Tumbling windows: the event-time column's position and the size.
     window: Option<(usize, i64)>,
     pub store: KeyedStore,
+    /// Reused for each record's key, to look it up without allocating.
+    scratch: Vec<Value>,
 }
 
 impl Operator {
@@ -83,7 +85,7 @@ impl Operator {
                     _ => None,
                 };
                 let window = window.as_ref().and_then(|w| Some((input.iter().position(|c| c.name == w.time)?, w.size.millis().min(i64::MAX as u64) as i64)));
-                Some(Operator::Aggregate(Aggregate { id: node.id(model), keys: data_keys, window, store: KeyedStore::new(key_cols, calls.clone(), retention) }))
+                Some(Operator::Aggregate(Aggregate { id: node.id(model), keys: data_keys, window, store: KeyedStore::new(key_cols, calls.clone(), retention), scratch: Vec::new() }))
             }
         }
     }
@@ -138,7 +140,15 @@ impl Aggregate {
         if change.op != ChangeOp::Insert {
             return Ok(());
         }
-        let key: Vec<Value> = self.keys.iter().map(|&k| change.row.get(k).cloned().unwrap_or(Value::Null)).collect();
+        let mut key = std::mem::take(&mut self.scratch);
+        key.clear();
+        key.extend(self.keys.iter().map(|&k| change.row.get(k).cloned().unwrap_or(Value::Null)));
+        let result = self.accumulate(&key, change, ctx, out);
+        self.scratch = key;
+        result
+    }
+
+    fn accumulate(&mut self, key: &[Value], change: Change, ctx: Context, out: &mut Vec<Change>) -> Result<(), EvalError> {
         if let Some((time, size)) = self.window {
             let ts = match change.row.get(time) {
                 Some(Value::Timestamp(t)) => *t,
@@ -150,14 +160,12 @@ impl Aggregate {
             let mut row = change.row;
             row.push(Value::Timestamp(start));
             row.push(Value::Timestamp(start.saturating_add(size)));
-            return self.store.accumulate_window(start, &key, &row, ctx.event_time);
+            return self.store.accumulate_window(start, key, &row, ctx.event_time);
         }
-        let (before, after) = self.store.accumulate(&key, &change.row, ctx.event_time)?;
-        let row = output_row(&key, None, after);
-        out.push(match before {
-            None => Change { op: ChangeOp::Insert, row, before: None },
-            Some(b) => Change { op: ChangeOp::Update, row, before: Some(output_row(&key, None, &b)) },
-        });
+        let n = key.len() + self.store.accumulators.len();
+        let (mut before, mut row) = (Vec::with_capacity(n), Vec::with_capacity(n));
+        self.store.accumulate(key, &change.row, ctx.event_time, &mut before, &mut row)?;
+        out.push(if before.is_empty() { Change { op: ChangeOp::Insert, row, before: None } } else { Change { op: ChangeOp::Update, row, before: Some(before) } });
         Ok(())
     }
 

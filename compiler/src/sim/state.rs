@@ -3,7 +3,9 @@
 //! of the recorded type. Windowed nodes keep one group per key and window.
 
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap, HashMap};
+use std::collections::{BTreeMap, BinaryHeap};
+
+use rustc_hash::FxHashMap;
 
 use super::decimal::DecimalError;
 use super::eval::{eval, EvalError};
@@ -31,7 +33,7 @@ pub struct KeyedStore {
     pub accumulators: Vec<Column>,
     calls: Vec<AggCall>,
     retention_ms: Option<i64>,
-    groups: HashMap<Key, Group>,
+    groups: FxHashMap<Key, Group>,
     /// Windowed state: window start → key → group, both in emission order.
     windows: BTreeMap<i64, BTreeMap<Key, Group>>,
     /// Retention timers: (expiry, key), earliest first; stale entries are
@@ -42,7 +44,7 @@ pub struct KeyedStore {
 impl KeyedStore {
     pub fn new(keys: Vec<Column>, calls: Vec<AggCall>, retention_ms: Option<i64>) -> KeyedStore {
         let accumulators = calls.iter().map(|c| Column { name: c.name.clone(), ty: c.ty }).collect();
-        KeyedStore { keys, accumulators, calls, retention_ms, groups: HashMap::new(), windows: BTreeMap::new(), timers: BinaryHeap::new() }
+        KeyedStore { keys, accumulators, calls, retention_ms, groups: FxHashMap::default(), windows: BTreeMap::new(), timers: BinaryHeap::new() }
     }
 
     fn fresh(&self, ts: i64) -> Group {
@@ -50,29 +52,35 @@ impl KeyedStore {
         Group { accumulators, last_event: ts, timer: None }
     }
 
-    /// Folds one input row into the key's group. Returns the accumulators
-    /// before (`None` for a new group) and after.
-    pub fn accumulate(&mut self, key: &[Value], row: &[Value], ts: i64) -> Result<(Option<Vec<Value>>, &[Value]), EvalError> {
-        let fresh = if self.groups.contains_key(key) { None } else { Some(self.fresh(ts)) };
-        let is_new = fresh.is_some();
-        if let Some(g) = fresh {
-            self.groups.insert(key.into(), g);
-        }
-        let retention = self.retention_ms;
-        let calls = &self.calls;
-        let group = self.groups.get_mut(key).expect("inserted above");
-        let before = if is_new { None } else { Some(group.accumulators.clone()) };
-        update(calls, &mut group.accumulators, row)?;
+    /// Folds one input row into the key's group and writes the group's
+    /// output rows (keys, then accumulators): `before` is left empty for a
+    /// new group. One hash lookup for an existing key.
+    pub fn accumulate(&mut self, key: &[Value], row: &[Value], ts: i64, before: &mut Vec<Value>, after: &mut Vec<Value>) -> Result<(), EvalError> {
+        before.clear();
+        after.clear();
+        let group = match self.groups.get_mut(key) {
+            Some(g) => {
+                before.extend_from_slice(key);
+                before.extend_from_slice(&g.accumulators);
+                g
+            }
+            None => {
+                let fresh = self.fresh(ts);
+                self.groups.entry(key.into()).or_insert(fresh)
+            }
+        };
+        update(&self.calls, &mut group.accumulators, row)?;
         group.last_event = ts;
-        if let Some(r) = retention {
+        after.extend_from_slice(key);
+        after.extend_from_slice(&group.accumulators);
+        if let Some(r) = self.retention_ms {
             if group.timer.is_none() {
                 let at = ts.saturating_add(r);
                 group.timer = Some(at);
                 self.timers.push(Reverse((at, key.into())));
             }
         }
-        let group = self.groups.get(key).expect("present");
-        Ok((before, &group.accumulators))
+        Ok(())
     }
 
     /// Windowed accumulation: nothing is emitted until the window closes.

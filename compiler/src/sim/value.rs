@@ -102,7 +102,16 @@ pub fn quote(s: &str) -> String {
 
 impl PartialEq for Value {
     fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
+        // The same kinds compare directly: this is the hot path of key lookups.
+        match (self, other) {
+            (Value::Int(a), Value::Int(b)) => a == b,
+            (Value::Str(a), Value::Str(b)) => a == b,
+            (Value::Null, Value::Null) => true,
+            (Value::Decimal(a), Value::Decimal(b)) if a.scale == b.scale => a.mantissa == b.mantissa,
+            (Value::Timestamp(a), Value::Timestamp(b)) => a == b,
+            (Value::Bool(a), Value::Bool(b)) => a == b,
+            _ => self.cmp(other) == Ordering::Equal,
+        }
     }
 }
 
