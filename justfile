@@ -20,3 +20,7 @@ replay *ARGS:
     if [ ! -f "$corpus/replay.py" ]; then echo "no corpus at $corpus (set CORPUS=DIR)"; exit 0; fi
     cargo build --release -q -p streamform-cli
     python3 "$corpus/replay.py" --bin "$PWD/target/release/streamform" {{ARGS}}
+
+# Simulator throughput on 10M generated orders (100k customers) beside a hand-written HashMap loop.
+bench-sim:
+    tools/bench-sim.sh

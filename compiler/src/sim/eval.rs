@@ -186,6 +186,10 @@ fn arithmetic(op: BinOp, l: Value, r: Value, ty: DataType) -> EvalResult {
         return Ok(Value::Null);
     }
     let type_error = || EvalError::Type(format!("cannot apply `{}` to {} and {}", op.symbol(), kind(&l), kind(&r)));
+    if let (Value::Timestamp(a), Value::Timestamp(b), BinOp::Minus) = (&l, &r, op) {
+        // `timestamp - timestamp`: a duration, in milliseconds.
+        return a.checked_sub(*b).map(Value::Int).ok_or_else(|| overflow(&l, op, &r));
+    }
     match ty {
         DataType::Int32 | DataType::Int64 => {
             let (Value::Int(a), Value::Int(b)) = (&l, &r) else { return Err(type_error()) };
@@ -251,7 +255,7 @@ pub fn cast(v: Value, to: DataType) -> EvalResult {
     }
     let fail = |v: &Value| EvalError::Cast(format!("cannot cast {} to {to}", v.render_text()));
     match to {
-        DataType::Int32 | DataType::Int64 => {
+        DataType::Int32 | DataType::Int64 | DataType::Unsupported(Unsupported::Int8 | Unsupported::Int16) => {
             let i: i128 = match &v {
                 Value::Int(i) => *i as i128,
                 Value::Decimal(d) => d.mantissa / super::decimal::POW10[d.scale as usize] as i128,
@@ -260,7 +264,12 @@ pub fn cast(v: Value, to: DataType) -> EvalResult {
                 Value::Str(s) => s.trim().parse::<i128>().map_err(|_| fail(&v))?,
                 _ => return Err(fail(&v)),
             };
-            let ok = if to == DataType::Int32 { i32::try_from(i).is_ok() } else { i64::try_from(i).is_ok() };
+            let ok = match to {
+                DataType::Int32 => i32::try_from(i).is_ok(),
+                DataType::Unsupported(Unsupported::Int16) => i16::try_from(i).is_ok(),
+                DataType::Unsupported(Unsupported::Int8) => i8::try_from(i).is_ok(),
+                _ => i64::try_from(i).is_ok(),
+            };
             if ok {
                 Ok(Value::Int(i as i64))
             } else {
@@ -311,6 +320,15 @@ pub fn cast(v: Value, to: DataType) -> EvalResult {
             Value::Timestamp(t) => t.checked_mul(1_000_000).map(Value::TimestampNanos).ok_or_else(|| fail(&v)),
             Value::TimestampNanos(n) => Ok(Value::TimestampNanos(*n)),
             Value::Str(s) => parse_instant_nanos(s).map(Value::TimestampNanos).ok_or_else(|| fail(&v)),
+            _ => Err(fail(&v)),
+        },
+        // A date is held as the instant of its midnight (UTC).
+        DataType::Unsupported(Unsupported::Date32) => match cast(v.clone(), DataType::Timestamp)? {
+            Value::Timestamp(ms) => Ok(Value::Timestamp(ms.div_euclid(86_400_000) * 86_400_000)),
+            _ => Err(fail(&v)),
+        },
+        DataType::Unsupported(Unsupported::DurationMs) => match &v {
+            Value::Int(i) => Ok(Value::Int(*i)),
             _ => Err(fail(&v)),
         },
         DataType::Unsupported(Unsupported::Null) => Ok(Value::Null),

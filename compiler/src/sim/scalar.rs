@@ -119,6 +119,21 @@ pub fn type_scalar(name: &str, s: &Scalar, ty: DataType) -> Result<Typed, String
             Scalar::Str(t) => parse_rfc3339_nanos(t).and_then(|ns| i64::try_from(ns).ok()).map(|v| (Value::TimestampNanos(v), None)).ok_or_else(bad),
             _ => Err(bad()),
         },
+        DataType::Unsupported(Unsupported::Int8 | Unsupported::Int16) => match s {
+            Scalar::Int(i) => {
+                let ok = if ty == DataType::Unsupported(Unsupported::Int8) { i8::try_from(*i).is_ok() } else { i16::try_from(*i).is_ok() };
+                if ok { Ok((Value::Int(*i as i64), None)) } else { Err(bad()) }
+            }
+            _ => Err(bad()),
+        },
+        DataType::Unsupported(Unsupported::Date32) => match type_scalar(name, s, DataType::Timestamp) {
+            Ok((Value::Timestamp(ms), w)) => Ok((Value::Timestamp(ms.div_euclid(86_400_000) * 86_400_000), w)),
+            _ => Err(bad()),
+        },
+        DataType::Unsupported(Unsupported::DurationMs) => match s {
+            Scalar::Int(i) => i64::try_from(*i).map(|v| (Value::Int(v), None)).map_err(|_| bad()),
+            _ => Err(bad()),
+        },
         DataType::Unsupported(Unsupported::Null) => Err(bad()),
     }
 }
