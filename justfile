@@ -24,3 +24,7 @@ replay *ARGS:
 # Watch latency on a 10,000-model project: file write to end of reprint.
 bench-watch:
     tools/bench_watch.sh
+
+# Simulator throughput on 10M generated orders (100k customers) beside a hand-written HashMap loop.
+bench-sim:
+    tools/bench-sim.sh

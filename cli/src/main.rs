@@ -86,6 +86,31 @@ enum Command {
         #[arg(long, default_value_t = watch::DEFAULT_DEBOUNCE_MS, value_parser = clap::value_parser!(u64).range(0..=watch::MAX_DEBOUNCE_MS))]
         debounce_ms: u64,
     },
+    /// Run fixtures on the simulator and assert the exact changelog, late and quarantined events
+    Test {
+        #[arg(long, default_value = ".")]
+        project: String,
+        /// Only the fixtures of this model
+        #[arg(long)]
+        model: Option<String>,
+        /// Run this fixture file instead of tests/ (repeatable; `-` reads stdin)
+        #[arg(long)]
+        fixture: Vec<String>,
+        /// Print the test report as JSON
+        #[arg(long)]
+        json: bool,
+    },
+    /// Run the whole application on the simulator over files: <source>.jsonl in, changelogs and final tables out
+    Run {
+        #[arg(long, default_value = ".")]
+        project: String,
+        /// Directory with one `<source>.jsonl` per source
+        #[arg(long)]
+        input: String,
+        /// Directory to write `<model>.changelog.jsonl` and `<model>.table.jsonl` to
+        #[arg(long)]
+        output: String,
+    },
     /// Create a small working project
     Init {
         /// Where to create it (default: the current directory)
@@ -104,6 +129,8 @@ fn main() -> ExitCode {
         Command::Watch { project, test, json, debounce_ms } => {
             watch::run(&project, watch::Options { json, test, debounce: std::time::Duration::from_millis(debounce_ms) })
         }
+        Command::Test { project, model, fixture, json } => commands::test::run(&project, model.as_deref(), &fixture, json),
+        Command::Run { project, input, output } => commands::run::run(&project, &input, &output),
         Command::Init { dir } => commands::init::run(dir.as_deref().unwrap_or(".")),
     };
     ExitCode::from(code)

@@ -15,6 +15,7 @@ pub mod model;
 pub mod plan;
 pub mod project;
 pub mod schemas;
+pub mod sim;
 pub mod sql;
 pub mod types;
 pub mod yaml;

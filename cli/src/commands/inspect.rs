@@ -13,7 +13,7 @@ use crate::render::explain::{model_explain, SourceFacts};
 use crate::render::inspect::model_block;
 
 /// Checks a MODEL argument; prints the error and returns false when unknown.
-fn known_model(loaded: &Loaded, model: &str) -> bool {
+pub(crate) fn known_model(loaded: &Loaded, model: &str) -> bool {
     let names = model_names(&loaded.db, loaded.project);
     if names.iter().any(|n| n == model) {
         return true;

@@ -4,7 +4,11 @@ pub mod check;
 pub mod graph;
 pub mod init;
 pub mod inspect;
+pub mod run;
 pub mod schema;
+pub mod test;
+
+pub(crate) use inspect::known_model;
 
 use streamform::diagnostic::Diagnostic;
 

@@ -5,3 +5,5 @@ pub mod diagnostic;
 pub mod explain;
 pub mod graph;
 pub mod inspect;
+pub mod json;
+pub mod test;

@@ -1,0 +1,137 @@
+//! `test`: run fixtures on the simulator and assert the exact changelog,
+//! the late events and the quarantined ones.
+
+use std::io::Read;
+
+use streamform::check::{all_load_errors, check_report, fixture, fixture_checks};
+use streamform::diagnostic::Severity;
+use streamform::sim::{fixture_report, FixtureReport};
+use streamform::SourceFile;
+
+use super::{known_model, print_diagnostics_stderr};
+use crate::load::{load, Loaded};
+use crate::out::{eprint, print};
+use crate::render::diagnostic::render;
+use crate::render::test::{fixture_text, report_json, summary};
+
+pub fn run(project: &str, model: Option<&str>, fixtures: &[String], json: bool) -> u8 {
+    let loaded = load(project);
+    let db = &loaded.db;
+    let p = loaded.project;
+    let load_errors = all_load_errors(db, p);
+    if !load_errors.is_empty() {
+        eprint(&format!("error: could not load project at {}\n\n", loaded.root));
+        print_diagnostics_stderr(&loaded, &load_errors);
+        return 2;
+    }
+    let report = check_report(db, p);
+    if report.errors() > 0 {
+        let n = report.errors();
+        eprint(&format!("error: project has {n} error{}; fix them before testing\n\n", if n == 1 { "" } else { "s" }));
+        let errors: Vec<_> = report.diagnostics.iter().filter(|d| d.severity == Severity::Error).cloned().collect();
+        print_diagnostics_stderr(&loaded, &errors);
+        return 2;
+    }
+    if let Some(m) = model {
+        if !known_model(&loaded, m) {
+            return 2;
+        }
+    }
+    let files = match fixture_files(&loaded, fixtures) {
+        Ok(f) => f,
+        Err(()) => return 2,
+    };
+    let selected: Vec<SourceFile> = files
+        .into_iter()
+        .filter(|f| model.is_none_or(|m| fixture(db, *f).as_ref().is_ok_and(|fx| fx.model == m)))
+        .collect();
+    let reports: Vec<&FixtureReport> = selected.iter().filter_map(|f| fixture_report(db, p, *f).as_ref()).collect();
+    // Located detail on stderr: typing errors and values the simulator adjusted.
+    for r in &reports {
+        let text = |path: &str| loaded.file_text(path).or_else(|| selected.iter().find(|f| f.path(db) == path).map(|f| f.text(db).to_string()));
+        for d in r.warnings.iter().chain(&r.error_diagnostic) {
+            eprint(&render(d, &text));
+            eprint("\n");
+        }
+    }
+    if json {
+        print(&format!("{}\n", report_json(&reports).pretty()));
+    } else if reports.is_empty() {
+        match model {
+            Some(m) => print(&format!("ok: no fixtures for model `{m}`\n")),
+            None => print("ok: no fixtures under tests/\n"),
+        }
+    } else {
+        let blocks: Vec<String> = reports.iter().map(|r| fixture_text(r)).collect();
+        print(&format!("{}\n{}", blocks.join("\n"), summary(&reports)));
+    }
+    if reports.iter().all(|r| r.passed) {
+        0
+    } else {
+        1
+    }
+}
+
+/// The project's fixtures, or the files named by `--fixture` (`-` is stdin),
+/// each decoded and checked like the project's own.
+fn fixture_files(loaded: &Loaded, named: &[String]) -> Result<Vec<SourceFile>, ()> {
+    let db = &loaded.db;
+    let p = loaded.project;
+    if named.is_empty() {
+        return Ok(p.fixture_files(db).clone());
+    }
+    let mut out = Vec::new();
+    let mut stdin_used = false;
+    for name in named {
+        let existing = p.fixture_files(db).iter().find(|f| f.path(db) == name || format!("./{}", f.path(db)) == *name).copied();
+        let file = match existing {
+            Some(f) => f,
+            None => {
+                let (path, text) = if name == "-" {
+                    let mut t = String::new();
+                    if stdin_used || std::io::stdin().read_to_string(&mut t).is_err() {
+                        eprint("error: could not load fixture -: failed to read standard input\n");
+                        return Err(());
+                    }
+                    stdin_used = true;
+                    ("<stdin>".to_string(), t)
+                } else {
+                    let full = std::path::Path::new(&loaded.root).join(name);
+                    let read = std::fs::read_to_string(name).or_else(|e| std::fs::read_to_string(&full).map_err(|_| e));
+                    match read {
+                        Ok(t) => (name.clone(), t),
+                        Err(e) => {
+                            eprint(&format!("error: could not load fixture {name}: failed to read {name}: {e}\n"));
+                            return Err(());
+                        }
+                    }
+                };
+                SourceFile::new(db, path, text)
+            }
+        };
+        if let Err(errors) = fixture(db, file) {
+            eprint(&format!("error: could not load fixture {name}\n\n"));
+            print_stderr_with(loaded, file, errors);
+            return Err(());
+        }
+        let (_, diags) = fixture_checks(db, p, file);
+        let errors: Vec<_> = diags.iter().filter(|d| d.is_error()).cloned().collect();
+        if !errors.is_empty() {
+            eprint(&format!("error: fixture {name} does not fit the project\n\n"));
+            print_stderr_with(loaded, file, &errors);
+            return Err(());
+        }
+        out.push(file);
+    }
+    Ok(out)
+}
+
+fn print_stderr_with(loaded: &Loaded, file: SourceFile, diags: &[streamform::diagnostic::Diagnostic]) {
+    let db = &loaded.db;
+    let text = |path: &str| if path == file.path(db) { Some(file.text(db).to_string()) } else { loaded.file_text(path) };
+    for d in diags {
+        eprint(&render(d, &text));
+        eprint("\n");
+    }
+}
+

@@ -1,0 +1,408 @@
+//! Evaluating typed expressions over a row, with SQL's three-valued logic
+//! and arithmetic in the plan's result type (docs/semantics.md).
+
+use std::fmt;
+use std::sync::Arc;
+
+use super::decimal::{Decimal, DecimalError};
+use super::value::{format_timestamp_ms, parse_rfc3339_nanos, Value};
+use crate::plan::expr::{BinOp, Expr, Literal};
+use crate::types::{DataType, Unsupported};
+
+/// Why evaluation stopped; it aborts the run (a fixture reports it).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EvalError {
+    /// `arithmetic overflow in 9223372036854775807 + 1`
+    Overflow(String),
+    DivisionByZero,
+    /// `cannot compare a string with an integer`
+    Type(String),
+    /// A CAST whose value has no representation in the target type.
+    Cast(String),
+}
+
+impl fmt::Display for EvalError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EvalError::Overflow(what) => write!(f, "arithmetic overflow in {what}"),
+            EvalError::DivisionByZero => f.write_str("division by zero"),
+            EvalError::Type(m) => write!(f, "type error: {m}"),
+            EvalError::Cast(m) => write!(f, "cast error: {m}"),
+        }
+    }
+}
+
+pub type EvalResult = Result<Value, EvalError>;
+
+pub fn eval(e: &Expr, row: &[Value]) -> EvalResult {
+    match e {
+        Expr::Column { index, .. } => Ok(row.get(*index).cloned().unwrap_or(Value::Null)),
+        Expr::Literal(l) => Ok(literal(l)),
+        Expr::Binary { op, left, right, ty } => {
+            let l = eval(left, row)?;
+            match op {
+                // Short-circuit only where the result is already decided.
+                BinOp::And if matches!(l, Value::Bool(false)) => return Ok(Value::Bool(false)),
+                BinOp::Or if matches!(l, Value::Bool(true)) => return Ok(Value::Bool(true)),
+                _ => {}
+            }
+            let r = eval(right, row)?;
+            binary(*op, l, r, *ty)
+        }
+        Expr::Not(inner) => match eval(inner, row)? {
+            Value::Null => Ok(Value::Null),
+            Value::Bool(b) => Ok(Value::Bool(!b)),
+            other => Err(EvalError::Type(format!("NOT needs a boolean, got {}", kind(&other)))),
+        },
+        Expr::IsNull { expr, negated } => Ok(Value::Bool(eval(expr, row)?.is_null() != *negated)),
+        Expr::Cast { expr, to } => cast(eval(expr, row)?, *to),
+    }
+}
+
+/// True only when the predicate is TRUE (NULL and FALSE filter out).
+pub fn holds(e: &Expr, row: &[Value]) -> Result<bool, EvalError> {
+    match eval(e, row)? {
+        Value::Bool(b) => Ok(b),
+        Value::Null => Ok(false),
+        other => Err(EvalError::Type(format!("a predicate must be a boolean, got {}", kind(&other)))),
+    }
+}
+
+pub fn literal(l: &Literal) -> Value {
+    match l {
+        Literal::Int(i) => Value::Int(*i),
+        Literal::Float(f) => Value::Float(*f),
+        Literal::Str(s) => Value::Str(Arc::from(s.as_str())),
+        Literal::Bool(b) => Value::Bool(*b),
+        Literal::Null => Value::Null,
+    }
+}
+
+/// How a value's kind reads in type errors.
+pub fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Int(_) => "an integer",
+        Value::Float(_) => "a float",
+        Value::Decimal(_) => "a decimal",
+        Value::Str(_) => "a string",
+        Value::Timestamp(_) | Value::TimestampNanos(_) => "a timestamp",
+    }
+}
+
+fn binary(op: BinOp, l: Value, r: Value, ty: DataType) -> EvalResult {
+    match op {
+        BinOp::And | BinOp::Or => logic(op, l, r),
+        _ if op.is_comparison() => compare(op, l, r),
+        _ => arithmetic(op, l, r, ty),
+    }
+}
+
+fn logic(op: BinOp, l: Value, r: Value) -> EvalResult {
+    let as_bool = |v: &Value| match v {
+        Value::Null => Ok(None),
+        Value::Bool(b) => Ok(Some(*b)),
+        other => Err(EvalError::Type(format!("{} needs booleans, got {}", op.symbol(), kind(other)))),
+    };
+    let (a, b) = (as_bool(&l)?, as_bool(&r)?);
+    Ok(match (op, a, b) {
+        (BinOp::And, Some(false), _) | (BinOp::And, _, Some(false)) => Value::Bool(false),
+        (BinOp::And, Some(true), Some(true)) => Value::Bool(true),
+        (BinOp::Or, Some(true), _) | (BinOp::Or, _, Some(true)) => Value::Bool(true),
+        (BinOp::Or, Some(false), Some(false)) => Value::Bool(false),
+        _ => Value::Null,
+    })
+}
+
+fn is_number(v: &Value) -> bool {
+    matches!(v, Value::Int(_) | Value::Float(_) | Value::Decimal(_))
+}
+
+fn compare(op: BinOp, l: Value, r: Value) -> EvalResult {
+    use std::cmp::Ordering::*;
+    if l.is_null() || r.is_null() {
+        return Ok(Value::Null);
+    }
+    let ord = match (&l, &r) {
+        (a, b) if is_number(a) && is_number(b) => a.cmp(b),
+        (Value::Str(_), Value::Str(_)) | (Value::Bool(_), Value::Bool(_)) => l.cmp(&r),
+        (Value::Timestamp(_) | Value::TimestampNanos(_), Value::Timestamp(_) | Value::TimestampNanos(_)) => l.cmp(&r),
+        // `ts > '2024-01-01T00:00:00Z'`: the string is read as an instant.
+        (Value::Timestamp(_) | Value::TimestampNanos(_), Value::Str(s)) => l.cmp(&string_instant(s, &l)?),
+        (Value::Str(s), Value::Timestamp(_) | Value::TimestampNanos(_)) => string_instant(s, &r)?.cmp(&r),
+        _ => return Err(EvalError::Type(format!("cannot compare {} with {}", kind(&l), kind(&r)))),
+    };
+    Ok(Value::Bool(match op {
+        BinOp::Eq => ord == Equal,
+        BinOp::NotEq => ord != Equal,
+        BinOp::Lt => ord == Less,
+        BinOp::LtEq => ord != Greater,
+        BinOp::Gt => ord == Greater,
+        _ => ord != Less,
+    }))
+}
+
+fn string_instant(s: &str, other: &Value) -> EvalResult {
+    match parse_instant_nanos(s) {
+        Some(ns) => Ok(Value::TimestampNanos(ns)),
+        None => Err(EvalError::Type(format!("cannot compare {} with the string {}", kind(other), super::value::quote(s)))),
+    }
+}
+
+/// RFC 3339, or Flink's `YYYY-MM-DD HH:MM:SS[.fff]` (read as UTC).
+fn parse_instant_nanos(s: &str) -> Option<i64> {
+    let ns = parse_rfc3339_nanos(s).or_else(|| {
+        let t = s.trim();
+        let with_t = if t.len() == 10 { format!("{t}T00:00:00Z") } else { format!("{}Z", t.replacen(' ', "T", 1)) };
+        parse_rfc3339_nanos(&with_t)
+    })?;
+    i64::try_from(ns).ok()
+}
+
+fn overflow(l: &Value, op: BinOp, r: &Value) -> EvalError {
+    EvalError::Overflow(format!("{} {} {}", l.render_text(), op.symbol(), r.render_text()))
+}
+
+fn to_f64(v: &Value) -> Option<f64> {
+    match v {
+        Value::Int(i) => Some(*i as f64),
+        Value::Float(f) => Some(*f),
+        Value::Decimal(d) => Some(d.to_f64()),
+        _ => None,
+    }
+}
+
+fn to_decimal(v: &Value) -> Option<Decimal> {
+    match v {
+        Value::Int(i) => Some(Decimal::from_int(*i)),
+        Value::Decimal(d) => Some(*d),
+        _ => None,
+    }
+}
+
+fn arithmetic(op: BinOp, l: Value, r: Value, ty: DataType) -> EvalResult {
+    if l.is_null() || r.is_null() {
+        return Ok(Value::Null);
+    }
+    let type_error = || EvalError::Type(format!("cannot apply `{}` to {} and {}", op.symbol(), kind(&l), kind(&r)));
+    if let (Value::Timestamp(a), Value::Timestamp(b), BinOp::Minus) = (&l, &r, op) {
+        // `timestamp - timestamp`: a duration, in milliseconds.
+        return a.checked_sub(*b).map(Value::Int).ok_or_else(|| overflow(&l, op, &r));
+    }
+    match ty {
+        DataType::Int32 | DataType::Int64 => {
+            let (Value::Int(a), Value::Int(b)) = (&l, &r) else { return Err(type_error()) };
+            let v = match op {
+                BinOp::Plus => a.checked_add(*b),
+                BinOp::Minus => a.checked_sub(*b),
+                BinOp::Multiply => a.checked_mul(*b),
+                _ => {
+                    if *b == 0 {
+                        return Err(EvalError::DivisionByZero);
+                    }
+                    a.checked_div(*b)
+                }
+            };
+            match v {
+                Some(v) if ty == DataType::Int64 || i32::try_from(v).is_ok() => Ok(Value::Int(v)),
+                _ => Err(overflow(&l, op, &r)),
+            }
+        }
+        DataType::Decimal(p, s) => {
+            let (Some(a), Some(b)) = (to_decimal(&l), to_decimal(&r)) else { return Err(type_error()) };
+            let res = match op {
+                BinOp::Plus => a.add(b, p, s),
+                BinOp::Minus => a.sub(b, p, s),
+                BinOp::Multiply => a.mul(b, p, s),
+                _ => a.div(b, p, s),
+            };
+            match res {
+                Ok(d) => Ok(Value::Decimal(d)),
+                Err(DecimalError::DivisionByZero) => Err(EvalError::DivisionByZero),
+                Err(DecimalError::Overflow) => Err(overflow(&l, op, &r)),
+            }
+        }
+        // float64, and anything else the plan could not type more precisely.
+        _ => {
+            let (Some(a), Some(b)) = (to_f64(&l), to_f64(&r)) else { return Err(type_error()) };
+            let v = match op {
+                BinOp::Plus => a + b,
+                BinOp::Minus => a - b,
+                BinOp::Multiply => a * b,
+                _ => {
+                    if b == 0.0 {
+                        return Err(EvalError::DivisionByZero);
+                    }
+                    a / b
+                }
+            };
+            if v.is_finite() || !(a.is_finite() && b.is_finite()) {
+                Ok(Value::Float(v))
+            } else {
+                Err(overflow(&l, op, &r))
+            }
+        }
+    }
+}
+
+/// CAST with Flink's conversions; values without a representation in the
+/// target type are errors (Flink's CAST fails the job; TRY_CAST is not in
+/// the language).
+pub fn cast(v: Value, to: DataType) -> EvalResult {
+    if v.is_null() {
+        return Ok(Value::Null);
+    }
+    let fail = |v: &Value| EvalError::Cast(format!("cannot cast {} to {to}", v.render_text()));
+    match to {
+        DataType::Int32 | DataType::Int64 | DataType::Unsupported(Unsupported::Int8 | Unsupported::Int16) => {
+            let i: i128 = match &v {
+                Value::Int(i) => *i as i128,
+                Value::Decimal(d) => d.mantissa / super::decimal::POW10[d.scale as usize] as i128,
+                Value::Float(f) if f.is_finite() => f.trunc() as i128,
+                Value::Bool(b) => *b as i128,
+                Value::Str(s) => s.trim().parse::<i128>().map_err(|_| fail(&v))?,
+                _ => return Err(fail(&v)),
+            };
+            let ok = match to {
+                DataType::Int32 => i32::try_from(i).is_ok(),
+                DataType::Unsupported(Unsupported::Int16) => i16::try_from(i).is_ok(),
+                DataType::Unsupported(Unsupported::Int8) => i8::try_from(i).is_ok(),
+                _ => i64::try_from(i).is_ok(),
+            };
+            if ok {
+                Ok(Value::Int(i as i64))
+            } else {
+                Err(EvalError::Overflow(format!("CAST({} AS {to})", v.render_text())))
+            }
+        }
+        DataType::Float64 | DataType::Unsupported(Unsupported::Float32) => {
+            let f = match &v {
+                Value::Bool(b) => *b as i64 as f64,
+                Value::Str(s) => s.trim().parse::<f64>().map_err(|_| fail(&v))?,
+                other => to_f64(other).ok_or_else(|| fail(&v))?,
+            };
+            Ok(Value::Float(if to == DataType::Float64 { f } else { f as f32 as f64 }))
+        }
+        DataType::Decimal(p, s) => {
+            let d = match &v {
+                Value::Int(i) => Decimal::from_int(*i).rescale(s),
+                Value::Decimal(d) => d.rescale(s),
+                Value::Float(f) => Decimal::from_f64(*f, s),
+                Value::Str(t) => Decimal::parse(t.trim(), 38.min(s.saturating_add(20))).ok().and_then(|d| d.rescale(s)),
+                Value::Bool(b) => Decimal::from_int(*b as i64).rescale(s),
+                _ => return Err(fail(&v)),
+            };
+            match d {
+                Some(d) if d.fits(p) => Ok(Value::Decimal(d)),
+                _ if matches!(v, Value::Str(_)) && d.is_none() => Err(fail(&v)),
+                _ => Err(EvalError::Overflow(format!("CAST({} AS {to})", v.render_text()))),
+            }
+        }
+        DataType::String | DataType::Unsupported(Unsupported::Utf8View) => Ok(Value::Str(Arc::from(cast_to_string(&v).as_str()))),
+        DataType::Boolean => match &v {
+            Value::Bool(b) => Ok(Value::Bool(*b)),
+            Value::Int(i) => Ok(Value::Bool(*i != 0)),
+            Value::Str(s) => match s.trim().to_ascii_lowercase().as_str() {
+                "true" => Ok(Value::Bool(true)),
+                "false" => Ok(Value::Bool(false)),
+                _ => Err(fail(&v)),
+            },
+            _ => Err(fail(&v)),
+        },
+        DataType::Timestamp => match &v {
+            Value::Timestamp(t) => Ok(Value::Timestamp(*t)),
+            Value::TimestampNanos(n) => Ok(Value::Timestamp(n.div_euclid(1_000_000))),
+            Value::Str(s) => parse_instant_nanos(s).map(|n| Value::Timestamp(n.div_euclid(1_000_000))).ok_or_else(|| fail(&v)),
+            _ => Err(fail(&v)),
+        },
+        DataType::TimestampNanos => match &v {
+            Value::Timestamp(t) => t.checked_mul(1_000_000).map(Value::TimestampNanos).ok_or_else(|| fail(&v)),
+            Value::TimestampNanos(n) => Ok(Value::TimestampNanos(*n)),
+            Value::Str(s) => parse_instant_nanos(s).map(Value::TimestampNanos).ok_or_else(|| fail(&v)),
+            _ => Err(fail(&v)),
+        },
+        // A date is held as the instant of its midnight (UTC).
+        DataType::Unsupported(Unsupported::Date32) => match cast(v.clone(), DataType::Timestamp)? {
+            Value::Timestamp(ms) => Ok(Value::Timestamp(ms.div_euclid(86_400_000) * 86_400_000)),
+            _ => Err(fail(&v)),
+        },
+        DataType::Unsupported(Unsupported::DurationMs) => match &v {
+            Value::Int(i) => Ok(Value::Int(*i)),
+            _ => Err(fail(&v)),
+        },
+        DataType::Unsupported(Unsupported::Null) => Ok(Value::Null),
+    }
+}
+
+/// Flink's CAST(… AS STRING) text.
+fn cast_to_string(v: &Value) -> String {
+    match v {
+        Value::Null => String::new(),
+        Value::Bool(b) => if *b { "TRUE" } else { "FALSE" }.into(),
+        Value::Int(i) => i.to_string(),
+        Value::Float(f) => super::value::render_float_text(*f),
+        Value::Decimal(d) => d.to_scaled_string(),
+        Value::Str(s) => s.to_string(),
+        Value::Timestamp(ms) => format_timestamp_ms(*ms).trim_end_matches('Z').replacen('T', " ", 1),
+        Value::TimestampNanos(ns) => {
+            let base = format_timestamp_ms(ns.div_euclid(1_000_000));
+            let base = base.trim_end_matches('Z').replacen('T', " ", 1);
+            format!("{base}{:06}", ns.rem_euclid(1_000_000))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::expr::Expr;
+
+    fn col(i: usize, ty: DataType) -> Expr {
+        Expr::Column { index: i, name: format!("c{i}"), ty }
+    }
+
+    fn bin(op: BinOp, l: Expr, r: Expr, ty: DataType) -> Expr {
+        Expr::Binary { op, left: Box::new(l), right: Box::new(r), ty }
+    }
+
+    #[test]
+    fn integer_overflow_and_division() {
+        let e = bin(BinOp::Plus, col(0, DataType::Int64), Expr::Literal(Literal::Int(1)), DataType::Int64);
+        assert_eq!(eval(&e, &[Value::Int(i64::MAX)]).unwrap_err().to_string(), "arithmetic overflow in 9223372036854775807 + 1");
+        let d = bin(BinOp::Divide, col(0, DataType::Int32), Expr::Literal(Literal::Int(0)), DataType::Int64);
+        assert_eq!(eval(&d, &[Value::Int(1)]), Err(EvalError::DivisionByZero));
+        let q = bin(BinOp::Divide, col(0, DataType::Int64), Expr::Literal(Literal::Int(2)), DataType::Int64);
+        assert_eq!(eval(&q, &[Value::Int(-7)]).unwrap().render_text(), "-3");
+    }
+
+    #[test]
+    fn three_valued_logic() {
+        let t = Expr::Literal(Literal::Bool(true));
+        let n = Expr::Literal(Literal::Null);
+        let f = Expr::Literal(Literal::Bool(false));
+        assert!(eval(&bin(BinOp::And, n.clone(), f.clone(), DataType::Boolean), &[]).unwrap() == Value::Bool(false));
+        assert!(eval(&bin(BinOp::And, n.clone(), t.clone(), DataType::Boolean), &[]).unwrap().is_null());
+        assert!(eval(&bin(BinOp::Or, n.clone(), t, DataType::Boolean), &[]).unwrap() == Value::Bool(true));
+        assert!(eval(&bin(BinOp::Gt, n, Expr::Literal(Literal::Int(1)), DataType::Boolean), &[]).unwrap().is_null());
+    }
+
+    #[test]
+    fn mixed_comparisons() {
+        let e = bin(BinOp::Gt, col(0, DataType::String), Expr::Literal(Literal::Int(5)), DataType::Boolean);
+        assert_eq!(eval(&e, &[Value::Str("7".into())]).unwrap_err().to_string(), "type error: cannot compare a string with an integer");
+        let ts = bin(BinOp::Gt, col(0, DataType::Timestamp), Expr::Literal(Literal::Str("2024-01-01T00:00:00Z".into())), DataType::Boolean);
+        assert_eq!(eval(&ts, &[Value::Timestamp(1_704_067_200_001)]).unwrap(), Value::Bool(true));
+        let dec = bin(BinOp::Gt, col(0, DataType::Decimal(10, 2)), Expr::Literal(Literal::Float(0.1)), DataType::Boolean);
+        assert_eq!(eval(&dec, &[Value::Decimal(Decimal::new(10, 2))]).unwrap(), Value::Bool(false));
+    }
+
+    #[test]
+    fn casts() {
+        assert_eq!(cast(Value::Decimal(Decimal::new(1050, 2)), DataType::String).unwrap(), Value::Str("10.50".into()));
+        assert_eq!(cast(Value::Decimal(Decimal::new(-1999, 2)), DataType::Int64).unwrap(), Value::Int(-19));
+        assert_eq!(cast(Value::Float(2.675), DataType::Decimal(10, 2)).unwrap().render_text(), "2.68");
+        assert!(cast(Value::Str("abc".into()), DataType::Int64).is_err());
+        assert_eq!(cast(Value::Int(3_000_000_000), DataType::Int32).unwrap_err().to_string(), "arithmetic overflow in CAST(3000000000 AS int32)");
+    }
+}

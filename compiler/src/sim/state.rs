@@ -1,0 +1,218 @@
+//! The keyed store of one Aggregate node, shaped exactly as its state
+//! fingerprint says: per key, one accumulator per `accumulators=` entry,
+//! of the recorded type. Windowed nodes keep one group per key and window.
+
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap};
+
+use rustc_hash::FxHashMap;
+
+use super::decimal::DecimalError;
+use super::eval::{eval, EvalError};
+use super::value::Value;
+use crate::plan::expr::{AggCall, AggFunc};
+use crate::plan::node::Column;
+use crate::types::DataType;
+
+pub type Key = Box<[Value]>;
+
+/// One group's accumulators and the event time of its latest event.
+#[derive(Clone, Debug)]
+pub struct Group {
+    pub accumulators: Vec<Value>,
+    pub last_event: i64,
+    /// The expiry its pending retention timer was set for, if any.
+    timer: Option<i64>,
+}
+
+#[derive(Debug)]
+pub struct KeyedStore {
+    /// The data key columns (window bounds excluded) with their types.
+    pub keys: Vec<Column>,
+    /// One per aggregate call: its rendering and accumulator type.
+    pub accumulators: Vec<Column>,
+    calls: Vec<AggCall>,
+    retention_ms: Option<i64>,
+    groups: FxHashMap<Key, Group>,
+    /// Windowed state: window start → key → group, both in emission order.
+    windows: BTreeMap<i64, BTreeMap<Key, Group>>,
+    /// Retention timers: (expiry, key), earliest first; stale entries are
+    /// skipped when they fire.
+    timers: BinaryHeap<Reverse<(i64, Key)>>,
+}
+
+impl KeyedStore {
+    pub fn new(keys: Vec<Column>, calls: Vec<AggCall>, retention_ms: Option<i64>) -> KeyedStore {
+        let accumulators = calls.iter().map(|c| Column { name: c.name.clone(), ty: c.ty }).collect();
+        KeyedStore { keys, accumulators, calls, retention_ms, groups: FxHashMap::default(), windows: BTreeMap::new(), timers: BinaryHeap::new() }
+    }
+
+    fn fresh(&self, ts: i64) -> Group {
+        let accumulators = self.calls.iter().map(|c| if c.func == AggFunc::Count { Value::Int(0) } else { Value::Null }).collect();
+        Group { accumulators, last_event: ts, timer: None }
+    }
+
+    /// Folds one input row into the key's group and writes the group's
+    /// output rows (keys, then accumulators): `before` is left empty for a
+    /// new group. One hash lookup for an existing key.
+    pub fn accumulate(&mut self, key: &[Value], row: &[Value], ts: i64, before: &mut Vec<Value>, after: &mut Vec<Value>) -> Result<(), EvalError> {
+        before.clear();
+        after.clear();
+        let group = match self.groups.get_mut(key) {
+            Some(g) => {
+                before.extend_from_slice(key);
+                before.extend_from_slice(&g.accumulators);
+                g
+            }
+            None => {
+                let fresh = self.fresh(ts);
+                self.groups.entry(key.into()).or_insert(fresh)
+            }
+        };
+        update(&self.calls, &mut group.accumulators, row)?;
+        group.last_event = ts;
+        after.extend_from_slice(key);
+        after.extend_from_slice(&group.accumulators);
+        if let Some(r) = self.retention_ms {
+            if group.timer.is_none() {
+                let at = ts.saturating_add(r);
+                group.timer = Some(at);
+                self.timers.push(Reverse((at, key.into())));
+            }
+        }
+        Ok(())
+    }
+
+    /// Windowed accumulation: nothing is emitted until the window closes.
+    pub fn accumulate_window(&mut self, window_start: i64, key: &[Value], row: &[Value], ts: i64) -> Result<(), EvalError> {
+        let fresh = self.fresh(ts);
+        let groups = self.windows.entry(window_start).or_default();
+        if !groups.contains_key(key) {
+            groups.insert(key.into(), fresh);
+        }
+        let group = groups.get_mut(key).expect("inserted above");
+        group.last_event = ts;
+        update(&self.calls, &mut group.accumulators, row)
+    }
+
+    /// Removes and returns every window whose end is at or before the
+    /// watermark, in window order, groups in key order.
+    pub fn close_windows(&mut self, size: i64, watermark: i64) -> Vec<(i64, BTreeMap<Key, Group>)> {
+        let mut out = Vec::new();
+        while let Some((&start, _)) = self.windows.first_key_value() {
+            if start.saturating_add(size) > watermark {
+                break;
+            }
+            out.push(self.windows.pop_first().expect("present"));
+        }
+        out
+    }
+
+    /// Drops, silently, every key whose latest event is at least the
+    /// retention older than the watermark.
+    pub fn expire(&mut self, watermark: i64) {
+        let Some(r) = self.retention_ms else { return };
+        while let Some(Reverse((at, _))) = self.timers.peek() {
+            if *at > watermark {
+                break;
+            }
+            let Reverse((_, key)) = self.timers.pop().expect("peeked");
+            let Some(g) = self.groups.get_mut(&key) else { continue };
+            let due = g.last_event.saturating_add(r);
+            if due <= watermark {
+                self.groups.remove(&key);
+            } else {
+                // A later event moved the expiry: re-arm for it.
+                g.timer = Some(due);
+                self.timers.push(Reverse((due, key)));
+            }
+        }
+    }
+
+    /// Every stored group (key, accumulators), for tests and inspection.
+    pub fn groups(&self) -> impl Iterator<Item = (&[Value], &[Value])> {
+        self.groups
+            .iter()
+            .map(|(k, g)| (&k[..], &g.accumulators[..]))
+            .chain(self.windows.values().flat_map(|w| w.iter().map(|(k, g)| (&k[..], &g.accumulators[..]))))
+    }
+
+    pub fn len(&self) -> usize {
+        self.groups.len() + self.windows.values().map(BTreeMap::len).sum::<usize>()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+fn update(calls: &[AggCall], accs: &mut [Value], row: &[Value]) -> Result<(), EvalError> {
+    for (call, acc) in calls.iter().zip(accs.iter_mut()) {
+        let v = match &call.arg {
+            None => {
+                if let Value::Int(n) = acc {
+                    *n += 1;
+                }
+                continue;
+            }
+            Some(arg) => eval(arg, row)?,
+        };
+        if v.is_null() {
+            continue; // every aggregate ignores nulls
+        }
+        match call.func {
+            AggFunc::Count => {
+                if let Value::Int(n) = acc {
+                    *n += 1;
+                }
+            }
+            AggFunc::Sum => *acc = add(acc, &v, call.ty)?,
+            AggFunc::Min => {
+                if acc.is_null() || v < *acc {
+                    *acc = retype(v, call.ty);
+                }
+            }
+            AggFunc::Max => {
+                if acc.is_null() || v > *acc {
+                    *acc = retype(v, call.ty);
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Sums keep the accumulator type: int64, decimal(38,s) or float64.
+fn add(acc: &Value, v: &Value, ty: DataType) -> Result<Value, EvalError> {
+    let overflow = || EvalError::Overflow(format!("{} + {}", acc.render_text(), v.render_text()));
+    Ok(match (acc, v, ty) {
+        (Value::Null, _, _) => retype(v.clone(), ty),
+        (Value::Int(a), Value::Int(b), _) => Value::Int(a.checked_add(*b).ok_or_else(overflow)?),
+        (Value::Decimal(a), Value::Decimal(b), DataType::Decimal(p, s)) => {
+            if a.scale == b.scale {
+                // The common case: one column, one scale.
+                let m = a.mantissa.checked_add(b.mantissa).ok_or_else(overflow)?;
+                let d = super::decimal::Decimal::new(m, a.scale);
+                if !d.fits(p) {
+                    return Err(overflow());
+                }
+                Value::Decimal(d)
+            } else {
+                Value::Decimal(a.add(*b, p, s).map_err(|e| match e {
+                    DecimalError::Overflow | DecimalError::DivisionByZero => overflow(),
+                })?)
+            }
+        }
+        (Value::Float(a), Value::Float(b), _) => Value::Float(a + b),
+        _ => return Err(EvalError::Type(format!("cannot add {} to a {ty} sum", super::eval::kind(v)))),
+    })
+}
+
+/// A value as the accumulator type stores it (sums of int32 are int64,
+/// sums of decimal(p,s) are decimal(38,s): same numbers, wider type).
+fn retype(v: Value, ty: DataType) -> Value {
+    match (v, ty) {
+        (Value::Decimal(d), DataType::Decimal(_, s)) if d.scale != s => Value::Decimal(d.rescale(s).unwrap_or(d)),
+        (v, _) => v,
+    }
+}

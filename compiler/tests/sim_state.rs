@@ -1,0 +1,115 @@
+//! The simulator's keyed store is shaped exactly as each node's state
+//! fingerprint says: for every keyed node of every project under
+//! testdata/, the store's key columns and accumulators (names and types)
+//! equal the fingerprint's, and after running the project's fixtures
+//! every stored value has its declared type. State inference and
+//! execution cannot drift apart.
+
+use std::path::{Path, PathBuf};
+
+use streamform::db::{Database, ModelName, Project, SourceFile, SourceName};
+use streamform::graph::dependency_graph;
+use streamform::model::model_plan;
+use streamform::sim::fixture::{chain_to, source_spec, typed_fixture, Given};
+use streamform::sim::Dataflow;
+
+fn walk(root: &Path, rel: &str, ext: &str, out: &mut Vec<(String, String)>) {
+    let Ok(entries) = std::fs::read_dir(root.join(rel)) else { return };
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().to_string();
+        let child = format!("{rel}/{name}");
+        if e.path().is_dir() {
+            walk(root, &child, ext, out);
+        } else if name.ends_with(ext) {
+            out.push((child.clone(), std::fs::read_to_string(e.path()).unwrap()));
+        }
+    }
+}
+
+fn load(db: &Database, root: &Path) -> Project {
+    let read = |f: &str| std::fs::read_to_string(root.join(f)).ok().map(|t| SourceFile::new(db, f.to_string(), t));
+    let mut models = Vec::new();
+    walk(root, "models", ".sql", &mut models);
+    let mut tests = Vec::new();
+    walk(root, "tests", ".yml", &mut tests);
+    models.sort();
+    tests.sort();
+    let models = models.into_iter().map(|(p, t)| SourceFile::new(db, p, t)).collect();
+    let tests = tests.into_iter().map(|(p, t)| SourceFile::new(db, p, t)).collect();
+    Project::new(db, ".".into(), read("streamform.yml"), read("sources.yml"), models, tests)
+}
+
+fn projects() -> Vec<PathBuf> {
+    let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata");
+    let mut out = Vec::new();
+    for group in ["projects", "sim", "check"] {
+        for e in std::fs::read_dir(base.join(group)).unwrap().flatten() {
+            if e.path().join("streamform.yml").is_file() {
+                out.push(e.path());
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn keyed_stores_match_state_fingerprints() {
+    let mut keyed_nodes = 0;
+    let mut stored_values = 0;
+    for root in projects() {
+        let db = Database::default();
+        let project = load(&db, &root);
+        // Group the models by the source at the root of their ref() chain.
+        let mut by_source: std::collections::BTreeMap<String, Vec<_>> = Default::default();
+        for m in &dependency_graph(&db, project).order {
+            if let Some((source, chain)) = chain_to(&db, project, m) {
+                by_source.entry(source).or_default().push(chain.last().unwrap().clone());
+            }
+        }
+        for (source, plans) in by_source {
+            let Some(spec) = source_spec(&db, project, SourceName::new(&db, source.clone())).clone() else { continue };
+            let mut flow = Dataflow::new(spec, plans);
+            // Feed every fixture event for this source; errors just stop that fixture.
+            for &f in project.fixture_files(&db) {
+                let Some(t) = typed_fixture(&db, project, f) else { continue };
+                if t.source.name != source || t.error.is_some() {
+                    continue;
+                }
+                for g in &t.given {
+                    let r = match g {
+                        Given::Event { row, .. } => flow.push_event(row.clone(), &mut |_, _| {}).map(|_| ()),
+                        Given::Watermark(w) => flow.push_watermark(*w, &mut |_, _| {}),
+                    };
+                    if r.is_err() {
+                        break;
+                    }
+                }
+            }
+            for m in &flow.models {
+                let plan = model_plan(&db, project, ModelName::new(&db, m.name().to_string())).clone().unwrap();
+                for (id, store) in m.stores() {
+                    let node = plan.nodes.iter().find(|n| n.id(&plan.name) == id).expect("the store's node is in the plan");
+                    let state = node.state.as_ref().expect("an aggregate is keyed");
+                    let where_ = format!("{} ({})", id, root.display());
+                    let key_names: Vec<&str> = store.keys.iter().map(|c| c.name.as_str()).collect();
+                    assert_eq!(key_names, state.keys.iter().map(String::as_str).collect::<Vec<_>>(), "key columns of {where_}");
+                    assert_eq!(store.keys, node.schema[..state.keys.len()], "key types of {where_}");
+                    assert_eq!(store.accumulators, state.accumulators, "accumulators of {where_}");
+                    for (key, accs) in store.groups() {
+                        for (v, c) in key.iter().zip(&store.keys) {
+                            assert!(v.conforms_to(c.ty), "{where_}: key {} holds {v:?}", c.name);
+                        }
+                        for (v, c) in accs.iter().zip(&store.accumulators) {
+                            assert!(v.conforms_to(c.ty), "{where_}: accumulator {} holds {v:?}", c.name);
+                            stored_values += 1;
+                        }
+                    }
+                    keyed_nodes += 1;
+                }
+            }
+        }
+    }
+    assert!(keyed_nodes >= 10, "only {keyed_nodes} keyed nodes found under testdata/");
+    assert!(stored_values > 0, "no fixture stored anything");
+}

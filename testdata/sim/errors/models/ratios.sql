@@ -1,0 +1,1 @@
+SELECT order_id, qty / 0 AS a FROM source('orders')

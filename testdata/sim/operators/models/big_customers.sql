@@ -1,0 +1,1 @@
+SELECT customer_id, total FROM ref('totals') WHERE total > 10
