@@ -4,6 +4,7 @@ pub mod check;
 pub mod graph;
 pub mod init;
 pub mod inspect;
+pub mod plan;
 pub mod schema;
 
 use streamform::diagnostic::Diagnostic;

@@ -5,3 +5,4 @@ pub mod diagnostic;
 pub mod explain;
 pub mod graph;
 pub mod inspect;
+pub mod plan;
