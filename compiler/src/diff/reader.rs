@@ -109,7 +109,15 @@ impl fmt::Display for ReadError {
                     DocKind::Manifest => MANIFEST_VERSION,
                     DocKind::Record => RECORD_VERSION,
                 };
-                write!(f, "the {} is format version {found}; this build reads version {expected}", document.as_str())
+                if found.bytes().all(|b| b.is_ascii_digit()) {
+                    write!(f, "the {} is format version {found}; this build reads version {expected}", document.as_str())
+                } else {
+                    let field = match document {
+                        DocKind::Manifest => "manifest_version",
+                        DocKind::Record => "record_version",
+                    };
+                    write!(f, "the {}'s `{field}` is {found}, not a format version; this build reads version {expected}", document.as_str())
+                }
             }
             ReadError::Malformed { document, node: Some(node), message, line, column } => {
                 write!(f, "could not read the {}: node `{node}`: {message} at line {line} column {column}", document.as_str())
@@ -201,10 +209,10 @@ pub fn parse_running(text: &str) -> Result<RunningDoc, ReadError> {
 }
 
 fn check_version(document: DocKind, v: &serde_json::Value, supported: u32) -> Result<(), ReadError> {
-    if v.as_u64() == Some(supported as u64) {
-        Ok(())
-    } else {
-        Err(ReadError::Version { document, found: v.to_string() })
+    match v.as_u64() {
+        Some(n) if n == supported as u64 => Ok(()),
+        Some(n) => Err(ReadError::Version { document, found: n.to_string() }),
+        None => Err(ReadError::Version { document, found: v.to_string() }),
     }
 }
 

@@ -7,16 +7,14 @@ use super::matching::Matching;
 use super::{split_id, Change, ModelDiff, ModelHints, Notice, PlanDiff};
 use crate::manifest::{Manifest, NodeEntry};
 
-/// `kind::ordinal` → state digest of a model's keyed nodes.
-fn keyed_digests<'a>(nodes: &'a [NodeEntry], model: &str) -> BTreeMap<String, &'a str> {
-    nodes
-        .iter()
-        .filter(|n| n.model == model)
-        .filter_map(|n| {
-            let (_, kind, ordinal) = split_id(&n.id)?;
-            Some((format!("{kind}::{ordinal}"), n.state.digest.as_deref()?))
-        })
-        .collect()
+/// Per model, `kind::ordinal` → state digest of its keyed nodes.
+fn keyed_digests(nodes: &[NodeEntry]) -> HashMap<&str, BTreeMap<String, &str>> {
+    let mut out: HashMap<&str, BTreeMap<String, &str>> = HashMap::new();
+    for n in nodes {
+        let (Some((_, kind, ordinal)), Some(digest)) = (split_id(&n.id), n.state.digest.as_deref()) else { continue };
+        out.entry(n.model.as_str()).or_default().insert(format!("{kind}::{ordinal}"), digest);
+    }
+    out
 }
 
 /// Whether two nodes do the same thing: same operator, definition, schema
@@ -35,12 +33,12 @@ pub(crate) fn suggestions(running: &Manifest, desired: &Manifest, hints: &[Model
 
     // Removed models whose state an added model holds.
     let mut taken: HashSet<&str> = HashSet::new();
+    let (running_state, desired_state) = (keyed_digests(&running.nodes), keyed_digests(&desired.nodes));
+    let added: Vec<(&ModelDiff, &BTreeMap<String, &str>)> =
+        models_with(diff, Change::Added).filter_map(|a| Some((a, desired_state.get(a.name.as_str())?))).collect();
     for r in models_with(diff, Change::Removed) {
-        let old = keyed_digests(&running.nodes, &r.name);
-        if old.is_empty() {
-            continue;
-        }
-        let Some(a) = models_with(diff, Change::Added).find(|a| !taken.contains(a.name.as_str()) && keyed_digests(&desired.nodes, &a.name) == old) else { continue };
+        let Some(old) = running_state.get(r.name.as_str()) else { continue };
+        let Some(&(a, _)) = added.iter().find(|(a, new)| !taken.contains(a.name.as_str()) && *new == old) else { continue };
         taken.insert(&a.name);
         help.push(Notice::help(format!(
             "model `{a}` keeps the same state as the removed model `{r}` (equal state digests); if `{a}` is `{r}` renamed, add `renamed_from: {r}` to `models.{a}` in streamform.yml and its state carries over",
@@ -101,9 +99,10 @@ pub(crate) fn suggestions(running: &Manifest, desired: &Manifest, hints: &[Model
         }
     }
     let mut notes = Vec::new();
+    let diffs: HashMap<&str, &ModelDiff> = diff.models.iter().filter(|x| x.change != Some(Change::Removed)).map(|x| (x.name.as_str(), x)).collect();
     for dm in &desired.models {
         let Some(list) = readers.get(dm.output.as_str()) else { continue };
-        let Some(md) = diff.models.iter().find(|x| x.name == dm.name) else { continue };
+        let Some(md) = diffs.get(dm.name.as_str()) else { continue };
         let Some(sink) = md.nodes.iter().find(|n| n.id == dm.output && n.change == Change::Changed) else { continue };
         let what: Vec<&str> = sink.fields.iter().map(|f| f.field).filter(|f| matches!(*f, "schema" | "changelog")).collect();
         if what.is_empty() {
