@@ -205,6 +205,11 @@ fn refusals() {
             r["manifest"]["manifest_version"] = 2.into();
             pretty(&r)
         }),
+        ("record_manifest_not_object.json", {
+            let mut r = record("dev", &manifest);
+            r["manifest"] = 5.into();
+            pretty(&r)
+        }),
         ("record_unknown_field.json", {
             let mut r = record("dev", &manifest);
             r["cluster"] = "eu-1".into();

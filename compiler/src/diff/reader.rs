@@ -133,8 +133,25 @@ impl fmt::Display for ReadError {
     }
 }
 
+/// What a running plan says it is, read without building the rest.
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+struct Probe {
+    #[serde(default)]
+    record_version: Option<serde_json::Value>,
+    #[serde(default)]
+    manifest_version: Option<serde_json::Value>,
+    #[serde(default)]
+    manifest: Option<ProbeInner>,
+}
+
+#[derive(Deserialize)]
+struct ProbeInner {
+    #[serde(default)]
+    manifest_version: Option<serde_json::Value>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a plan manifest object")]
 struct ManifestShell<'a> {
     manifest_version: u32,
     application_digest: String,
@@ -144,7 +161,7 @@ struct ManifestShell<'a> {
 }
 
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, expecting = "an applied record object")]
 struct RecordShell<'a> {
     record_version: u32,
     target: String,
@@ -173,15 +190,26 @@ pub fn read_running(text: &str) -> Result<RunningDoc, ReadError> {
 
 /// Reads a running plan without verifying its digests.
 pub fn parse_running(text: &str) -> Result<RunningDoc, ReadError> {
-    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
-        let (line, column) = locate(text, 0, text, &e);
-        ReadError::NotJson { message: bare_message(&e), line, column }
-    })?;
-    let Some(obj) = value.as_object() else { return Err(ReadError::Unrecognized) };
-    if let Some(v) = obj.get("record_version") {
+    let probe: Probe = match serde_json::from_str(text) {
+        Ok(p) => p,
+        // Not an object, or `manifest` not one: look closer.
+        Err(e) if e.classify() == serde_json::error::Category::Data => {
+            let v: serde_json::Value = serde_json::from_str(text).map_err(|_| ReadError::Unrecognized)?;
+            let Some(obj) = v.as_object() else { return Err(ReadError::Unrecognized) };
+            Probe {
+                record_version: obj.get("record_version").cloned(),
+                manifest_version: obj.get("manifest_version").cloned(),
+                manifest: obj.get("manifest").and_then(|m| m.as_object()).map(|m| ProbeInner { manifest_version: m.get("manifest_version").cloned() }),
+            }
+        }
+        Err(e) => {
+            let (line, column) = locate(text, 0, text, &e);
+            return Err(ReadError::NotJson { message: bare_message(&e), line, column });
+        }
+    };
+    if let Some(v) = &probe.record_version {
         check_version(DocKind::Record, v, RECORD_VERSION)?;
-        let inner = obj.get("manifest").and_then(|m| m.as_object()).and_then(|m| m.get("manifest_version"));
-        if let Some(v) = inner {
+        if let Some(v) = probe.manifest.as_ref().and_then(|m| m.manifest_version.as_ref()) {
             check_version(DocKind::Manifest, v, MANIFEST_VERSION)?;
         }
         let shell: RecordShell = serde_json::from_str(text).map_err(|e| malformed(DocKind::Record, text, 0, text, None, &e))?;
@@ -201,7 +229,7 @@ pub fn parse_running(text: &str) -> Result<RunningDoc, ReadError> {
             manifest,
         }));
     }
-    if let Some(v) = obj.get("manifest_version") {
+    if let Some(v) = &probe.manifest_version {
         check_version(DocKind::Manifest, v, MANIFEST_VERSION)?;
         return Ok(RunningDoc::Manifest(parse_manifest(DocKind::Manifest, text, 0, text)?));
     }
