@@ -254,3 +254,27 @@ fn bad_hint() {
     let out = transcript(&v2, &[&["plan", "--against", "../v1/plan.json"], &["check"]]);
     expect_file!["../../testdata/plan/bad_hint/v2/plan.txt"].assert_eq(&out);
 }
+
+/// The goldens exercise every change kind and classification of diff.json.
+#[test]
+fn every_change_kind_is_covered() {
+    let mut kinds = std::collections::BTreeSet::new();
+    let mut classes = std::collections::BTreeSet::new();
+    for e in fs::read_dir(plan_dir()).unwrap() {
+        let path = e.unwrap().path().join("v2/plan.json");
+        let Ok(text) = fs::read_to_string(&path) else { continue };
+        let v: Value = serde_json::from_str(&text).unwrap();
+        classes.insert(v["verdict"].as_str().unwrap().to_string());
+        for m in v["models"].as_array().unwrap() {
+            for n in m["nodes"].as_array().unwrap() {
+                kinds.insert(n["kind"].as_str().unwrap().to_string());
+                classes.insert(n["classification"].as_str().unwrap().to_string());
+            }
+        }
+    }
+    let all: Vec<String> = streamform::diff::ChangeKind::ALL.iter().map(|k| k.as_str().to_string()).collect();
+    let missing: Vec<&String> = all.iter().filter(|k| !kinds.contains(*k)).collect();
+    assert!(missing.is_empty(), "change kinds without a golden case: {missing:?}");
+    let missing: Vec<&str> = streamform::diff::Classification::ALL.iter().map(|c| c.as_str()).filter(|c| !classes.contains(*c)).collect();
+    assert!(missing.is_empty(), "classifications without a golden case: {missing:?}");
+}

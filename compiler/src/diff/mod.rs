@@ -341,3 +341,34 @@ pub fn artifact_note(running_artifact: Option<&str>, desired_artifact: Option<&s
         Notice::note("the generated Flink SQL differs from the deployed one although no node changed: idle_timeout, a source's key and a sink's format are outside plan identity; redeploy to apply them")
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn consts(def: &str) -> Vec<String> {
+        let schema: serde_json::Value = serde_json::from_str(crate::schemas::find("diff").unwrap().schema).unwrap();
+        schema["$defs"][def]["oneOf"].as_array().unwrap().iter().map(|v| v["const"].as_str().unwrap().to_string()).collect()
+    }
+
+    /// Our enums are the schema's, in its order.
+    #[test]
+    fn enums_match_the_diff_schema() {
+        assert_eq!(consts("ChangeKind"), ChangeKind::ALL.iter().map(|k| k.as_str()).collect::<Vec<_>>());
+        assert_eq!(consts("Classification"), Classification::ALL.iter().map(|c| c.as_str()).collect::<Vec<_>>());
+        assert_eq!(consts("Change"), [Change::Added, Change::Removed, Change::Changed].iter().map(|c| c.as_str()).collect::<Vec<_>>());
+        for k in ChangeKind::ALL {
+            assert_eq!(serde_json::to_value(k).unwrap(), k.as_str());
+        }
+        for c in Classification::ALL {
+            assert_eq!(serde_json::to_value(c).unwrap(), c.as_str());
+        }
+    }
+
+    #[test]
+    fn ids_split_from_the_right() {
+        assert_eq!(split_id("m::aggregate::0"), Some(("m", "aggregate", "0")));
+        assert_eq!(split_id("a::b::filter::1"), Some(("a::b", "filter", "1")));
+        assert_eq!(split_id("m::sink"), None);
+    }
+}
