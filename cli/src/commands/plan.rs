@@ -84,6 +84,8 @@ pub fn run(a: &Args) -> u8 {
         print_diagnostics_stderr(&loaded, &fixture_errors);
         return 2;
     }
+    // Identities and checks of every model, in parallel batches.
+    plan_all(&mut loaded, true);
     let errors: Vec<_> = check_report(&loaded.db, loaded.project).diagnostics.iter().filter(|d| d.is_error()).cloned().collect();
     if !errors.is_empty() {
         let n = errors.len();
@@ -127,7 +129,6 @@ pub fn run(a: &Args) -> u8 {
     };
 
     // What the project compiles to.
-    plan_all(&mut loaded);
     let desired = match manifest(&loaded.db, loaded.project) {
         Ok(m) => m.to_manifest(),
         Err(e) => {
