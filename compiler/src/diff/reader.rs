@@ -46,7 +46,7 @@ pub struct AppliedRecord {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum RunningDoc {
     Manifest(Manifest),
-    Record(AppliedRecord),
+    Record(Box<AppliedRecord>),
 }
 
 impl RunningDoc {
@@ -215,7 +215,7 @@ pub fn parse_running(text: &str) -> Result<RunningDoc, ReadError> {
         let shell: RecordShell = serde_json::from_str(text).map_err(|e| malformed(DocKind::Record, text, 0, text, None, &e))?;
         let base = offset_in(text, shell.manifest.get());
         let manifest = parse_manifest(DocKind::Record, text, base, shell.manifest.get())?;
-        return Ok(RunningDoc::Record(AppliedRecord {
+        return Ok(RunningDoc::Record(Box::new(AppliedRecord {
             record_version: shell.record_version,
             target: shell.target,
             applied_at: shell.applied_at,
@@ -227,7 +227,7 @@ pub fn parse_running(text: &str) -> Result<RunningDoc, ReadError> {
             artifact_digest: shell.artifact_digest,
             restored_from: shell.restored_from,
             manifest,
-        }));
+        })));
     }
     if let Some(v) = &probe.manifest_version {
         check_version(DocKind::Manifest, v, MANIFEST_VERSION)?;

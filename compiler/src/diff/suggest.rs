@@ -23,7 +23,7 @@ fn same_node(a: &NodeEntry, b: &NodeEntry) -> bool {
     a.operator == b.operator && a.definition == b.definition && a.schema_digest == b.schema_digest && a.state == b.state
 }
 
-fn models_with<'a>(diff: &'a PlanDiff, change: Change) -> impl Iterator<Item = &'a ModelDiff> {
+fn models_with(diff: &PlanDiff, change: Change) -> impl Iterator<Item = &ModelDiff> {
     diff.models.iter().filter(move |m| m.change == Some(change))
 }
 
