@@ -63,6 +63,23 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Compare the running plan with the project's and classify every change
+    Plan {
+        #[arg(long, default_value = ".")]
+        project: String,
+        /// The target whose applied record is the running plan (needed when several are declared)
+        #[arg(long, conflicts_with = "against")]
+        target: Option<String>,
+        /// Compare with this plan manifest or applied record instead (its digests are verified)
+        #[arg(long, value_name = "FILE")]
+        against: Option<String>,
+        /// Print the diff document
+        #[arg(long)]
+        json: bool,
+        /// Write a deploy plan for the target (needs a reachable Flink SQL Gateway)
+        #[arg(long, value_name = "FILE", conflicts_with = "against")]
+        out: Option<String>,
+    },
     /// Print the JSON Schema of a document Streamform reads or writes
     Schema {
         /// The document (all documents are listed when omitted)
@@ -125,6 +142,7 @@ fn main() -> ExitCode {
         Command::InspectPlan { model, project, json } => commands::inspect::inspect_plan(&project, model.as_deref(), json),
         Command::Explain { model, project, json } => commands::inspect::explain(&project, model.as_deref(), json),
         Command::Graph { project, format, json } => commands::graph::run(&project, format, json),
+        Command::Plan { project, target, against, json, out } => commands::plan::run(&commands::plan::Args { project, target, against, json, out }),
         Command::Schema { doc, list, version } => commands::schema::run(doc.as_deref(), list, version),
         Command::Watch { project, test, json, debounce_ms } => {
             watch::run(&project, watch::Options { json, test, debounce: std::time::Duration::from_millis(debounce_ms) })

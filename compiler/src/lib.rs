@@ -6,6 +6,7 @@ pub mod check;
 pub mod config;
 pub mod db;
 pub mod diagnostic;
+pub mod diff;
 pub mod duration;
 pub mod graph;
 pub mod graph_doc;

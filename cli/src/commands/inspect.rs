@@ -39,7 +39,7 @@ fn compiled(loaded: &Loaded, model: &str) -> bool {
     false
 }
 
-fn whole_manifest_error(loaded: &Loaded, e: &ManifestError) {
+pub(crate) fn whole_manifest_error(loaded: &Loaded, e: &ManifestError) {
     match e {
         ManifestError::Model { model, error } => {
             eprint(&format!("error: could not compile model `{model}`\n\n"));

@@ -4,6 +4,7 @@ pub mod check;
 pub mod graph;
 pub mod init;
 pub mod inspect;
+pub mod plan;
 pub mod run;
 pub mod schema;
 pub mod test;

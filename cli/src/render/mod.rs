@@ -6,4 +6,5 @@ pub mod explain;
 pub mod graph;
 pub mod inspect;
 pub mod json;
+pub mod plan;
 pub mod test;

@@ -101,8 +101,9 @@ pub fn check_report(db: &dyn Db, project: Project) -> CheckReport {
     for c in &checks {
         d.extend(c.window.iter().cloned());
     }
-    for c in &checks {
+    for (c, n) in checks.iter().zip(names) {
         d.extend(c.planning.iter().cloned());
+        d.extend(crate::diff::hints::hint_diagnostics(db, project, ModelName::new(db, n.clone())).iter().cloned());
     }
     for &f in project.fixture_files(db) {
         let (summary, diags) = fixture_checks(db, project, f);

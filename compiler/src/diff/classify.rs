@@ -1,0 +1,451 @@
+//! Each node's fields, change kind, classification and reason; the model
+//! and application verdicts.
+//!
+//! A matched node lists the fields that differ, in a fixed order (inputs,
+//! definition, schema, changelog, materialized, key, accumulators,
+//! retention, window, state, state digest). Its change kind is chosen from
+//! the kinds that apply, the most severe first; among kinds of one
+//! severity, the earlier in each operator's list below wins:
+//!
+//! - keyed → keyed: key-changed, accumulator-type-changed, window-changed
+//!   (STATE INCOMPATIBLE); accumulator-added, input-changed (BACKFILL);
+//!   accumulator-removed, retention-changed (MIGRATION); keyed-compatible.
+//! - a change of the kind of state: state-kind-changed (INCOMPATIBLE).
+//! - Sink: sink-key-changed (BACKFILL), then sink-target, sink-renamed,
+//!   sink-reshaped, stateless-definition (COMPATIBLE).
+//! - Source, Filter, Project: contract-changed, output-renamed,
+//!   output-reshaped, stateless-definition (COMPATIBLE).
+//!
+//! A keyed node also changes when something upstream of it changed (its
+//! definition, schema or inputs, or it was added; a Sink only by its
+//! inputs, since where a model writes does not change what its readers
+//! read): input-changed, naming the nearest such node.
+
+use std::collections::HashMap;
+
+use super::matching::Matching;
+use super::{Change, ChangeKind, Classification, FieldChange, ModelDiff, NodeDiff, PlanDiff};
+use crate::manifest::{ChangelogEntry, ColumnEntry, Manifest, ModelEntry, NodeEntry, WindowEntry};
+
+/// Every model added, nothing to compare: the first deploy.
+pub(crate) fn fresh(desired: &Manifest) -> PlanDiff {
+    PlanDiff {
+        models: desired
+            .models
+            .iter()
+            .map(|m| ModelDiff { name: m.name.clone(), change: Some(Change::Added), verdict: Classification::Safe, nodes: Vec::new() })
+            .collect(),
+        verdict: Classification::Safe,
+        notices: Vec::new(),
+    }
+}
+
+// ---- renderings of manifest fields, as text outputs and fields show them
+
+/// `[a: int64, b: string]`.
+pub fn columns_text(cols: &[ColumnEntry]) -> String {
+    let inner: Vec<String> = cols.iter().map(|c| format!("{}: {}", c.name, c.ty)).collect();
+    format!("[{}]", inner.join(", "))
+}
+
+/// `[a, b]`.
+pub fn list_text(items: &[String]) -> String {
+    format!("[{}]", items.join(", "))
+}
+
+/// `append`, `upsert(a, b)`, `upsert` (empty key).
+pub fn changelog_text(c: &ChangelogEntry) -> String {
+    if c.key.is_empty() {
+        c.mode.clone()
+    } else {
+        format!("{}({})", c.mode, c.key.join(", "))
+    }
+}
+
+/// `tumbling(time=ts size=5m align=epoch emit=final)`, or `none`.
+pub fn window_text(w: Option<&WindowEntry>) -> String {
+    match w {
+        Some(w) => format!("{}(time={} size={} align={} emit={})", w.kind, w.time, w.size, w.alignment, w.emission),
+        None => "none".into(),
+    }
+}
+
+pub fn is_keyed(n: &NodeEntry) -> bool {
+    n.state.kind == "keyed"
+}
+
+/// Where a Sink's definition says it writes: `` `out` ``, or `the append
+/// sink` when no sink is configured.
+fn sink_place(definition: &str) -> String {
+    let mut parts = definition.splitn(3, ' ');
+    let materialized = parts.next().unwrap_or("");
+    let _connector = parts.next();
+    match parts.next() {
+        Some(target) => format!("`{target}`"),
+        None => format!("the {materialized} sink"),
+    }
+}
+
+/// The connector and target of a Sink's definition (`kafka out`).
+fn sink_target(definition: &str) -> &str {
+    definition.split_once(' ').map(|(_, rest)| rest).unwrap_or("")
+}
+
+/// The contract part of a Source's definition (` contracts=[…] quarantine=…`).
+fn contract_part(definition: &str) -> &str {
+    [" contracts=", " quarantine="].iter().filter_map(|p| definition.find(p)).min().map(|i| &definition[i..]).unwrap_or("")
+}
+
+fn same_types(a: &[ColumnEntry], b: &[ColumnEntry]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.ty == y.ty)
+}
+
+fn key_types<'a>(n: &'a NodeEntry, keys: &[String]) -> Vec<Option<&'a str>> {
+    keys.iter().map(|k| n.schema.iter().find(|c| &c.name == k).map(|c| c.ty.as_str())).collect()
+}
+
+/// One kind that applies to a node, with its class and reason.
+type Verdict = (Classification, ChangeKind, String);
+
+/// The most severe of `candidates`; the first among equals.
+fn worst(candidates: Vec<Verdict>) -> Option<Verdict> {
+    let mut best: Option<Verdict> = None;
+    for c in candidates {
+        if best.as_ref().is_none_or(|b| c.0 > b.0) {
+            best = Some(c);
+        }
+    }
+    best
+}
+
+struct Ctx<'a> {
+    running: &'a Manifest,
+    desired: &'a Manifest,
+    m: &'a Matching,
+    desired_index: HashMap<&'a str, usize>,
+    running_models: HashMap<&'a str, &'a ModelEntry>,
+    desired_models: HashMap<&'a str, &'a ModelEntry>,
+}
+
+impl<'a> Ctx<'a> {
+    fn new(running: &'a Manifest, desired: &'a Manifest, m: &'a Matching) -> Ctx<'a> {
+        Ctx {
+            running,
+            desired,
+            m,
+            desired_index: desired.nodes.iter().enumerate().map(|(i, n)| (n.id.as_str(), i)).collect(),
+            running_models: running.models.iter().map(|e| (e.name.as_str(), e)).collect(),
+            desired_models: desired.models.iter().map(|e| (e.name.as_str(), e)).collect(),
+        }
+    }
+
+    /// Whether the desired node's inputs continue other running nodes than
+    /// the running node's inputs.
+    fn inputs_changed(&self, d: usize, r: usize) -> bool {
+        let (dn, rn) = (&self.desired.nodes[d], &self.running.nodes[r]);
+        dn.inputs.len() != rn.inputs.len()
+            || dn.inputs.iter().zip(&rn.inputs).any(|(di, ri)| {
+                match self.desired_index.get(di.as_str()).and_then(|&i| self.m.desired_to_running[i]) {
+                    Some(r2) => &self.running.nodes[r2].id != ri,
+                    None => true,
+                }
+            })
+    }
+
+    fn fields(&self, d: usize, r: usize) -> Vec<FieldChange> {
+        let (dn, rn) = (&self.desired.nodes[d], &self.running.nodes[r]);
+        let mut f = Vec::new();
+        let mut push = |field: &'static str, old: String, new: String| {
+            if old != new {
+                f.push(FieldChange { field, old, new });
+            }
+        };
+        if self.inputs_changed(d, r) {
+            let (old, mut new) = (list_text(&rn.inputs), list_text(&dn.inputs));
+            if old == new {
+                // The same ids, continuing other running nodes (hints).
+                new = list_text(&dn.inputs.iter().map(|i| self.annotated(i)).collect::<Vec<_>>());
+            }
+            push("inputs", old, new);
+        }
+        push("definition", rn.definition.clone(), dn.definition.clone());
+        push("schema", columns_text(&rn.schema), columns_text(&dn.schema));
+        push("changelog", changelog_text(&rn.changelog), changelog_text(&dn.changelog));
+        if rn.operator == "sink" && dn.operator == "sink" {
+            if let (Some(rm), Some(dm)) = (self.running_models.get(rn.model.as_str()), self.desired_models.get(dn.model.as_str())) {
+                push("materialized", rm.materialized.clone(), dm.materialized.clone());
+                push("key", list_text(&rm.key), list_text(&dm.key));
+            }
+        }
+        let (rs, ds) = (&rn.state, &dn.state);
+        let both_keyed = is_keyed(rn) && is_keyed(dn);
+        if both_keyed {
+            push("key", list_text(rs.keys.as_deref().unwrap_or(&[])), list_text(ds.keys.as_deref().unwrap_or(&[])));
+            push("accumulators", columns_text(rs.accumulators.as_deref().unwrap_or(&[])), columns_text(ds.accumulators.as_deref().unwrap_or(&[])));
+            push("retention", rs.retention.clone().unwrap_or_default(), ds.retention.clone().unwrap_or_default());
+            push("window", window_text(rs.window.as_ref()), window_text(ds.window.as_ref()));
+        }
+        push("state", rs.kind.clone(), ds.kind.clone());
+        if both_keyed {
+            push("state digest", rs.digest.clone().unwrap_or_default(), ds.digest.clone().unwrap_or_default());
+        }
+        f
+    }
+
+    /// `m::filter::0 (was m::filter::1)` when the node continues a running
+    /// node of another id.
+    fn annotated(&self, id: &str) -> String {
+        match self.desired_index.get(id).and_then(|&i| self.m.desired_to_running[i]) {
+            Some(r) if self.running.nodes[r].id != id => format!("{id} (was {})", self.running.nodes[r].id),
+            Some(_) => id.to_string(),
+            None => format!("{id} (new)"),
+        }
+    }
+
+    /// Whether a node counts as changed for the keyed nodes downstream.
+    fn moves_downstream(&self, d: usize) -> bool {
+        let Some(r) = self.m.desired_to_running[d] else { return true };
+        let (dn, rn) = (&self.desired.nodes[d], &self.running.nodes[r]);
+        if self.inputs_changed(d, r) {
+            return true;
+        }
+        dn.operator != "sink" && (dn.definition != rn.definition || dn.schema != rn.schema)
+    }
+
+    /// For each desired node, the nearest node upstream of it that changed
+    /// (inputs first, depth first). Manifests list inputs before readers.
+    fn changed_upstream(&self) -> Vec<Option<usize>> {
+        let n = self.desired.nodes.len();
+        let moved: Vec<bool> = (0..n).map(|d| self.moves_downstream(d)).collect();
+        let mut up: Vec<Option<usize>> = vec![None; n];
+        for d in 0..n {
+            for inp in &self.desired.nodes[d].inputs {
+                let Some(&i) = self.desired_index.get(inp.as_str()) else { continue };
+                if i >= d {
+                    continue;
+                }
+                if moved[i] {
+                    up[d] = Some(i);
+                    break;
+                }
+                if up[i].is_some() {
+                    up[d] = up[i];
+                    break;
+                }
+            }
+        }
+        up
+    }
+
+    /// The kind of a matched node's change, or `None` when it did not
+    /// change.
+    fn classify(&self, d: usize, r: usize, fields: &[FieldChange], upstream: Option<usize>) -> Option<Verdict> {
+        use ChangeKind as K;
+        use Classification as C;
+        let (dn, rn) = (&self.desired.nodes[d], &self.running.nodes[r]);
+        let has = |f: &str| fields.iter().any(|x| x.field == f);
+        if is_keyed(rn) != is_keyed(dn) {
+            return Some((C::StateIncompatible, K::StateKindChanged, "the node's kind of state changed; existing state cannot be reused".into()));
+        }
+        if is_keyed(dn) {
+            let (rs, ds) = (&rn.state, &dn.state);
+            let (rk, dk) = (rs.keys.as_deref().unwrap_or(&[]), ds.keys.as_deref().unwrap_or(&[]));
+            let (ra, da) = (rs.accumulators.as_deref().unwrap_or(&[]), ds.accumulators.as_deref().unwrap_or(&[]));
+            let mut c: Vec<Verdict> = Vec::new();
+            if rk != dk || key_types(rn, rk) != key_types(dn, dk) {
+                c.push((C::StateIncompatible, K::KeyChanged, "the grouping key changed; existing state cannot be reused".into()));
+            }
+            if let Some((old, new)) = da.iter().find_map(|n| ra.iter().find(|o| o.name == n.name && o.ty != n.ty).map(|o| (o, n))) {
+                c.push((
+                    C::StateIncompatible,
+                    K::AccumulatorTypeChanged,
+                    format!("accumulator `{}` changed type from {} to {}; existing values cannot be reused", new.name, old.ty, new.ty),
+                ));
+            }
+            match (&rs.window, &ds.window) {
+                (None, Some(_)) => c.push((
+                    C::StateIncompatible,
+                    K::WindowChanged,
+                    "the aggregate became windowed; state kept per key cannot become state per key and window".into(),
+                )),
+                (Some(_), None) => c.push((
+                    C::StateIncompatible,
+                    K::WindowChanged,
+                    "the aggregate is no longer windowed; state kept per key and window cannot become state per key".into(),
+                )),
+                (Some(a), Some(b)) if a != b => {
+                    let reason = if a.size != b.size {
+                        format!("the window's size changed from {} to {}; existing windows cannot be re-cut", a.size, b.size)
+                    } else if a.time != b.time {
+                        format!("the window's time column changed from `{}` to `{}`; existing windows cannot be re-cut", a.time, b.time)
+                    } else {
+                        format!("the window changed from {} to {}; existing windows cannot be re-cut", window_text(Some(a)), window_text(Some(b)))
+                    };
+                    c.push((C::StateIncompatible, K::WindowChanged, reason));
+                }
+                _ => {}
+            }
+            if let Some(n) = da.iter().find(|n| !ra.iter().any(|o| o.name == n.name)) {
+                c.push((
+                    C::BackfillRequired,
+                    K::AccumulatorAdded,
+                    format!("accumulator `{}` added; it starts empty for every existing key, replay history to fill it", n.name),
+                ));
+            }
+            if let Some(u) = upstream {
+                c.push((
+                    C::BackfillRequired,
+                    K::InputChanged,
+                    format!("input definition changed upstream at `{}`; existing state was accumulated under the previous definition", self.desired.nodes[u].id),
+                ));
+            } else if has("inputs") {
+                c.push((C::BackfillRequired, K::InputChanged, "its input changed; existing state was accumulated from the previous input".into()));
+            }
+            if let Some(o) = ra.iter().find(|o| !da.iter().any(|n| n.name == o.name)) {
+                c.push((C::StateMigrationRequired, K::AccumulatorRemoved, format!("accumulator `{}` removed; drop it from existing state", o.name)));
+            }
+            if rs.retention != ds.retention {
+                c.push((C::StateMigrationRequired, K::RetentionChanged, "retention changed; timers change, stored values do not".into()));
+            }
+            if !fields.is_empty() {
+                c.push((C::Compatible, K::KeyedCompatible, "no stored value is affected".into()));
+            }
+            return worst(c);
+        }
+        if fields.is_empty() {
+            return None;
+        }
+        if dn.operator == "sink" {
+            if has("materialized") || has("key") {
+                return Some((
+                    C::BackfillRequired,
+                    K::SinkKeyChanged,
+                    format!("rows already written to {} are keyed the old way; rebuild the sink", sink_place(&rn.definition)),
+                ));
+            }
+            if sink_target(&rn.definition) != sink_target(&dn.definition) {
+                return Some((
+                    C::Compatible,
+                    K::SinkTarget,
+                    format!("output moves to {}; {} is left as it is", sink_place(&dn.definition), sink_place(&rn.definition)),
+                ));
+            }
+            if has("schema") {
+                let kind = if same_types(&rn.schema, &dn.schema) { K::SinkRenamed } else { K::SinkReshaped };
+                return Some((C::Compatible, kind, format!("readers of {} see the new columns; rows already written keep the old shape", sink_place(&dn.definition))));
+            }
+            return Some((C::Compatible, K::StatelessDefinition, "stateless; no stored value is affected".into()));
+        }
+        if dn.operator == "source" && contract_part(&rn.definition) != contract_part(&dn.definition) {
+            return Some((
+                C::Compatible,
+                K::ContractChanged,
+                "records are checked against other contracts from now on; records already read are not checked again".into(),
+            ));
+        }
+        if has("schema") {
+            let kind = if same_types(&rn.schema, &dn.schema) { K::OutputRenamed } else { K::OutputReshaped };
+            return Some((C::Compatible, kind, "stateless; no stored value is affected".into()));
+        }
+        Some((C::Compatible, K::StatelessDefinition, "stateless; no stored value is affected".into()))
+    }
+}
+
+fn added(n: &NodeEntry) -> NodeDiff {
+    let (classification, kind, reason) = if is_keyed(n) {
+        (Classification::BackfillRequired, ChangeKind::KeyedAdded, "new keyed state starts empty; history is in it only if the source replays it")
+    } else {
+        (Classification::Compatible, ChangeKind::StatelessAdded, "added; stateless")
+    };
+    NodeDiff { id: n.id.clone(), operator: n.operator.clone(), change: Change::Added, classification, kind, reason: reason.into(), fields: Vec::new() }
+}
+
+fn removed(n: &NodeEntry) -> NodeDiff {
+    let (kind, reason) = if is_keyed(n) {
+        (ChangeKind::KeyedRemoved, "removed; its state is discarded when the old job stops")
+    } else {
+        (ChangeKind::StatelessRemoved, "removed; stateless")
+    };
+    NodeDiff {
+        id: n.id.clone(),
+        operator: n.operator.clone(),
+        change: Change::Removed,
+        classification: Classification::Compatible,
+        kind,
+        reason: reason.into(),
+        fields: Vec::new(),
+    }
+}
+
+fn verdict_of(nodes: &[NodeDiff]) -> Classification {
+    nodes.iter().map(|n| n.classification).max().unwrap_or(Classification::Safe)
+}
+
+/// Node indices grouped by model, models in first-appearance order.
+fn by_model(nodes: &[NodeEntry]) -> HashMap<&str, Vec<usize>> {
+    let mut out: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, n) in nodes.iter().enumerate() {
+        out.entry(n.model.as_str()).or_default().push(i);
+    }
+    out
+}
+
+pub(crate) fn classify(running: &Manifest, desired: &Manifest, m: &Matching) -> PlanDiff {
+    let ctx = Ctx::new(running, desired, m);
+    let upstream = ctx.changed_upstream();
+    let desired_nodes = by_model(&desired.nodes);
+    let running_nodes = by_model(&running.nodes);
+    let mut owned: HashMap<&str, Vec<&str>> = HashMap::new();
+    for rm in &running.models {
+        if let Some(o) = m.owner.get(&rm.name) {
+            owned.entry(o.as_str()).or_default().push(rm.name.as_str());
+        }
+    }
+
+    let removed_of = |model: &str| -> Vec<NodeDiff> {
+        running_nodes.get(model).into_iter().flatten().filter(|&&r| m.running_to_desired[r].is_none()).map(|&r| removed(&running.nodes[r])).collect()
+    };
+
+    let mut models = Vec::with_capacity(desired.models.len());
+    for dm in &desired.models {
+        let mut nodes = Vec::new();
+        let mut any_matched = false;
+        for &d in desired_nodes.get(dm.name.as_str()).into_iter().flatten() {
+            match m.desired_to_running[d] {
+                None => nodes.push(added(&desired.nodes[d])),
+                Some(r) => {
+                    any_matched = true;
+                    let fields = ctx.fields(d, r);
+                    if let Some((classification, kind, reason)) = ctx.classify(d, r, &fields, upstream[d]) {
+                        let n = &desired.nodes[d];
+                        nodes.push(NodeDiff { id: n.id.clone(), operator: n.operator.clone(), change: Change::Changed, classification, kind, reason, fields });
+                    }
+                }
+            }
+        }
+        let owns = owned.get(dm.name.as_str()).map(Vec::as_slice).unwrap_or(&[]);
+        for rm in owns {
+            nodes.extend(removed_of(rm));
+        }
+        let change = if owns.is_empty() && !any_matched {
+            Some(Change::Added)
+        } else if nodes.is_empty() {
+            None
+        } else {
+            Some(Change::Changed)
+        };
+        models.push(ModelDiff { name: dm.name.clone(), change, verdict: verdict_of(&nodes), nodes });
+    }
+    for rm in &running.models {
+        if m.owner.contains_key(&rm.name) {
+            continue;
+        }
+        let nodes = removed_of(&rm.name);
+        if nodes.is_empty() {
+            continue; // every node continues in other models, through hints
+        }
+        models.push(ModelDiff { name: rm.name.clone(), change: Some(Change::Removed), verdict: verdict_of(&nodes), nodes });
+    }
+    let verdict = models.iter().map(|m| m.verdict).max().unwrap_or(Classification::Safe);
+    PlanDiff { models, verdict, notices: m.warnings.clone() }
+}

@@ -1,0 +1,82 @@
+//! `check`'s view of the plan hints in streamform.yml: a `nodes:` hint
+//! must name a node of the model's plan, as `<kind>.<ordinal>`, and say
+//! which running node it was, as `<model>::<kind>::<ordinal>`.
+
+use super::split_id;
+use crate::db::{Db, ModelName, Project};
+use crate::diagnostic::Diagnostic;
+use crate::model::model_plan;
+use crate::project::{model_config, CONFIG_FILE};
+
+const KINDS: [&str; 5] = ["source", "filter", "project", "aggregate", "sink"];
+
+/// `aggregate.0` → `("aggregate", 0)`; `None` unless a kind and a plain
+/// decimal ordinal.
+fn node_key(key: &str) -> Option<(&str, u32)> {
+    let (kind, ordinal) = key.split_once('.')?;
+    let n: u32 = ordinal.parse().ok()?;
+    (KINDS.contains(&kind) && n.to_string() == ordinal).then_some((kind, n))
+}
+
+fn node_id_ok(id: &str) -> bool {
+    split_id(id).is_some_and(|(model, kind, ordinal)| !model.is_empty() && node_key(&format!("{kind}.{ordinal}")).is_some())
+}
+
+/// The diagnostics of one model's `nodes:` hints.
+#[salsa::tracked(returns(ref))]
+pub fn hint_diagnostics<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>) -> Vec<Diagnostic> {
+    let config = model_config(db, project, name);
+    if config.nodes.is_empty() {
+        return Vec::new();
+    }
+    let n = name.text(db);
+    let plan = model_plan(db, project, name);
+    let ids: Vec<String> = plan.iter().flat_map(|p| p.nodes.iter().map(|node| node.id(n))).collect();
+    let mut out = Vec::new();
+    for h in &config.nodes {
+        let span = Some(h.span.with_len(h.node.len()));
+        match node_key(&h.node) {
+            None => out.push(
+                Diagnostic::error("E0781", format!("model `{n}` hints node `{}`, which is not `<kind>.<ordinal>`", h.node))
+                    .at(CONFIG_FILE, span)
+                    .help(format!("name the node by its kind and ordinal, as in its id: `aggregate.0` for `{n}::aggregate::0`; kinds are {}", KINDS.join(", "))),
+            ),
+            Some((kind, ordinal)) => {
+                let id = format!("{n}::{kind}::{ordinal}");
+                if plan.is_some() && !ids.contains(&id) {
+                    out.push(
+                        Diagnostic::error("E0780", format!("model `{n}` hints node `{}`, but its plan has no `{id}`", h.node))
+                            .at(CONFIG_FILE, span)
+                            .help(format!("the model's nodes are {}", ids.join(", "))),
+                    );
+                }
+            }
+        }
+        if !node_id_ok(&h.was) {
+            out.push(
+                Diagnostic::warning("W0782", format!("model `{n}` hints that `{}` was `{}`, which is not a node id", h.node, h.was))
+                    .at(CONFIG_FILE, span)
+                    .help("write the running node's id as `streamform inspect-plan` printed it, `<model>::<kind>::<ordinal>`, for example `m::filter::1`"),
+            );
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn node_keys() {
+        assert_eq!(node_key("aggregate.0"), Some(("aggregate", 0)));
+        assert_eq!(node_key("filter.12"), Some(("filter", 12)));
+        for bad in ["aggregate", "aggregate.", "agg.0", "filter.01", "filter.-1", "filter.+1", ".0", "filter.0.1"] {
+            assert_eq!(node_key(bad), None, "{bad}");
+        }
+        assert!(node_id_ok("m::filter::1"));
+        assert!(!node_id_ok("m::filter"));
+        assert!(!node_id_ok("::filter::1"));
+        assert!(!node_id_ok("m::widget::1"));
+    }
+}

@@ -1,0 +1,1 @@
+SELECT customer_id, qty FROM source('orders') WHERE amount > 5

@@ -1,0 +1,1 @@
+SELECT order_id AS id, amount FROM source('orders')

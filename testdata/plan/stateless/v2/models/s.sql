@@ -1,0 +1,1 @@
+SELECT order_id, amount, status FROM source('orders')
