@@ -123,6 +123,7 @@ fn logic_edit_keeping_contract() {
         manifest(project)
         model_contract(a)
         model_identity(a)
+        model_manifest_json(a)
         model_plan(a)
         model_reads(a)
         parse_model(a)"#]].assert_eq(&executed);
@@ -145,6 +146,8 @@ fn logic_edit_changing_contract() {
         model_contract(a)
         model_identity(a)
         model_identity(b)
+        model_manifest_json(a)
+        model_manifest_json(b)
         model_plan(a)
         model_plan(b)
         model_reads(a)
@@ -171,6 +174,7 @@ fn config_edit_of_another_model() {
         model_config(c)
         model_config_index(project)
         model_identity(c)
+        model_manifest_json(c)
         model_plan(c)
         model_settings(c)
         project_config(project)"#]].assert_eq(&executed);
@@ -210,6 +214,7 @@ fn source_edit_touches_only_its_readers() {
         lower_model(c)
         manifest(project)
         model_identity(c)
+        model_manifest_json(c)
         model_plan(c)
         source_config(source clicks)
         source_config(source orders)

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use expect_test::expect;
 use streamform::check::{all_load_errors, fixture, fixture_checks, model_checks, source_diagnostics};
 use streamform::graph::dependency_graph;
-use streamform::manifest::model_identity;
+use streamform::manifest::{model_identity, model_manifest_json};
 use streamform::model::{model_contract, model_reads, source_input};
 use streamform::project::{model_config_index, model_names, source_names};
 use streamform::{Database, ModelName, SourceName};
@@ -118,6 +118,7 @@ impl Labelled {
             for m in &order {
                 let name = ModelName::new(db, m.clone());
                 let _ = model_identity(db, p, name);
+                let _ = model_manifest_json(db, p, name);
                 let _ = model_contract(db, p, name);
                 let _ = model_checks(db, p, name);
                 learned.push((db.take_executed(), m.clone()));
@@ -194,7 +195,7 @@ fn logic_edit_reruns_only_the_edited_model() {
         model_checks(a)
         model_contract(a)
         model_identity(a)
-        model_manifest_json(project)
+        model_manifest_json(a)
         model_plan(a)
         model_reads(a)
         parse_model(a)"#]].assert_eq(&executed);
@@ -221,8 +222,8 @@ fn contract_edit_reruns_its_readers_too() {
         model_contract(a)
         model_identity(a)
         model_identity(b)
-        model_manifest_json(project)
-        model_manifest_json(project)
+        model_manifest_json(a)
+        model_manifest_json(b)
         model_plan(a)
         model_plan(b)
         model_reads(a)
@@ -352,8 +353,8 @@ fn first_edit_of_a_file() {
         model_contract(a)
         model_identity(a)
         model_identity(b)
-        model_manifest_json(project)
-        model_manifest_json(project)
+        model_manifest_json(a)
+        model_manifest_json(b)
         model_plan(a)
         model_plan(b)
         model_reads(a)

@@ -198,7 +198,7 @@ fn type_event(source: &SourceSpec, r: &WrittenRow, text: &str, path: &str, warni
         match type_scalar(name, &s, ty) {
             Ok((v, warning)) => {
                 if let Some(w) = warning {
-                    warnings.push(Diagnostic::warning("W0781", w).at(path, Some(value_span(node, text))));
+                    warnings.push(Diagnostic::warning("W0776", w).at(path, Some(value_span(node, text))));
                 }
                 row[i] = v;
             }

@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 use salsa::Setter;
 use streamform::db::{ModelName, SourceName};
 use streamform::graph::dependency_graph;
-use streamform::manifest::model_identity;
+use streamform::manifest::{model_identity, model_manifest_json};
 use streamform::model::{model_contract, model_reads, source_input};
 use streamform::project::{load_errors, model_config_index, model_names, source_names};
 use streamform::db::{Database, Project, SourceFile};
@@ -129,6 +129,7 @@ impl Fixture {
         for m in &order {
             let name = ModelName::new(db, m.clone());
             let _ = model_identity(db, p, name);
+            let _ = model_manifest_json(db, p, name);
             // Readers ask for it while lowering; attribute it to its model.
             let _ = model_contract(db, p, name);
             learned.push((db.take_executed(), m.clone()));
