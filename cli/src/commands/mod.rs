@@ -41,7 +41,10 @@ pub fn print_diagnostics_stderr(loaded: &Loaded, diags: &[Diagnostic]) {
 /// happens only between revisions): large projects never hold every tree.
 pub fn plan_all(loaded: &mut Loaded, with_checks: bool) {
     use salsa::Database as _;
-    let order = streamform::graph::dependency_graph(&loaded.db, loaded.project).order.clone();
+    // Name order, not dependency order: the dependency graph needs every
+    // model's reads, which would parse every model before the first
+    // eviction. Lowering pulls in upstream models on demand anyway.
+    let order = streamform::project::model_names(&loaded.db, loaded.project).clone();
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
     let project = loaded.project;
     for batch in order.chunks(512) {
@@ -51,6 +54,7 @@ pub fn plan_all(loaded: &mut Loaded, with_checks: bool) {
                 scope.spawn(move || {
                     for name in part {
                         let key = streamform::db::ModelName::new(&db, name.clone());
+                        let _ = streamform::model::model_reads(&db, project, key);
                         let _ = streamform::manifest::model_identity(&db, project, key);
                         if with_checks {
                             let _ = streamform::check::models::model_checks(&db, project, key);
