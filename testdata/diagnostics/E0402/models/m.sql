@@ -1,0 +1,1 @@
+SELECT order_id, ts FROM source('orders') ORDER BY ts

@@ -1,0 +1,1 @@
+SELECT order_id FROM source('orders') HAVING order_id > 1

@@ -1,0 +1,1 @@
+SELECT * FROM source('orders') GROUP BY customer_id

@@ -1,0 +1,1 @@
+SELECT ordr_id FROM source('orders')

@@ -1,0 +1,1 @@
+SELECT user_id, window_start FROM source('clicks')
