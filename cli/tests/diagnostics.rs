@@ -16,15 +16,7 @@ use expect_test::expect_file;
 
 /// Documented codes that no project can trigger, each with the reason.
 /// A code listed here must not have a case directory.
-const UNREACHABLE: &[(&str, &str)] = &[(
-    "E0605",
-    // The lowering's own self-reference error. A model that reads
-    // ref('<itself>') is a cycle of one, and lower_model (compiler/src/model.rs)
-    // checks reaches_cycle before it lowers, so every command reports E0608
-    // instead (and `check` reports E0732 first); the E0605 branch in
-    // plan/lower.rs read_model is never taken.
-    "a self-reference is reported as E0732 (check) or E0608 (planning), never E0605",
-)];
+const UNREACHABLE: &[(&str, &str)] = &[];
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")

@@ -292,7 +292,7 @@ pub fn lower_model<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>)
         Ok(q) => q,
         Err(e) => {
             let mut d = Diagnostic::error("E0400", format!("model `{n}`: {}", e.message)).at(path, e.span);
-            d.help = e.help.clone();
+            d.help = Some(e.help.clone().unwrap_or_else(|| "a model is one SELECT statement; check the SQL at the marked place".into()));
             return Lowered { plan: None, error: Some(d) };
         }
     };

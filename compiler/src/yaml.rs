@@ -129,7 +129,12 @@ pub fn parse(text: &str) -> Result<Node, YamlError> {
                 continue;
             }
             Event::SequenceEnd | Event::MappingEnd => {
-                let frame = stack.pop().expect("balanced events");
+                let mut frame = stack.pop().expect("balanced events");
+                // A flow collection on one line (`{connector: kafka}`) is marked whole.
+                let end = marker_span(text, span.end.index(), span.end.line(), span.end.col());
+                if end.line == frame.span.line && matches!(text.as_bytes().get(frame.span.offset as usize), Some(b'{' | b'[')) {
+                    frame.span.len = end.offset.saturating_sub(frame.span.offset);
+                }
                 let value = if frame.is_map {
                     let mut pairs = Vec::new();
                     let mut it = frame.items.into_iter();

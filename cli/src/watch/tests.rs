@@ -190,6 +190,7 @@ fn logic_edit_reruns_only_the_edited_model() {
     let executed = l.executed();
     assert_only(&executed, &["a"]);
     expect![[r#"
+        check_report(project)
         lower_model(a)
         manifest(project)
         model_checks(a)
@@ -214,6 +215,7 @@ fn contract_edit_reruns_its_readers_too() {
     assert_only(&executed, &["a", "b"]);
     assert!(executed.contains("lower_model(b)"), "{executed}");
     expect![[r#"
+        check_report(project)
         lower_model(a)
         lower_model(b)
         manifest(project)

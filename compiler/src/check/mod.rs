@@ -245,7 +245,15 @@ fn unused_sources(db: &dyn Db, project: Project, _config: &ProjectConfig) -> Vec
     let names = project::model_names(db, project);
     let mut read: Vec<String> = Vec::new();
     for n in names {
-        read.extend(model_reads(db, project, ModelName::new(db, n.clone())).sources.iter().cloned());
+        let key = ModelName::new(db, n.clone());
+        // A model whose reads cannot be known (it does not parse, or names a
+        // table without source()/ref()) may be the reader: say nothing.
+        if let Some(e) = &crate::model::lower_model(db, project, key).error {
+            if matches!(e.code, "E0400" | "E0601" | "E0602") {
+                return Vec::new();
+            }
+        }
+        read.extend(model_reads(db, project, key).sources.iter().cloned());
     }
     let Ok(sources) = sources_config(db, project) else { return Vec::new() };
     sources

@@ -91,7 +91,16 @@ impl<'a> Decoder<'a> {
     pub fn required<'n>(&mut self, fields: &Fields<'n>, key: &str, what: &str) -> Option<&'n Node> {
         let v = fields.get(key);
         if v.is_none() {
-            self.error("E0105", fields.node.span, format!("`{what}` is missing the required key `{key}`"), None);
+            let example = match key {
+                "backend" => "flink",
+                "gateway" => "http://localhost:8083",
+                "bootstrap_servers" => "localhost:9092",
+                "catalog" => "http://iceberg-rest:8181",
+                "connector" => "kafka",
+                "name" | "version" if what == "streamform.yml" => if key == "name" { "my_project" } else { "1" },
+                _ => "…",
+            };
+            self.error("E0105", fields.node.span, format!("`{what}` is missing the required key `{key}`"), Some(format!("add `{key}: {example}` to `{what}`")));
         }
         v
     }

@@ -147,7 +147,11 @@ pub fn lower_model(model: &str, query: &sql::Query, settings: &ModelSettings, in
     }
     let rel = l.query(query)?;
     if settings.window.is_some() && !l.nodes.iter().any(|n| n.operator == Operator::Aggregate) {
-        return Err(LowerError::new("E0312", format!("model `{model}` declares a window but has no aggregate to cut into windows"), query.span())
+        let at = match query.body.as_ref() {
+            sql::SetExpr::Select(sel) => sel.select_token.0.span,
+            _ => query.span(),
+        };
+        return Err(LowerError::new("E0312", format!("model `{model}` declares a window but has no aggregate to cut into windows"), at)
             .help("group by `window_start` and `window_end` (and any key), or remove `window` from the model"));
     }
     let span = l.key_span.unwrap_or_else(|| query.span());
@@ -174,6 +178,7 @@ fn operator_index(op: Operator) -> usize {
 
 fn unsupported(model: &str, what: impl std::fmt::Display, span: SqlSpan) -> LowerError {
     LowerError::new("E0401", format!("model `{model}` uses {what}, which is not supported yet"), span)
+        .help("docs/types.md lists the SQL a model may use")
 }
 
 impl<'a> Lowerer<'a> {
@@ -310,7 +315,8 @@ impl<'a> Lowerer<'a> {
                     if let sql::SelectItemQualifiedWildcardKind::ObjectName(n) = kind {
                         let q = object_name(n);
                         if q != rel.qualifier {
-                            return Err(LowerError::new("E0501", format!("model `{}` selects `{q}.*`, but it reads `{}`", self.model, rel.qualifier), item.span()));
+                            return Err(LowerError::new("E0501", format!("model `{}` selects `{q}.*`, but it reads `{}`", self.model, rel.qualifier), item.span())
+                                .help(format!("write `{}.*` or `*`", rel.qualifier)));
                         }
                     }
                     for (i, c) in rel.cols.iter().enumerate() {
@@ -367,10 +373,11 @@ impl<'a> Lowerer<'a> {
 
     fn aggregate_select(&mut self, s: &'a sql::Select, mut rel: Rel, group_by: &'a [sql::Expr]) -> Result<Rel> {
         if let Changelog::Upsert(_) = rel.changelog {
+            let at = s.projection.iter().find(|i| select_item_expr(i).is_some_and(contains_aggregate)).map(|i| i.span()).or(group_by.first().map(|g| g.span())).unwrap_or(s.span());
             return Err(LowerError::new(
                 "E0405",
                 format!("model `{}` uses aggregation over an updating stream (its input emits {}), which is not supported yet", self.model, rel.changelog.title()),
-                s.span(),
+                at,
             )
             .help("aggregate the append-only source directly, or aggregate in the upstream model"));
         }
@@ -404,9 +411,13 @@ impl<'a> Lowerer<'a> {
                     let sql::Value::Number(n, _) = &v.value else { unreachable!() };
                     let pos: usize = n.parse().unwrap_or(0);
                     match s.projection.get(pos.wrapping_sub(1)) {
-                        Some(item) => select_item_expr(item).ok_or_else(|| LowerError::new("E0406", format!("model `{}` groups by position {pos}, which is a wildcard", self.model), g.span()))?,
+                        Some(item) => select_item_expr(item).ok_or_else(|| {
+                            LowerError::new("E0406", format!("model `{}` groups by position {pos}, which is a wildcard", self.model), g.span())
+                                .help("group by the columns by name")
+                        })?,
                         None => {
-                            return Err(LowerError::new("E0406", format!("model `{}` groups by position {pos}, but the SELECT has {} items", self.model, s.projection.len()), g.span()))
+                            return Err(LowerError::new("E0406", format!("model `{}` groups by position {pos}, but the SELECT has {} items", self.model, s.projection.len()), g.span())
+                                .help(format!("positions count the SELECT items from 1 to {}; or group by the columns by name", s.projection.len())))
                         }
                     }
                 }
@@ -447,12 +458,13 @@ impl<'a> Lowerer<'a> {
                 .help("add `window_start, window_end` to GROUP BY"));
             }
             let Some(time) = rel.time.clone() else {
+                let what = if rel.qualifier.is_empty() { "its input".to_string() } else { format!("`{}`", rel.qualifier) };
                 return Err(LowerError::new(
                     "E0408",
-                    format!("model `{}` declares a window, but its aggregate's input carries no event time: the source runs on processing time, or a projection below the aggregate dropped the event-time column", self.model),
-                    s.span(),
+                    format!("model `{}` declares a window, but {what}, which its aggregate reads, carries no event time", self.model),
+                    s.group_by.span(),
                 )
-                .help("declare `event_time:` on the source and keep its column up to the aggregate"));
+                .help(format!("the source must declare `event_time:`, and every model and projection between it and this aggregate must keep that column; {what} has {}", rel.cols.iter().filter(|c| c.name != "window_start" && c.name != "window_end").map(|c| c.name.as_str()).collect::<Vec<_>>().join(", "))));
             };
             window = Some(TumblingWindow { time, size });
         }
@@ -576,13 +588,15 @@ impl<'a> Lowerer<'a> {
             return Err(unsupported(self.model, "FILTER on an aggregate", span));
         }
         let sql::FunctionArguments::List(list) = &f.args else {
-            return Err(LowerError::new("E0410", format!("model `{}` calls {}() without an argument", self.model, func.name()), span));
+            return Err(LowerError::new("E0410", format!("model `{}` calls {}() without an argument", self.model, func.name()), span)
+                .help(format!("pass one column: {}(amount){}", func.name(), if func == AggFunc::Count { ", or count(*) to count rows" } else { "" })));
         };
         if matches!(list.duplicate_treatment, Some(sql::DuplicateTreatment::Distinct)) {
             return Err(unsupported(self.model, "DISTINCT inside an aggregate", span));
         }
         if list.args.len() != 1 {
-            return Err(LowerError::new("E0410", format!("model `{}` calls {}() with {} arguments; it takes one", self.model, func.name(), list.args.len()), span));
+            return Err(LowerError::new("E0410", format!("model `{}` calls {}() with {} arguments; it takes one", self.model, func.name(), list.args.len()), span)
+                .help(format!("pass one column: {}(amount)", func.name())));
         }
         let arg = match &list.args[0] {
             sql::FunctionArg::Unnamed(sql::FunctionArgExpr::Wildcard) if func == AggFunc::Count => None,
@@ -594,7 +608,10 @@ impl<'a> Lowerer<'a> {
                 }
                 Some(self.expr(e, rel, None)?)
             }
-            _ => return Err(LowerError::new("E0410", format!("model `{}` calls {}() with an argument it does not take", self.model, func.name()), span)),
+            _ => {
+                return Err(LowerError::new("E0410", format!("model `{}` calls {}() with an argument it does not take", self.model, func.name()), span)
+                    .help("only count() takes `*`; the others take one column or expression"))
+            }
         };
         let ty = func.accumulator_type(arg.as_ref().map(|a| a.ty())).map_err(|why| {
             LowerError::new("E0503", format!("model `{}` cannot compute {}: {why}", self.model, AggCall::render(func, arg.as_ref())), span)
@@ -765,9 +782,6 @@ impl<'a> Lowerer<'a> {
     }
 
     fn read_model(&mut self, name: &str, alias: Option<String>, span: SqlSpan) -> Result<Rel> {
-        if name == self.model {
-            return Err(LowerError::new("E0605", format!("model `{name}` reads ref('{name}'), itself"), span).help("a model cannot depend on its own output"));
-        }
         match self.inputs.model(name) {
             Upstream::Ok(up) => {
                 self.reads_model = Some(name.to_string());
@@ -830,7 +844,8 @@ impl<'a> Lowerer<'a> {
                 (sql::UnaryOperator::Not, inner) => {
                     let x = self.expr(inner, rel, grouping)?;
                     if !matches!(x.ty(), DataType::Boolean | DataType::Unsupported(Unsupported::Null)) {
-                        return Err(LowerError::new("E0505", format!("model `{model}` negates `{}`, which is {}, not boolean", x.render(), x.ty()), e.span()));
+                        return Err(LowerError::new("E0505", format!("model `{model}` negates `{}`, which is {}, not boolean", x.render(), x.ty()), e.span())
+                            .help("NOT applies to a condition: compare first, for example NOT (qty > 0)"));
                     }
                     Expr::Not(Box::new(x))
                 }
@@ -866,7 +881,8 @@ impl<'a> Lowerer<'a> {
                 } else if matches!(bop, BinOp::And | BinOp::Or) {
                     for side in [&l, &r] {
                         if !matches!(side.ty(), DataType::Boolean | DataType::Unsupported(Unsupported::Null)) {
-                            return Err(LowerError::new("E0505", format!("model `{model}` uses `{}` in {}, but it is {}, not boolean", side.render(), bop.symbol(), side.ty()), e.span()));
+                            return Err(LowerError::new("E0505", format!("model `{model}` uses `{}` in {}, but it is {}, not boolean", side.render(), bop.symbol(), side.ty()), e.span())
+                                .help(format!("{} joins conditions: compare it first, for example `{} > 0`", bop.symbol(), side.render())));
                         }
                     }
                     DataType::Boolean
