@@ -27,7 +27,7 @@ pub fn run(project: &str, _backend: Backend, target: Option<&str>, stdout: bool)
         print_diagnostics_stderr(&loaded, &load_errors);
         return 2;
     }
-    super::plan_all(&mut loaded);
+    super::plan_all(&mut loaded, true);
     let db = &loaded.db;
     let p = loaded.project;
     let report = check_report(db, p);
