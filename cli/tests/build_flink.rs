@@ -1,5 +1,5 @@
 //! `build --backend flink`: golden scripts for every project under
-//! testdata/projects and testdata/conformance (`expected/build_flink.txt`:
+//! testdata/projects, testdata/conformance and testdata/sim (`expected/build_flink.txt`:
 //! stdout, then the warnings build prints), and the build directory's
 //! atomic writes. A project that declares no target is built for a
 //! `conformance` target added to a copy of it.
@@ -17,7 +17,7 @@ fn testdata() -> PathBuf {
 
 fn projects() -> Vec<PathBuf> {
     let mut out = Vec::new();
-    for group in ["projects", "conformance"] {
+    for group in ["projects", "conformance", "sim"] {
         let Ok(entries) = std::fs::read_dir(testdata().join(group)) else { continue };
         out.extend(entries.map(|e| e.expect("readable entry").path()).filter(|p| p.join("streamform.yml").is_file()));
     }
