@@ -36,11 +36,19 @@ pub fn model_query(plan: &ModelPlan, input: &str, input_schema: &[Column]) -> Mo
     let body: Vec<(usize, &crate::plan::node::PlanNode)> =
         plan.nodes.iter().enumerate().filter(|(_, n)| !matches!(n.kind, NodeKind::Source(_) | NodeKind::Sink { .. })).collect();
     let mut last_select = String::new();
+    // The names of the current relation's columns in the SQL: an aggregate
+    // may compute two calls that render alike (`COUNT(*)`, `COUNT(1)`),
+    // which get distinct aliases here.
+    let mut names: Vec<String> = match body.first() {
+        Some((pos, _)) => node_input_schema(plan, *pos, input_schema).iter().map(|c| c.name.clone()).collect(),
+        None => Vec::new(),
+    };
     for (i, (pos, node)) in body.iter().enumerate() {
         let select = match &node.kind {
-            NodeKind::Filter { predicate } => format!("SELECT * FROM {} WHERE {}", rel.from, render(predicate)),
+            NodeKind::Filter { predicate } => format!("SELECT * FROM {} WHERE {}", rel.from, render(&renamed(predicate, &names))),
             NodeKind::Project { items } => {
-                let list: Vec<String> = items.iter().map(|(e, name)| project_item(e, name)).collect();
+                let list: Vec<String> = items.iter().map(|(e, name)| project_item(&renamed(e, &names), name)).collect();
+                names = items.iter().map(|(_, n)| n.clone()).collect();
                 format!("SELECT {} FROM {}", list.join(", "), rel.from)
             }
             NodeKind::Aggregate { keys, calls, window } => {
@@ -55,8 +63,20 @@ pub fn model_query(plan: &ModelPlan, input: &str, input_schema: &[Column]) -> Mo
                         }
                     })
                     .collect();
+                let mut out_names: Vec<String> = node.schema.iter().map(|c| c.name.clone()).collect();
+                for i in 0..out_names.len() {
+                    let mut n = 2;
+                    while out_names[..i].contains(&out_names[i]) {
+                        out_names[i] = format!("{}__{n}", node.schema[i].name);
+                        n += 1;
+                    }
+                }
+                let first_call = out_names.len() - calls.len();
                 let mut list = keys.clone();
-                list.extend(calls.iter().map(|c| format!("{} AS {}", aggregate_call(c), ident(&c.name))));
+                list.extend(calls.iter().enumerate().map(|(j, c)| {
+                    let call = AggCall { arg: c.arg.as_ref().map(|a| renamed(a, &names)), ..c.clone() };
+                    format!("{} AS {}", aggregate_call(&call), ident(&out_names[first_call + j]))
+                }));
                 let from = match window {
                     Some(w) => {
                         let input_cols: Vec<String> = node_input_schema(plan, *pos, input_schema).iter().map(|c| ident(&c.name)).collect();
@@ -74,6 +94,7 @@ pub fn model_query(plan: &ModelPlan, input: &str, input_schema: &[Column]) -> Mo
                     Some(Retention::After(d)) => format!("/*+ STATE_TTL({} = {}) */ ", super::expr::string_literal(&rel.hint_name), super::expr::string_literal(&d.to_string())),
                     _ => String::new(),
                 };
+                names = out_names;
                 let group_by = if keys.is_empty() { String::new() } else { format!(" GROUP BY {}", keys.join(", ")) };
                 format!("SELECT {hint}{} FROM {from}{group_by}", list.join(", "))
             }
@@ -87,6 +108,18 @@ pub fn model_query(plan: &ModelPlan, input: &str, input_schema: &[Column]) -> Mo
         }
     }
     ModelQuery { window_input, view: last_select }
+}
+
+/// `e` with each column named as the relation's SQL names it.
+fn renamed(e: &Expr, names: &[String]) -> Expr {
+    match e {
+        Expr::Column { index, name, ty } => Expr::Column { index: *index, name: names.get(*index).cloned().unwrap_or_else(|| name.clone()), ty: *ty },
+        Expr::Literal(_) => e.clone(),
+        Expr::Binary { op, left, right, ty } => Expr::Binary { op: *op, left: Box::new(renamed(left, names)), right: Box::new(renamed(right, names)), ty: *ty },
+        Expr::Not(x) => Expr::Not(Box::new(renamed(x, names))),
+        Expr::IsNull { expr, negated } => Expr::IsNull { expr: Box::new(renamed(expr, names)), negated: *negated },
+        Expr::Cast { expr, to } => Expr::Cast { expr: Box::new(renamed(expr, names)), to: *to },
+    }
 }
 
 fn node_input_schema<'a>(plan: &'a ModelPlan, pos: usize, input_schema: &'a [Column]) -> &'a [Column] {
