@@ -28,3 +28,8 @@ bench-watch:
 # Simulator throughput on 10M generated orders (100k customers) beside a hand-written HashMap loop.
 bench-sim:
     tools/bench-sim.sh
+
+# Run every testdata fixture through the generated Flink SQL on real Flink 2.3
+# and compare with the simulator (creates a cached venv on first use).
+conformance *ARGS:
+    tools/conformance/conformance.sh {{ARGS}}

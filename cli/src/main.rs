@@ -128,6 +128,20 @@ enum Command {
         #[arg(long)]
         output: String,
     },
+    /// Generate the Flink SQL application (build/flink/) and the plan manifest (build/plan.json)
+    Build {
+        /// The engine to generate for
+        #[arg(long, value_enum)]
+        backend: commands::build::Backend,
+        /// The deployment target (required when streamform.yml declares several)
+        #[arg(long)]
+        target: Option<String>,
+        #[arg(long, default_value = ".")]
+        project: String,
+        /// Print the script instead of writing build/
+        #[arg(long)]
+        stdout: bool,
+    },
     /// Create a small working project
     Init {
         /// Where to create it (default: the current directory)
@@ -149,6 +163,7 @@ fn main() -> ExitCode {
         }
         Command::Test { project, model, fixture, json } => commands::test::run(&project, model.as_deref(), &fixture, json),
         Command::Run { project, input, output } => commands::run::run(&project, &input, &output),
+        Command::Build { backend, target, project, stdout } => commands::build::run(&project, backend, target.as_deref(), stdout),
         Command::Init { dir } => commands::init::run(dir.as_deref().unwrap_or(".")),
     };
     ExitCode::from(code)

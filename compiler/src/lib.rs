@@ -2,6 +2,7 @@
 //! manifests out. Every derived fact is a salsa query over the inputs in
 //! [`db`]. This crate does no I/O and never prints.
 
+pub mod backend;
 pub mod check;
 pub mod config;
 pub mod db;

@@ -1,5 +1,6 @@
 //! One module per command.
 
+pub mod build;
 pub mod check;
 pub mod graph;
 pub mod init;

@@ -1,0 +1,117 @@
+//! `build --backend flink`: the Flink SQL application and the plan
+//! manifest, written atomically (nothing is written on error).
+
+use std::fs;
+use std::io::Write;
+
+use camino::{Utf8Path, Utf8PathBuf};
+use streamform::backend::flink::{flink_script, select_target, TargetName};
+use streamform::check::{all_load_errors, check_report};
+use streamform::manifest::{manifest, write_pretty_json};
+use streamform::project::project_config;
+
+use super::print_diagnostics_stderr;
+use crate::load::load;
+use crate::out::{eprint, print};
+
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum Backend {
+    Flink,
+}
+
+pub fn run(project: &str, _backend: Backend, target: Option<&str>, stdout: bool) -> u8 {
+    let mut loaded = load(project);
+    let load_errors = all_load_errors(&loaded.db, loaded.project);
+    if !load_errors.is_empty() {
+        eprint(&format!("error: could not load project at {}\n\n", loaded.root));
+        print_diagnostics_stderr(&loaded, &load_errors);
+        return 2;
+    }
+    super::plan_all(&mut loaded, true);
+    let db = &loaded.db;
+    let p = loaded.project;
+    let report = check_report(db, p);
+    if report.errors() > 0 {
+        let n = report.errors();
+        eprint(&format!("error: project has {n} error{}; fix them before building\n\n", if n == 1 { "" } else { "s" }));
+        let errors: Vec<_> = report.diagnostics.iter().filter(|d| d.is_error()).cloned().collect();
+        print_diagnostics_stderr(&loaded, &errors);
+        return 2;
+    }
+    let Ok(config) = project_config(db, p) else { return 2 };
+    let target = match select_target(config, target) {
+        Ok(t) => t,
+        Err(e) => {
+            eprint(&format!("error: {e}\n"));
+            return 2;
+        }
+    };
+    let manifest = match manifest(db, p) {
+        Ok(m) => m,
+        Err(_) => {
+            eprint("error: the project does not plan; run `streamform check`\n");
+            return 2;
+        }
+    };
+    let script = match flink_script(db, p, TargetName::new(db, target.clone())) {
+        Ok(s) => s,
+        Err(errors) => {
+            let mut out = String::new();
+            for e in errors {
+                out.push_str(&format!("error: {e}\n"));
+            }
+            out.push_str("\nfailed: the flink backend cannot run this application\n");
+            print(&out);
+            return 1;
+        }
+    };
+    print_diagnostics_stderr(&loaded, &script.warnings);
+    if stdout {
+        print(&script.text);
+        return 0;
+    }
+    let mut plan_json = Vec::new();
+    if write_pretty_json(manifest, &mut plan_json).is_err() {
+        eprint("error: could not serialize the plan manifest\n");
+        return 2;
+    }
+    let root = Utf8Path::new(&loaded.root);
+    let files = [(root.join("build/flink/application.sql"), script.text.as_bytes()), (root.join("build/plan.json"), plan_json.as_slice())];
+    if let Err(e) = write_all_atomically(&files) {
+        eprint(&format!("error: could not write the build: {e}\n"));
+        return 2;
+    }
+    let s = script.statements;
+    print(&format!(
+        "ok: {s} statement{} for target `{target}` written to build/flink/application.sql\nok: plan manifest written to build/plan.json\n",
+        if s == 1 { "" } else { "s" }
+    ));
+    0
+}
+
+/// Writes every file to a temporary sibling first, then renames them all:
+/// a failure before the renames leaves the previous build untouched.
+fn write_all_atomically(files: &[(Utf8PathBuf, &[u8])]) -> std::io::Result<()> {
+    let mut temps: Vec<(Utf8PathBuf, &Utf8PathBuf)> = Vec::new();
+    let result = (|| {
+        for (path, bytes) in files {
+            let dir = path.parent().expect("build paths have a parent");
+            fs::create_dir_all(dir)?;
+            let tmp = dir.join(format!(".{}.tmp-{}", path.file_name().unwrap_or("out"), std::process::id()));
+            let mut f = fs::File::create(&tmp)?;
+            temps.push((tmp, path));
+            f.write_all(bytes)?;
+            f.sync_all()?;
+        }
+        for (tmp, path) in &temps {
+            fs::rename(tmp, path)?;
+        }
+        Ok(())
+    })();
+    if result.is_err() {
+        for (tmp, _) in &temps {
+            let _ = fs::remove_file(tmp);
+        }
+    }
+    result
+}

@@ -1,0 +1,260 @@
+//! Flink SQL rendering of plan expressions, and the types Flink infers for
+//! them, so that the generated SQL can cast where Flink's type would differ
+//! from the plan's (Flink's `INT + 1` is INT; the plan says int64).
+
+use std::fmt::Write;
+
+use crate::plan::expr::{render_float, BinOp, Expr, Literal};
+use crate::types::{DataType, Unsupported};
+
+/// `` `name` ``, with backquotes inside doubled.
+pub fn ident(name: &str) -> String {
+    format!("`{}`", name.replace('`', "``"))
+}
+
+/// `'text'`, with quotes inside doubled.
+pub fn string_literal(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "''"))
+}
+
+/// The Flink type of a plan type; `None` for the types no sink can carry.
+pub fn sql_type(t: DataType) -> Option<String> {
+    t.flink_sql()
+}
+
+/// Renders an expression as Flink SQL: backquoted identifiers, `<>`,
+/// `TRUE`/`FALSE`, casts to Flink type names, and a cast wherever Flink
+/// would compute another type than the plan records.
+pub fn render(e: &Expr) -> String {
+    let mut s = String::new();
+    render_into(e, &mut s);
+    s
+}
+
+fn render_into(e: &Expr, out: &mut String) {
+    match e {
+        Expr::Column { name, .. } => out.push_str(&ident(name)),
+        Expr::Literal(l) => render_literal(l, out),
+        Expr::Binary { op, left, right, ty } => {
+            let planned = *ty;
+            // Flink adds two INTs in 32 bits; where the plan says int64, widen
+            // one operand so Flink computes in BIGINT as the plan does.
+            let widen = op.is_arithmetic() && planned == DataType::Int64 && flink_type(left) == Some(DataType::Int32) && flink_type(right) == Some(DataType::Int32);
+            let widen_left = widen && !matches!(**left, Expr::Literal(_));
+            let mut text = String::from("(");
+            if widen_left {
+                cast_into(left, "BIGINT", &mut text);
+            } else {
+                render_into(left, &mut text);
+            }
+            let _ = write!(text, " {} ", flink_symbol(*op));
+            if widen && !widen_left {
+                cast_into(right, "BIGINT", &mut text);
+            } else {
+                render_into(right, &mut text);
+            }
+            text.push(')');
+            match (op.is_arithmetic(), raw_arithmetic_type(e), sql_type(planned)) {
+                (true, Some(f), Some(t)) if f != planned => {
+                    let _ = write!(out, "CAST({text} AS {t})");
+                }
+                _ => out.push_str(&text),
+            }
+        }
+        Expr::Not(x) => {
+            out.push_str("(NOT ");
+            render_into(x, out);
+            out.push(')');
+        }
+        Expr::IsNull { expr, negated } => {
+            out.push('(');
+            render_into(expr, out);
+            out.push_str(if *negated { " IS NOT NULL)" } else { " IS NULL)" });
+        }
+        Expr::Cast { expr, to } => match sql_type(*to) {
+            Some(t) => {
+                out.push_str("CAST(");
+                render_into(expr, out);
+                let _ = write!(out, " AS {t})");
+            }
+            // A cast to a type Flink cannot carry (FLOAT) is left out, as the
+            // original does; build refuses it when the column reaches a sink.
+            None => render_into(expr, out),
+        },
+    }
+}
+
+fn cast_into(e: &Expr, to: &str, out: &mut String) {
+    out.push_str("CAST(");
+    render_into(e, out);
+    let _ = write!(out, " AS {to})");
+}
+
+fn flink_symbol(op: BinOp) -> &'static str {
+    match op {
+        BinOp::NotEq => "<>",
+        other => other.symbol(),
+    }
+}
+
+fn render_literal(l: &Literal, out: &mut String) {
+    match l {
+        Literal::Int(i) => {
+            let _ = write!(out, "{i}");
+        }
+        Literal::Float(f) => out.push_str(&render_float(*f)),
+        Literal::Str(s) => out.push_str(&string_literal(s)),
+        Literal::Bool(b) => out.push_str(if *b { "TRUE" } else { "FALSE" }),
+        Literal::Null => out.push_str("NULL"),
+    }
+}
+
+/// The type Flink infers for the rendered expression (after the casts
+/// [`render`] inserts below it), in plan vocabulary; `None` when unknown.
+pub fn flink_type(e: &Expr) -> Option<DataType> {
+    match e {
+        Expr::Column { ty, .. } => Some(*ty),
+        Expr::Literal(l) => literal_type(l),
+        Expr::Not(_) | Expr::IsNull { .. } => Some(DataType::Boolean),
+        Expr::Cast { expr, to } => match to {
+            DataType::Unsupported(_) => flink_type(expr),
+            t => Some(*t),
+        },
+        Expr::Binary { op, ty, .. } if !op.is_arithmetic() => {
+            let _ = ty;
+            Some(DataType::Boolean)
+        }
+        Expr::Binary { op, left, right, ty } => {
+            // Rendering casts the result to the plan type whenever the two differ.
+            let inner = arithmetic(*op, operand_type(left, *ty)?, operand_type(right, *ty)?)?;
+            if sql_type(*ty).is_some() {
+                Some(*ty)
+            } else {
+                Some(inner)
+            }
+        }
+    }
+}
+
+/// The raw result type of a binary arithmetic node as Flink computes it
+/// (before the cast [`render`] may add).
+pub fn raw_arithmetic_type(e: &Expr) -> Option<DataType> {
+    match e {
+        Expr::Binary { op, left, right, ty } if op.is_arithmetic() => arithmetic(*op, operand_type(left, *ty)?, operand_type(right, *ty)?),
+        other => flink_type(other),
+    }
+}
+
+fn operand_type(e: &Expr, planned: DataType) -> Option<DataType> {
+    let t = flink_type(e)?;
+    Some(if planned == DataType::Int64 && t == DataType::Int32 { DataType::Int64 } else { t })
+}
+
+fn literal_type(l: &Literal) -> Option<DataType> {
+    Some(match l {
+        Literal::Int(i) if i32::try_from(*i).is_ok() => DataType::Int32,
+        Literal::Int(_) => DataType::Int64,
+        Literal::Float(f) => {
+            let text = render_float(*f);
+            let digits = text.trim_start_matches('-');
+            if digits.contains(['e', 'E', 'i', 'N']) {
+                DataType::Float64
+            } else if let Some((int, frac)) = digits.split_once('.') {
+                let int = int.trim_start_matches('0');
+                let p = (int.len() + frac.len()).max(1);
+                if p > 38 {
+                    return None;
+                }
+                DataType::Decimal(p as u8, frac.len() as u8)
+            } else {
+                match digits.parse::<i64>() {
+                    Ok(i) if i32::try_from(i).is_ok() => DataType::Int32,
+                    Ok(_) => DataType::Int64,
+                    Err(_) => return None,
+                }
+            }
+        }
+        Literal::Str(_) => DataType::String,
+        Literal::Bool(_) => DataType::Boolean,
+        Literal::Null => DataType::Unsupported(Unsupported::Null),
+    })
+}
+
+/// Flink's arithmetic result types (LogicalTypeMerging): integers stay
+/// integers (INT op INT is INT), DOUBLE wins, decimals widen by Flink's
+/// rules and are capped at precision 38 keeping at least 6 digits of scale.
+fn arithmetic(op: BinOp, l: DataType, r: DataType) -> Option<DataType> {
+    use DataType::*;
+    let as_decimal = |t: DataType| match t {
+        Int32 => Some((10u32, 0u32)),
+        Int64 => Some((19, 0)),
+        Decimal(p, s) => Some((p as u32, s as u32)),
+        _ => None,
+    };
+    Some(match (l, r) {
+        (Int32, Int32) => Int32,
+        (Int32 | Int64, Int32 | Int64) => Int64,
+        (Float64, t) | (t, Float64) if t.is_numeric() => Float64,
+        (Decimal(..), _) | (_, Decimal(..)) => {
+            let ((p1, s1), (p2, s2)) = (as_decimal(l)?, as_decimal(r)?);
+            let (p, s) = match op {
+                BinOp::Plus | BinOp::Minus => {
+                    let s = s1.max(s2);
+                    ((p1 - s1).max(p2 - s2) + s + 1, s)
+                }
+                BinOp::Multiply => (p1 + p2, s1 + s2),
+                _ => {
+                    let s = 6.max(s1 + p2 + 1);
+                    (p1 - s1 + s2 + s, s)
+                }
+            };
+            let (p, s) = adjust_precision_scale(p, s);
+            Decimal(p as u8, s as u8)
+        }
+        _ => return None,
+    })
+}
+
+fn adjust_precision_scale(p: u32, s: u32) -> (u32, u32) {
+    if p <= 38 {
+        return (p, s);
+    }
+    let int_digits = p - s;
+    let min_scale = s.min(6);
+    (38, 38u32.saturating_sub(int_digits).max(min_scale))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn col(name: &str, ty: DataType) -> Expr {
+        Expr::Column { index: 0, name: name.into(), ty }
+    }
+
+    #[test]
+    fn renders_flink_spelling() {
+        let e = Expr::Binary {
+            op: BinOp::NotEq,
+            left: Box::new(col("status", DataType::String)),
+            right: Box::new(Expr::Literal(Literal::Str("it's".into()))),
+            ty: DataType::Boolean,
+        };
+        assert_eq!(render(&e), "(`status` <> 'it''s')");
+        assert_eq!(render(&Expr::Literal(Literal::Bool(true))), "TRUE");
+        assert_eq!(render(&Expr::Cast { expr: Box::new(col("x", DataType::Int64)), to: DataType::String }), "CAST(`x` AS STRING)");
+    }
+
+    #[test]
+    fn casts_where_flink_types_differ() {
+        // int32 + 1 is int64 in the plan; Flink would add in INT.
+        let e = Expr::Binary { op: BinOp::Plus, left: Box::new(col("qty", DataType::Int32)), right: Box::new(Expr::Literal(Literal::Int(1))), ty: DataType::Int64 };
+        assert_eq!(render(&e), "(CAST(`qty` AS BIGINT) + 1)");
+        // decimal(10,2) * 2: the plan says decimal(31,2), Flink decimal(20,2).
+        let e = Expr::Binary { op: BinOp::Multiply, left: Box::new(col("amount", DataType::Decimal(10, 2))), right: Box::new(Expr::Literal(Literal::Int(2))), ty: DataType::Decimal(31, 2) };
+        assert_eq!(render(&e), "CAST((`amount` * 2) AS DECIMAL(31, 2))");
+        // Same types: no cast.
+        let e = Expr::Binary { op: BinOp::Plus, left: Box::new(col("a", DataType::Int64)), right: Box::new(Expr::Literal(Literal::Int(1))), ty: DataType::Int64 };
+        assert_eq!(render(&e), "(`a` + 1)");
+    }
+}

@@ -1,0 +1,179 @@
+//! The SELECT of each model's view: one derived table per plan node,
+//! aliased `t<N>` with N = the node's position in the model (Source
+//! counted) + 2, as the original names them.
+
+use super::expr::{ident, render, sql_type};
+use crate::duration::Duration;
+use crate::plan::expr::{AggCall, AggFunc, Expr};
+use crate::plan::node::{Column, ModelPlan, NodeKind, Retention};
+use crate::types::DataType;
+
+/// A model's view, and the view a windowed aggregate reads.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ModelQuery {
+    /// `SELECT …` of `<model>__window_input`, when the model is windowed.
+    pub window_input: Option<String>,
+    /// `SELECT …` of the model's view.
+    pub view: String,
+}
+
+/// The relation a node reads: a table or view name, or a derived table.
+struct Relation {
+    /// As it appears after FROM.
+    from: String,
+    /// The name a STATE_TTL hint uses for it.
+    hint_name: String,
+}
+
+/// Renders the model's plan. `input` is the relation the first node reads:
+/// the source's table or view, or the upstream model's view.
+/// `input_schema` is that relation's columns (for a windowed aggregate's
+/// input view when it reads the relation directly).
+pub fn model_query(plan: &ModelPlan, input: &str, input_schema: &[Column]) -> ModelQuery {
+    let view_name = &plan.name;
+    let mut rel = Relation { from: ident(input), hint_name: input.to_string() };
+    let mut window_input = None;
+    let body: Vec<(usize, &crate::plan::node::PlanNode)> =
+        plan.nodes.iter().enumerate().filter(|(_, n)| !matches!(n.kind, NodeKind::Source(_) | NodeKind::Sink { .. })).collect();
+    let mut last_select = String::new();
+    // The names of the current relation's columns in the SQL: an aggregate
+    // may compute two calls that render alike (`COUNT(*)`, `COUNT(1)`),
+    // which get distinct aliases here.
+    let mut names: Vec<String> = match body.first() {
+        Some((pos, _)) => node_input_schema(plan, *pos, input_schema).iter().map(|c| c.name.clone()).collect(),
+        None => Vec::new(),
+    };
+    for (i, (pos, node)) in body.iter().enumerate() {
+        let select = match &node.kind {
+            NodeKind::Filter { predicate } => format!("SELECT * FROM {} WHERE {}", rel.from, render(&renamed(predicate, &names))),
+            NodeKind::Project { items } => {
+                let list: Vec<String> = items.iter().map(|(e, name)| project_item(&renamed(e, &names), name)).collect();
+                names = items.iter().map(|(_, n)| n.clone()).collect();
+                format!("SELECT {} FROM {}", list.join(", "), rel.from)
+            }
+            NodeKind::Aggregate { keys, calls, window } => {
+                let keys: Vec<String> = keys
+                    .iter()
+                    .map(|k| {
+                        // Keys index the aggregate's input (window bounds follow its columns).
+                        let input_schema = node_input_schema(plan, *pos, input_schema);
+                        match input_schema.get(*k) {
+                            Some(c) => ident(&c.name),
+                            None => ident(if *k == input_schema.len() { "window_start" } else { "window_end" }),
+                        }
+                    })
+                    .collect();
+                let mut out_names: Vec<String> = node.schema.iter().map(|c| c.name.clone()).collect();
+                for i in 0..out_names.len() {
+                    let mut n = 2;
+                    while out_names[..i].contains(&out_names[i]) {
+                        out_names[i] = format!("{}__{n}", node.schema[i].name);
+                        n += 1;
+                    }
+                }
+                let first_call = out_names.len() - calls.len();
+                let mut list = keys.clone();
+                list.extend(calls.iter().enumerate().map(|(j, c)| {
+                    let call = AggCall { arg: c.arg.as_ref().map(|a| renamed(a, &names)), ..c.clone() };
+                    format!("{} AS {}", aggregate_call(&call), ident(&out_names[first_call + j]))
+                }));
+                let from = match window {
+                    Some(w) => {
+                        let input_cols: Vec<String> = node_input_schema(plan, *pos, input_schema).iter().map(|c| ident(&c.name)).collect();
+                        window_input = Some(format!("SELECT {} FROM {}", input_cols.join(", "), rel.from));
+                        format!(
+                            "TABLE(TUMBLE(TABLE {}, DESCRIPTOR({}), {}))",
+                            ident(&format!("{view_name}__window_input")),
+                            ident(&w.time),
+                            interval(w.size)
+                        )
+                    }
+                    None => rel.from.clone(),
+                };
+                let hint = match node.state.as_ref().map(|s| s.retention) {
+                    Some(Retention::After(d)) => format!("/*+ STATE_TTL({} = {}) */ ", super::expr::string_literal(&rel.hint_name), super::expr::string_literal(&d.to_string())),
+                    _ => String::new(),
+                };
+                names = out_names;
+                let group_by = if keys.is_empty() { String::new() } else { format!(" GROUP BY {}", keys.join(", ")) };
+                format!("SELECT {hint}{} FROM {from}{group_by}", list.join(", "))
+            }
+            NodeKind::Source(_) | NodeKind::Sink { .. } => unreachable!("filtered out"),
+        };
+        if i + 1 == body.len() {
+            last_select = select;
+        } else {
+            let alias = format!("t{}", pos + 2);
+            rel = Relation { from: format!("({select}) AS {alias}"), hint_name: alias };
+        }
+    }
+    ModelQuery { window_input, view: last_select }
+}
+
+/// `e` with each column named as the relation's SQL names it.
+fn renamed(e: &Expr, names: &[String]) -> Expr {
+    match e {
+        Expr::Column { index, name, ty } => Expr::Column { index: *index, name: names.get(*index).cloned().unwrap_or_else(|| name.clone()), ty: *ty },
+        Expr::Literal(_) => e.clone(),
+        Expr::Binary { op, left, right, ty } => Expr::Binary { op: *op, left: Box::new(renamed(left, names)), right: Box::new(renamed(right, names)), ty: *ty },
+        Expr::Not(x) => Expr::Not(Box::new(renamed(x, names))),
+        Expr::IsNull { expr, negated } => Expr::IsNull { expr: Box::new(renamed(expr, names)), negated: *negated },
+        Expr::Cast { expr, to } => Expr::Cast { expr: Box::new(renamed(expr, names)), to: *to },
+    }
+}
+
+fn node_input_schema<'a>(plan: &'a ModelPlan, pos: usize, input_schema: &'a [Column]) -> &'a [Column] {
+    match pos.checked_sub(1) {
+        Some(prev) => &plan.nodes[prev].schema,
+        None => input_schema,
+    }
+}
+
+fn project_item(e: &Expr, name: &str) -> String {
+    match e {
+        Expr::Column { name: c, .. } if c == name => ident(c),
+        other => format!("{} AS {}", render(other), ident(name)),
+    }
+}
+
+/// `SUM(`amount`)`; a sum over int32 adds in BIGINT, the plan's accumulator
+/// type (Flink's SUM(INT) is INT).
+fn aggregate_call(c: &AggCall) -> String {
+    let func = c.func.name().to_uppercase();
+    match &c.arg {
+        None => format!("{func}(*)"),
+        Some(arg) => {
+            let mut a = render(arg);
+            if c.func == AggFunc::Sum && super::expr::flink_type(arg) == Some(DataType::Int32) && c.ty == DataType::Int64 {
+                a = format!("CAST({a} AS {})", sql_type(DataType::Int64).expect("BIGINT"));
+            }
+            format!("{func}({a})")
+        }
+    }
+}
+
+/// `INTERVAL '5' SECOND`, from the canonical duration (`1500ms` →
+/// `'1.500' SECOND`, `0s` → `'0' DAY`).
+pub fn interval(d: Duration) -> String {
+    let (n, unit) = d.canonical_parts();
+    match unit {
+        _ if d.millis() == 0 => "INTERVAL '0' DAY".to_string(),
+        "d" => format!("INTERVAL '{n}' DAY"),
+        "h" => format!("INTERVAL '{n}' HOUR"),
+        "m" => format!("INTERVAL '{n}' MINUTE"),
+        "s" => format!("INTERVAL '{n}' SECOND"),
+        _ => format!("INTERVAL '{}.{:03}' SECOND", n / 1000, n % 1000),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn intervals() {
+        for (ms, want) in [(0, "INTERVAL '0' DAY"), (1500, "INTERVAL '1.500' SECOND"), (250, "INTERVAL '0.250' SECOND"), (61_000, "INTERVAL '61' SECOND"), (5_400_000, "INTERVAL '90' MINUTE"), (86_400_000, "INTERVAL '1' DAY")] {
+            assert_eq!(interval(Duration(ms)), want);
+        }
+    }
+}

@@ -1,0 +1,203 @@
+//! The whole script: SET statements, source DDL in order of first use,
+//! the Iceberg catalog, a view and sink table per model, one
+//! EXECUTE STATEMENT SET.
+
+use std::collections::BTreeSet;
+
+use super::ddl::{self, iceberg_catalog, sink_ddl, sink_table_name, source_ddl, SourceDdl};
+use super::expr::{ident, sql_type};
+use super::query::{model_query, ModelQuery};
+use crate::config::{Connector, ProjectConfig};
+use crate::db::{Db, ModelName, Project, SourceName};
+use crate::diagnostic::Diagnostic;
+use crate::graph::dependency_graph;
+use crate::model::{model_contract, model_plan, model_reads, source_contracts, source_input};
+use crate::plan::node::NodeKind;
+use crate::project::{model_config, project_config, source_config, CONFIG_FILE};
+
+/// A deployment target's name, interned so the script can be keyed by it.
+#[salsa::interned(debug)]
+pub struct TargetName<'db> {
+    #[returns(ref)]
+    pub text: String,
+}
+
+/// The target `build` uses: the one named, or the only one declared.
+pub fn select_target(config: &ProjectConfig, requested: Option<&str>) -> Result<String, String> {
+    let names: Vec<&str> = config.targets.iter().map(|t| t.name.as_str()).collect();
+    match requested {
+        Some(r) if names.contains(&r) => Ok(r.to_string()),
+        Some(r) if names.is_empty() => Err(format!("no target named `{r}`; streamform.yml declares no targets")),
+        Some(r) => Err(format!("no target named `{r}`; streamform.yml declares: {}", names.join(", "))),
+        None => match names.as_slice() {
+            [] => Err("streamform.yml declares no targets; add a `targets:` section (see docs/project-format.md)".into()),
+            [one] => Ok(one.to_string()),
+            many => Err(format!("streamform.yml declares several targets ({}); pick one with --target", many.join(", "))),
+        },
+    }
+}
+
+/// The generated application.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FlinkScript {
+    pub text: String,
+    pub statements: usize,
+    /// What Flink runs differently from the plan, and models nothing runs.
+    pub warnings: Vec<Diagnostic>,
+}
+
+/// Why the backend cannot express the application (each a message such as
+/// ``model `m`: column `s` has type unsupported(Float32), which has no Flink SQL type``).
+pub type BuildErrors = Vec<String>;
+
+/// The relation a model's first node reads: its source, or its upstream model.
+fn model_input(plan: &crate::plan::node::ModelPlan) -> String {
+    match plan.nodes.first().map(|n| &n.kind) {
+        Some(NodeKind::Source(read)) => read.source.clone(),
+        _ => plan.reads_model.clone().unwrap_or_default(),
+    }
+}
+
+/// A model's view (and window input view), from its plan alone.
+#[salsa::tracked(returns(ref))]
+pub fn flink_model_query<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>) -> Option<ModelQuery> {
+    let plan = model_plan(db, project, name).as_ref()?;
+    let upstream_schema = match &plan.reads_model {
+        Some(up) => model_contract(db, project, ModelName::new(db, up.clone())).as_ref().map(|c| c.schema.clone()).unwrap_or_default(),
+        None => Vec::new(),
+    };
+    Some(model_query(plan, &model_input(plan), &upstream_schema))
+}
+
+/// A source's DDL for a target.
+#[salsa::tracked(returns(ref))]
+pub fn flink_source_ddl<'db>(db: &'db dyn Db, project: Project, source: SourceName<'db>, target: TargetName<'db>) -> Option<SourceDdl> {
+    let config = project_config(db, project).as_ref().ok()?;
+    let t = config.targets.iter().find(|t| t.name == *target.text(db))?;
+    let s = source_config(db, project, source).as_ref()?;
+    let input = source_input(db, project, source).as_ref()?;
+    // The planned contracts (none when they are malformed), compiled.
+    let contracts: Vec<(String, crate::plan::expr::Expr)> = if input.contracts.is_empty() {
+        Vec::new()
+    } else {
+        source_contracts(db, project, source).iter().filter_map(|c| Some((c.name.clone(), c.expr.clone().ok()?))).collect()
+    };
+    Some(source_ddl(s, &contracts, input.quarantine.as_deref(), t))
+}
+
+/// The whole script for a target. The project must check cleanly (build
+/// refuses otherwise), so every model has a plan.
+#[salsa::tracked(returns(ref))]
+pub fn flink_script<'db>(db: &'db dyn Db, project: Project, target: TargetName<'db>) -> Result<FlinkScript, BuildErrors> {
+    let Ok(config) = project_config(db, project) else { return Err(vec!["the project does not load".into()]) };
+    let Some(t) = config.targets.iter().find(|t| t.name == *target.text(db)) else {
+        return Err(vec![format!("no target named `{}`", target.text(db))]);
+    };
+    let order = &dependency_graph(db, project).order;
+    let mut errors: BuildErrors = Vec::new();
+    let mut warnings = Vec::new();
+
+    let plans: Vec<_> = order.iter().filter_map(|m| model_plan(db, project, ModelName::new(db, m.clone())).clone()).collect();
+    let read_models: BTreeSet<String> = order.iter().flat_map(|m| model_reads(db, project, ModelName::new(db, m.clone())).models.clone()).collect();
+
+    let mut head: Vec<String> = Vec::new();
+    let iceberg_used = plans.iter().any(|p| sink_of(db, project, &p.name).is_some_and(|s| s.connector == Connector::Iceberg));
+    if iceberg_used {
+        let every = t.flink.as_ref().and_then(|f| f.checkpoint_interval).map(|d| d.to_string()).unwrap_or_else(|| "60s".into());
+        head.push(format!("SET 'execution.checkpointing.interval' = '{every}';"));
+    }
+    if plans.iter().any(|p| p.nodes.iter().any(|n| matches!(n.kind, NodeKind::Aggregate { window: Some(_), .. }))) {
+        head.push("SET 'table.optimizer.agg-phase-strategy' = 'ONE_PHASE';".into());
+    }
+
+    // Sources in order of first use.
+    let mut sources: Vec<String> = Vec::new();
+    for p in &plans {
+        if let Some(NodeKind::Source(read)) = p.nodes.first().map(|n| &n.kind) {
+            if !sources.contains(&read.source) {
+                sources.push(read.source.clone());
+            }
+        }
+    }
+    let mut body: Vec<String> = head;
+    let mut quarantine_inserts = Vec::new();
+    for s in &sources {
+        if let Some(ddl) = flink_source_ddl(db, project, SourceName::new(db, s.clone()), target) {
+            body.extend(ddl.statements.iter().cloned());
+            quarantine_inserts.extend(ddl.quarantine_insert.clone());
+        }
+    }
+    if iceberg_used {
+        if let Some(ice) = &t.iceberg {
+            body.push(iceberg_catalog(ice));
+        }
+        let mut namespaces: Vec<String> = Vec::new();
+        for p in &plans {
+            let sink = sink_of(db, project, &p.name).filter(|s| s.connector == Connector::Iceberg);
+            if let Some((ns, _)) = sink.as_ref().and_then(|s| s.table.as_deref()).and_then(|t| t.split_once('.')) {
+                if !namespaces.iter().any(|n| n == ns) {
+                    namespaces.push(ns.to_string());
+                }
+            }
+        }
+        for ns in namespaces {
+            body.push(format!("CREATE DATABASE IF NOT EXISTS {}.{};", ident(ddl::ICEBERG_CATALOG), ident(&ns)));
+        }
+    }
+
+    let mut inserts = Vec::new();
+    for p in &plans {
+        let name = ModelName::new(db, p.name.clone());
+        let Some(q) = flink_model_query(db, project, name) else { continue };
+        if let Some(w) = &q.window_input {
+            body.push(format!("CREATE TEMPORARY VIEW {} AS\n{w};", ident(&format!("{}__window_input", p.name))));
+        }
+        body.push(format!("CREATE TEMPORARY VIEW {} AS\n{};", ident(&p.name), q.view));
+        let sink = p.sink();
+        let cfg = model_config(db, project, name);
+        if let Some(st) = p.nodes.iter().find_map(|n| n.state.as_ref()) {
+            if let crate::plan::node::Retention::After(d) = st.retention {
+                warnings.push(
+                    Diagnostic::warning("W0790", format!("model `{}` declares retention {d}; on Flink it is a STATE_TTL hint, enforced in processing time, so it is approximate — and under replay it may keep state a fresh run would have dropped", p.name))
+                        .at(CONFIG_FILE, cfg.retention_span)
+                        .help("the simulator expires state by event time; docs/flink.md lists the differences"),
+                );
+            }
+        }
+        match &cfg.sink {
+            Some(sc) => {
+                for c in &sink.schema {
+                    if sql_type(c.ty).is_none() {
+                        errors.push(format!("model `{}`: column `{}` has type {}, which has no Flink SQL type", p.name, c.name, c.ty));
+                    }
+                }
+                body.push(sink_ddl(&p.name, sc, p.materialized, &p.key, &sink.schema, t));
+                inserts.push(format!("INSERT INTO {} SELECT * FROM {};", sink_table_name(&p.name, sc), ident(&p.name)));
+            }
+            None if !read_models.contains(&p.name) => warnings.push(
+                Diagnostic::warning("W0791", format!("model `{}` has no sink and no reader, so nothing on Flink runs it", p.name))
+                    .at(CONFIG_FILE, None)
+                    .help(format!("add a `sink:` to `{}` in streamform.yml, or read it with ref('{}')", p.name, p.name)),
+            ),
+            None => {}
+        }
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    inserts.extend(quarantine_inserts);
+    let mut statements = body.len();
+    let mut text = body.join("\n\n");
+    if !inserts.is_empty() {
+        statements += 1;
+        let lines: Vec<String> = inserts.iter().map(|i| format!("  {i}")).collect();
+        text.push_str(&format!("\n\nEXECUTE STATEMENT SET\nBEGIN\n{}\nEND;", lines.join("\n")));
+    }
+    text.push('\n');
+    Ok(FlinkScript { text, statements, warnings })
+}
+
+fn sink_of(db: &dyn Db, project: Project, model: &str) -> Option<crate::config::SinkConfig> {
+    model_config(db, project, ModelName::new(db, model.to_string())).sink.clone()
+}
+

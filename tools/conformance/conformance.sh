@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Runs the Flink conformance suite (tools/conformance/run.py) on real
+# Apache Flink 2.3 from PyPI. The venv is cached outside the repository
+# (STREAMFORM_FLINK_VENV, default ~/.cache/streamform/flink-venv-2.3.0);
+# creating it downloads ~850 MB once. Java 17 must be installed.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+venv="${STREAMFORM_FLINK_VENV:-$HOME/.cache/streamform/flink-venv-2.3.0}"
+if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c "import pyflink" 2>/dev/null; then
+    echo "conformance: creating $venv (apache-flink==2.3.0, ~850 MB, once)" >&2
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install -q apache-flink==2.3.0 pyyaml
+fi
+if [ -z "${JAVA_HOME:-}" ] && command -v java >/dev/null; then
+    JAVA_HOME="$(dirname "$(dirname "$(readlink -f "$(command -v java)")")")"
+    export JAVA_HOME
+fi
+cargo build --release -q -p streamform-cli
+exec "$venv/bin/python" tools/conformance/run.py --bin target/release/streamform "$@"

@@ -1,0 +1,112 @@
+"""Making a Streamform build runnable on a local Flink: the connector swap.
+
+Kafka, upsert-kafka and Iceberg connectors are not available here, so each
+source table becomes a filesystem table over newline-delimited JSON (same
+columns, same WATERMARK), read through a view that hides the marker rows
+used for explicit fixture watermarks; sinks become blackhole tables (for
+EXPLAIN) or are left out (queries are collected instead).
+"""
+import re
+
+MARKER = "__sf_marker"
+
+TABLE_RE = re.compile(r"^CREATE TABLE (IF NOT EXISTS )?(?P<name>\S+) \(\n(?P<cols>.*?)\n\) WITH \(\n(?P<opts>.*?)\n\);$", re.S)
+ICEBERG_RE = re.compile(r"`streamform_iceberg`\.`([^`]*)`\.`([^`]*)`")
+
+
+def statements(script):
+    """The script's statements (blank-line separated, as build writes them)."""
+    return [s.strip() for s in script.strip().split("\n\n") if s.strip()]
+
+
+def options(text):
+    return dict(re.findall(r"^  '((?:[^']|'')*)' = '((?:[^']|'')*)'", text, re.M))
+
+
+class Table:
+    def __init__(self, name, cols, opts, watermark):
+        self.name = name  # unquoted
+        self.cols = cols  # [(name, flink type)]
+        self.opts = opts
+        self.watermark = watermark  # (column, delay ms) or None
+
+    def col_type(self, c):
+        return dict(self.cols).get(c)
+
+
+def parse_interval_ms(text):
+    m = re.match(r"INTERVAL '([0-9.]+)' (DAY|HOUR|MINUTE|SECOND)", text)
+    n = float(m.group(1))
+    return int(round(n * {"DAY": 86400000, "HOUR": 3600000, "MINUTE": 60000, "SECOND": 1000}[m.group(2)]))
+
+
+def unquote(name):
+    return name.strip("`").replace("``", "`")
+
+
+class Script:
+    """A parsed build: SET options, statements in order, sources and sinks."""
+
+    def __init__(self, script):
+        script = ICEBERG_RE.sub(lambda m: f"`iceberg__{m.group(1)}__{m.group(2)}`", script)
+        self.sets = []
+        self.ddl = []  # (kind, payload)
+        self.inserts = []
+        self.tables = {}
+        for st in statements(script):
+            if st.startswith("SET "):
+                k, v = re.match(r"SET '(.*)' = '(.*)';", st).groups()
+                self.sets.append((k, v))
+            elif st.startswith("CREATE CATALOG") or st.startswith("CREATE DATABASE"):
+                continue
+            elif st.startswith("EXECUTE STATEMENT SET"):
+                self.inserts = [ln.strip() for ln in st.splitlines() if ln.strip().startswith("INSERT INTO")]
+            elif st.startswith("CREATE TABLE"):
+                m = TABLE_RE.match(st)
+                name = unquote(m.group("name"))
+                cols, wm = [], None
+                for ln in m.group("cols").splitlines():
+                    ln = ln.strip().rstrip(",")
+                    if ln.startswith("WATERMARK FOR"):
+                        wm_m = re.match(r"WATERMARK FOR `([^`]*)` AS `[^`]*` - (.*)$", ln)
+                        wm = (wm_m.group(1), parse_interval_ms(wm_m.group(2)), wm_m.group(2))
+                    elif ln.startswith("`"):
+                        cm = re.match(r"`((?:[^`]|``)*)` (.*)$", ln)
+                        cols.append((cm.group(1).replace("``", "`"), cm.group(2)))
+                t = Table(name, cols, options(m.group("opts")), wm)
+                self.tables[name] = t
+                self.ddl.append(("table", t))
+            else:
+                self.ddl.append(("sql", st))
+        self.sinks = {unquote(re.match(r"INSERT INTO (`(?:[^`]|``)*`)", i).group(1)) for i in self.inserts}
+
+    def sources(self):
+        return [t for t in self.tables.values() if t.name not in self.sinks]
+
+    def runnable(self, data_dir_of, sinks="blackhole"):
+        """The statements to execute: sources over JSON files, sinks swapped."""
+        out = []
+        for kind, p in self.ddl:
+            if kind == "sql":
+                out.append(p)
+                continue
+            t = p
+            col_lines = [f"  `{c.replace('`', '``')}` {ty}" for c, ty in t.cols]
+            if t.name in self.sinks:
+                if sinks is None:
+                    continue
+                out.append(f"CREATE TABLE `{t.name}` (\n" + ",\n".join(col_lines) + "\n) WITH ('connector' = 'blackhole');")
+                continue
+            lines = col_lines + [f"  `{MARKER}` BOOLEAN"]
+            if t.watermark:
+                c, _, interval = t.watermark
+                lines.append(f"  WATERMARK FOR `{c}` AS `{c}` - {interval}")
+            file_table = t.name + "__sf_file"
+            out.append(
+                f"CREATE TABLE `{file_table}` (\n" + ",\n".join(lines) + "\n) WITH (\n"
+                f"  'connector' = 'filesystem',\n  'path' = '{data_dir_of(t.name)}',\n  'format' = 'json',\n"
+                "  'json.timestamp-format.standard' = 'ISO-8601'\n);"
+            )
+            names = ", ".join(f"`{c}`" for c, _ in t.cols)
+            out.append(f"CREATE TEMPORARY VIEW `{t.name}` AS SELECT {names} FROM `{file_table}` WHERE `{MARKER}` IS NULL;")
+        return out
