@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use super::eval::{holds, EvalError};
 use super::operators::{Change, Context, Operator, Row};
+use super::rows::RowPool;
 use super::state::KeyedStore;
 use super::value::Value;
 use crate::config::LatePolicy;
@@ -87,6 +88,9 @@ pub struct Dataflow {
     pub models: Vec<ModelExec>,
     roots: Vec<usize>,
     watermark: Option<i64>,
+    /// Buffers reused from one event to the next: rows, and record lists.
+    rows: RowPool,
+    batches: Vec<Vec<Change>>,
 }
 
 impl Dataflow {
@@ -114,7 +118,7 @@ impl Dataflow {
             models.push(ModelExec { plan, input: if upstream.is_some() { Input::Model } else { Input::Source }, ops, readers: Vec::new() });
         }
         let roots = models.iter().enumerate().filter(|(_, m)| matches!(m.input, Input::Source)).map(|(i, _)| i).collect();
-        Dataflow { source, models, roots, watermark: None }
+        Dataflow { source, models, roots, watermark: None, rows: RowPool::default(), batches: Vec::new() }
     }
 
     pub fn watermark(&self) -> Option<i64> {
@@ -155,7 +159,9 @@ impl Dataflow {
         for i in 0..n {
             let r = self.roots[i];
             let record = if i + 1 == n { row.take().expect("once") } else { row.clone().expect("present") };
-            self.run_from(r, 0, vec![Change::insert(record)], ctx, emit)?;
+            let mut batch = self.batch();
+            batch.push(Change::insert(record));
+            self.run_from(r, 0, batch, ctx, emit)?;
         }
         if let Some(ts) = ts {
             self.advance(ts.saturating_sub(self.source.delay_ms), emit)?;
@@ -195,23 +201,47 @@ impl Dataflow {
     /// Runs records through model `m` from operator `start`, emits what
     /// reaches its sink, and feeds that to the models reading it.
     fn run_from(&mut self, m: usize, start: usize, mut records: Vec<Change>, ctx: Context, emit: &mut Emit<'_>) -> Result<(), SimError> {
-        let mut next = Vec::new();
+        let mut next = self.batch();
         for op in &mut self.models[m].ops[start..] {
             for c in records.drain(..) {
-                op.apply(c, ctx, &mut next)?;
+                op.apply(c, ctx, &mut next, &mut self.rows)?;
             }
             std::mem::swap(&mut records, &mut next);
             if records.is_empty() {
-                return Ok(());
+                break;
             }
         }
-        for c in &records {
-            emit(m, c);
+        if !records.is_empty() {
+            for c in &records {
+                emit(m, c);
+            }
+            for i in 0..self.models[m].readers.len() {
+                let r = self.models[m].readers[i];
+                let mut copy = self.batch();
+                copy.extend(records.iter().cloned());
+                self.run_from(r, 0, copy, ctx, emit)?;
+            }
         }
-        for i in 0..self.models[m].readers.len() {
-            let r = self.models[m].readers[i];
-            self.run_from(r, 0, records.clone(), ctx, emit)?;
-        }
+        self.recycle(records);
+        self.recycle(next);
         Ok(())
+    }
+
+    /// An empty record list, reused when one has been handed back.
+    fn batch(&mut self) -> Vec<Change> {
+        self.batches.pop().unwrap_or_default()
+    }
+
+    /// Takes back a record list once its records have been emitted.
+    fn recycle(&mut self, mut batch: Vec<Change>) {
+        for c in batch.drain(..) {
+            self.rows.give(c.row);
+            if let Some(b) = c.before {
+                self.rows.give(b);
+            }
+        }
+        if self.batches.len() < 16 {
+            self.batches.push(batch);
+        }
     }
 }

@@ -4,8 +4,8 @@
 //! It executes each model's typed [`ModelPlan`](crate::plan::node::ModelPlan),
 //! never the manifest, with exact values ([`decimal`], [`value`]), an
 //! evaluator for the plan's expressions ([`eval`]), keyed state shaped by
-//! each node's state fingerprint ([`state`]), operators over changelog
-//! records ([`operators`]) and the per-source dataflow with its clock
+//! each node's state fingerprint ([`state`], [`small`]), operators over changelog
+//! records ([`operators`], their buffers reused by [`rows`]) and the per-source dataflow with its clock
 //! ([`dataflow`]). Fixtures are typed and run by [`fixture`] and compared
 //! by [`compare`]; [`jsonl`] reads `streamform run`'s input lines.
 
@@ -16,7 +16,9 @@ pub mod eval;
 pub mod fixture;
 pub mod jsonl;
 pub mod operators;
+pub mod rows;
 pub mod scalar;
+pub mod small;
 pub mod state;
 pub mod value;
 

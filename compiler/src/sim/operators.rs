@@ -1,6 +1,7 @@
 //! The operators of one model's plan, executed on changelog records.
 
 use super::eval::{eval, holds, EvalError};
+use super::rows::RowPool;
 use super::state::KeyedStore;
 use super::value::Value;
 use crate::plan::expr::Expr;
@@ -53,6 +54,9 @@ pub struct Context {
 pub enum Operator {
     Filter(Expr),
     Project(Vec<Expr>),
+    /// A projection that lists its `n` input columns in order (`SELECT k,
+    /// sum(x)` after the aggregate computing them): rows pass unchanged.
+    PassThrough(usize),
     Aggregate(Aggregate),
 }
 
@@ -75,6 +79,7 @@ impl Operator {
         match &node.kind {
             NodeKind::Source(_) | NodeKind::Sink { .. } => None,
             NodeKind::Filter { predicate } => Some(Operator::Filter(predicate.clone())),
+            NodeKind::Project { items } if is_pass_through(items.iter().map(|(e, _)| e), input.len()) => Some(Operator::PassThrough(items.len())),
             NodeKind::Project { items } => Some(Operator::Project(items.iter().map(|(e, _)| e.clone()).collect())),
             NodeKind::Aggregate { keys, calls, window } => {
                 let n = input.len();
@@ -90,22 +95,50 @@ impl Operator {
         }
     }
 
-    /// Applies the operator to one record, pushing what it emits.
-    pub fn apply(&mut self, change: Change, ctx: Context, out: &mut Vec<Change>) -> Result<(), EvalError> {
+    /// Applies the operator to one record, pushing what it emits; rows
+    /// it consumes go back to `rows`, rows it builds come from there.
+    pub fn apply(&mut self, change: Change, ctx: Context, out: &mut Vec<Change>, rows: &mut RowPool) -> Result<(), EvalError> {
         match self {
             Operator::Filter(p) => filter(p, change, out),
             Operator::Project(items) => {
-                let row = items.iter().map(|e| eval(e, &change.row)).collect::<Result<Row, _>>()?;
+                let row = project(items, &change.row, rows)?;
                 let before = match &change.before {
-                    Some(b) => Some(items.iter().map(|e| eval(e, b)).collect::<Result<Row, _>>()?),
+                    Some(b) => Some(project(items, b, rows)?),
                     None => None,
                 };
+                rows.give(change.row);
+                if let Some(b) = change.before {
+                    rows.give(b);
+                }
                 out.push(Change { op: change.op, row, before });
                 Ok(())
             }
-            Operator::Aggregate(a) => a.apply(change, ctx, out),
+            Operator::PassThrough(n) => {
+                let mut change = change;
+                // As evaluating the column list would: extra columns dropped, missing ones null.
+                change.row.resize(*n, Value::Null);
+                if let Some(b) = &mut change.before {
+                    b.resize(*n, Value::Null);
+                }
+                out.push(change);
+                Ok(())
+            }
+            Operator::Aggregate(a) => a.apply(change, ctx, out, rows),
         }
     }
+}
+
+/// True when `items` are exactly the columns 0..n of an n-column input.
+fn is_pass_through<'a>(items: impl ExactSizeIterator<Item = &'a Expr>, n: usize) -> bool {
+    items.len() == n && items.enumerate().all(|(i, e)| matches!(e, Expr::Column { index, .. } if *index == i))
+}
+
+fn project(items: &[Expr], input: &[Value], rows: &mut RowPool) -> Result<Row, EvalError> {
+    let mut row = rows.take();
+    for e in items {
+        row.push(eval(e, input)?);
+    }
+    Ok(row)
 }
 
 /// A filter over a changelog: an update whose old row matched and new row
@@ -135,7 +168,7 @@ fn filter(p: &Expr, change: Change, out: &mut Vec<Change>) -> Result<(), EvalErr
 }
 
 impl Aggregate {
-    fn apply(&mut self, change: Change, ctx: Context, out: &mut Vec<Change>) -> Result<(), EvalError> {
+    fn apply(&mut self, change: Change, ctx: Context, out: &mut Vec<Change>, rows: &mut RowPool) -> Result<(), EvalError> {
         // Planning rejects aggregates over updating inputs, so only inserts arrive.
         if change.op != ChangeOp::Insert {
             return Ok(());
@@ -143,12 +176,12 @@ impl Aggregate {
         let mut key = std::mem::take(&mut self.scratch);
         key.clear();
         key.extend(self.keys.iter().map(|&k| change.row.get(k).cloned().unwrap_or(Value::Null)));
-        let result = self.accumulate(&key, change, ctx, out);
+        let result = self.accumulate(&key, change, ctx, out, rows);
         self.scratch = key;
         result
     }
 
-    fn accumulate(&mut self, key: &[Value], change: Change, ctx: Context, out: &mut Vec<Change>) -> Result<(), EvalError> {
+    fn accumulate(&mut self, key: &[Value], change: Change, ctx: Context, out: &mut Vec<Change>, rows: &mut RowPool) -> Result<(), EvalError> {
         if let Some((time, size)) = self.window {
             let ts = match change.row.get(time) {
                 Some(Value::Timestamp(t)) => *t,
@@ -162,10 +195,15 @@ impl Aggregate {
             row.push(Value::Timestamp(start.saturating_add(size)));
             return self.store.accumulate_window(start, key, &row, ctx.event_time);
         }
-        let n = key.len() + self.store.accumulators.len();
-        let (mut before, mut row) = (Vec::with_capacity(n), Vec::with_capacity(n));
+        let (mut before, mut row) = (rows.take(), rows.take());
         self.store.accumulate(key, &change.row, ctx.event_time, &mut before, &mut row)?;
-        out.push(if before.is_empty() { Change { op: ChangeOp::Insert, row, before: None } } else { Change { op: ChangeOp::Update, row, before: Some(before) } });
+        rows.give(change.row);
+        out.push(if before.is_empty() {
+            rows.give(before);
+            Change { op: ChangeOp::Insert, row, before: None }
+        } else {
+            Change { op: ChangeOp::Update, row, before: Some(before) }
+        });
         Ok(())
     }
 

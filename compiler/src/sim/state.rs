@@ -8,18 +8,21 @@ use std::collections::{BTreeMap, BinaryHeap};
 use rustc_hash::FxHashMap;
 
 use super::decimal::DecimalError;
+use super::small::SmallSlice;
 use super::eval::{eval, EvalError};
 use super::value::Value;
 use crate::plan::expr::{AggCall, AggFunc};
 use crate::plan::node::Column;
 use crate::types::DataType;
 
-pub type Key = Box<[Value]>;
+/// Inline for a one-column key: no allocation, no pointer to follow.
+pub type Key = SmallSlice<Value>;
 
 /// One group's accumulators and the event time of its latest event.
 #[derive(Clone, Debug)]
 pub struct Group {
-    pub accumulators: Vec<Value>,
+    /// Inline when there is one, as usual.
+    pub accumulators: SmallSlice<Value>,
     pub last_event: i64,
     /// The expiry its pending retention timer was set for, if any.
     timer: Option<i64>,
