@@ -11,7 +11,7 @@ use super::decimal::DecimalError;
 use super::small::SmallSlice;
 use super::eval::{eval, EvalError};
 use super::value::Value;
-use crate::plan::expr::{AggCall, AggFunc};
+use crate::plan::expr::{AggCall, AggFunc, Expr};
 use crate::plan::node::Column;
 use crate::types::DataType;
 
@@ -151,6 +151,7 @@ impl KeyedStore {
 
 fn update(calls: &[AggCall], accs: &mut [Value], row: &[Value]) -> Result<(), EvalError> {
     for (call, acc) in calls.iter().zip(accs.iter_mut()) {
+        let evaluated;
         let v = match &call.arg {
             None => {
                 if let Value::Int(n) = acc {
@@ -158,7 +159,12 @@ fn update(calls: &[AggCall], accs: &mut [Value], row: &[Value]) -> Result<(), Ev
                 }
                 continue;
             }
-            Some(arg) => eval(arg, row)?,
+            // The usual argument, a plain column, is read in place rather than copied out.
+            Some(Expr::Column { index, .. }) => row.get(*index).unwrap_or(&Value::Null),
+            Some(arg) => {
+                evaluated = eval(arg, row)?;
+                &evaluated
+            }
         };
         if v.is_null() {
             continue; // every aggregate ignores nulls
@@ -169,15 +175,15 @@ fn update(calls: &[AggCall], accs: &mut [Value], row: &[Value]) -> Result<(), Ev
                     *n += 1;
                 }
             }
-            AggFunc::Sum => *acc = add(acc, &v, call.ty)?,
+            AggFunc::Sum => *acc = add(acc, v, call.ty)?,
             AggFunc::Min => {
-                if acc.is_null() || v < *acc {
-                    *acc = retype(v, call.ty);
+                if acc.is_null() || v < acc {
+                    *acc = retype(v.clone(), call.ty);
                 }
             }
             AggFunc::Max => {
-                if acc.is_null() || v > *acc {
-                    *acc = retype(v, call.ty);
+                if acc.is_null() || v > acc {
+                    *acc = retype(v.clone(), call.ty);
                 }
             }
         }
