@@ -6,12 +6,10 @@ use std::io::Write;
 
 use camino::{Utf8Path, Utf8PathBuf};
 use streamform::backend::flink::{flink_script, select_target, TargetName};
-use streamform::check::{all_load_errors, check_report};
 use streamform::manifest::{manifest, write_pretty_json};
 use streamform::project::project_config;
 
 use super::print_diagnostics_stderr;
-use crate::load::load;
 use crate::out::{eprint, print};
 
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
@@ -20,24 +18,12 @@ pub enum Backend {
 }
 
 pub fn run(project: &str, _backend: Backend, target: Option<&str>, stdout: bool) -> u8 {
-    let mut loaded = load(project);
-    let load_errors = all_load_errors(&loaded.db, loaded.project);
-    if !load_errors.is_empty() {
-        eprint(&format!("error: could not load project at {}\n\n", loaded.root));
-        print_diagnostics_stderr(&loaded, &load_errors);
-        return 2;
-    }
-    super::plan_all(&mut loaded, true);
+    let loaded = match super::load_checked(project, "building") {
+        Ok(l) => l,
+        Err(code) => return code,
+    };
     let db = &loaded.db;
     let p = loaded.project;
-    let report = check_report(db, p);
-    if report.errors() > 0 {
-        let n = report.errors();
-        eprint(&format!("error: project has {n} error{}; fix them before building\n\n", if n == 1 { "" } else { "s" }));
-        let errors: Vec<_> = report.diagnostics.iter().filter(|d| d.is_error()).cloned().collect();
-        print_diagnostics_stderr(&loaded, &errors);
-        return 2;
-    }
     let Ok(config) = project_config(db, p) else { return 2 };
     let target = match select_target(config, target) {
         Ok(t) => t,

@@ -67,3 +67,28 @@ pub fn plan_all(loaded: &mut Loaded, with_checks: bool) {
         loaded.db.trigger_lru_eviction();
     }
 }
+
+/// Loads a project for a command that needs it free of errors (`test`,
+/// `run`, `build`, `plan`): prints why not and returns the exit code (2)
+/// when it does not load or `check` finds errors. `verb` completes "fix
+/// them before …".
+pub fn load_checked(project: &str, verb: &str) -> Result<Loaded, u8> {
+    let mut loaded = crate::load::load(project);
+    let load_errors = streamform::check::all_load_errors(&loaded.db, loaded.project);
+    if !load_errors.is_empty() {
+        eprint(&format!("error: could not load project at {}\n\n", loaded.root));
+        print_diagnostics_stderr(&loaded, &load_errors);
+        return Err(2);
+    }
+    // Identities and checks of every model, in parallel batches.
+    plan_all(&mut loaded, true);
+    let errors: Vec<Diagnostic> =
+        streamform::check::check_report(&loaded.db, loaded.project).diagnostics.iter().filter(|d| d.is_error()).cloned().collect();
+    if !errors.is_empty() {
+        let n = errors.len();
+        eprint(&format!("error: project has {n} error{}; fix them before {verb}\n\n", if n == 1 { "" } else { "s" }));
+        print_diagnostics_stderr(&loaded, &errors);
+        return Err(2);
+    }
+    Ok(loaded)
+}

@@ -10,7 +10,6 @@
 use std::fs;
 
 use camino::Utf8Path;
-use streamform::check::{all_load_errors, check_report};
 use streamform::config::ProjectConfig;
 use streamform::diff::document::document;
 use streamform::diff::reader::{read_running, short, RunningDoc};
@@ -19,8 +18,6 @@ use streamform::manifest::{manifest, to_pretty_json};
 use streamform::project::project_config;
 
 use super::inspect::whole_manifest_error;
-use super::{plan_all, print_diagnostics_stderr, report_load_errors};
-use crate::load::load;
 use crate::out::{eprint, print};
 use crate::render::plan::{text, Header};
 
@@ -74,25 +71,10 @@ fn running_line(doc: Option<&RunningDoc>, file: &str, target: Option<&str>) -> S
 }
 
 pub fn run(a: &Args) -> u8 {
-    let mut loaded = load(&a.project);
-    if report_load_errors(&loaded) {
-        return 2;
-    }
-    let fixture_errors = all_load_errors(&loaded.db, loaded.project);
-    if !fixture_errors.is_empty() {
-        eprint(&format!("error: could not load project at {}\n\n", loaded.root));
-        print_diagnostics_stderr(&loaded, &fixture_errors);
-        return 2;
-    }
-    // Identities and checks of every model, in parallel batches.
-    plan_all(&mut loaded, true);
-    let errors: Vec<_> = check_report(&loaded.db, loaded.project).diagnostics.iter().filter(|d| d.is_error()).cloned().collect();
-    if !errors.is_empty() {
-        let n = errors.len();
-        eprint(&format!("error: project has {n} error{}; fix them before planning\n\n", if n == 1 { "" } else { "s" }));
-        print_diagnostics_stderr(&loaded, &errors);
-        return 2;
-    }
+    let loaded = match super::load_checked(&a.project, "planning") {
+        Ok(l) => l,
+        Err(code) => return code,
+    };
     let Ok(config) = project_config(&loaded.db, loaded.project).clone() else { return 2 };
 
     // What runs.

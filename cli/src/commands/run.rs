@@ -13,9 +13,7 @@ use std::io::{BufRead, BufReader, BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use streamform::check::{all_load_errors, check_report};
 use streamform::config::Materialized;
-use streamform::diagnostic::Severity;
 use streamform::graph::dependency_graph;
 use streamform::plan::node::ModelPlan;
 use streamform::sim::fixture::{chain_to, source_spec};
@@ -25,30 +23,17 @@ use streamform::sim::value::parse_rfc3339_ms;
 use streamform::sim::{Change, ChangeOp, Dataflow, Outcome, Row, SimError, SourceSpec, Value};
 use streamform::SourceName;
 
-use super::print_diagnostics_stderr;
-use crate::load::load;
 use crate::out::{eprint, print};
 use crate::render::json::Json;
 use crate::render::test::{change_json, scalar_json, value_json};
 
 pub fn run(project: &str, input: &str, output: &str) -> u8 {
-    let loaded = load(project);
+    let loaded = match super::load_checked(project, "running") {
+        Ok(l) => l,
+        Err(code) => return code,
+    };
     let db = &loaded.db;
     let p = loaded.project;
-    let load_errors = all_load_errors(db, p);
-    if !load_errors.is_empty() {
-        eprint(&format!("error: could not load project at {}\n\n", loaded.root));
-        print_diagnostics_stderr(&loaded, &load_errors);
-        return 2;
-    }
-    let report = check_report(db, p);
-    if report.errors() > 0 {
-        let n = report.errors();
-        eprint(&format!("error: project has {n} error{}; fix them before running\n\n", if n == 1 { "" } else { "s" }));
-        let errors: Vec<_> = report.diagnostics.iter().filter(|d| d.severity == Severity::Error).cloned().collect();
-        print_diagnostics_stderr(&loaded, &errors);
-        return 2;
-    }
     // Each model belongs to the one source at the root of its ref() chain.
     let mut by_source: BTreeMap<String, Vec<Arc<ModelPlan>>> = BTreeMap::new();
     for name in &dependency_graph(db, p).order {

@@ -3,35 +3,23 @@
 
 use std::io::Read;
 
-use streamform::check::{all_load_errors, check_report, fixture, fixture_checks};
-use streamform::diagnostic::Severity;
+use streamform::check::{fixture, fixture_checks};
 use streamform::sim::{fixture_report, FixtureReport};
 use streamform::SourceFile;
 
-use super::{known_model, print_diagnostics_stderr};
-use crate::load::{load, Loaded};
+use super::known_model;
+use crate::load::Loaded;
 use crate::out::{eprint, print};
 use crate::render::diagnostic::render;
 use crate::render::test::{fixture_text, report_json, summary};
 
 pub fn run(project: &str, model: Option<&str>, fixtures: &[String], json: bool) -> u8 {
-    let loaded = load(project);
+    let loaded = match super::load_checked(project, "testing") {
+        Ok(l) => l,
+        Err(code) => return code,
+    };
     let db = &loaded.db;
     let p = loaded.project;
-    let load_errors = all_load_errors(db, p);
-    if !load_errors.is_empty() {
-        eprint(&format!("error: could not load project at {}\n\n", loaded.root));
-        print_diagnostics_stderr(&loaded, &load_errors);
-        return 2;
-    }
-    let report = check_report(db, p);
-    if report.errors() > 0 {
-        let n = report.errors();
-        eprint(&format!("error: project has {n} error{}; fix them before testing\n\n", if n == 1 { "" } else { "s" }));
-        let errors: Vec<_> = report.diagnostics.iter().filter(|d| d.severity == Severity::Error).cloned().collect();
-        print_diagnostics_stderr(&loaded, &errors);
-        return 2;
-    }
     if let Some(m) = model {
         if !known_model(&loaded, m) {
             return 2;
