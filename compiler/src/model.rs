@@ -6,7 +6,7 @@ use std::sync::Arc;
 use sqlparser::ast::{self as sql, Spanned};
 use sqlparser::tokenizer::Span as SqlSpan;
 
-use crate::config::{Connector, ContractRule, SourceConfig};
+use crate::config::{ContractRule, SourceConfig};
 use crate::db::{Db, ModelName, Project, SourceFile, SourceName};
 use crate::diagnostic::{Diagnostic, Span};
 use crate::plan::expr::Expr;
@@ -349,8 +349,4 @@ pub fn upstream_sources<'db>(db: &'db dyn Db, project: Project, name: ModelName<
         }
     }
     out
-}
-
-pub fn sink_connector_label(c: Connector) -> &'static str {
-    c.as_str()
 }
