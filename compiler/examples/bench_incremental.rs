@@ -47,7 +47,9 @@ fn main() {
     models.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
     let read_time = t0.elapsed();
 
-    let mut db = Database::default();
+    // BENCH_LOG=1: after each scenario, which queries the last edit re-ran.
+    let log = std::env::var_os("BENCH_LOG").is_some();
+    let mut db = if log { Database::with_execution_log() } else { Database::default() };
     let t1 = Instant::now();
     // BENCH_DURABILITY=1: configuration HIGH, the file set and model text
     // MEDIUM, and a model file demoted to LOW when it is first edited (the
@@ -67,6 +69,13 @@ fn main() {
         Err(e) => panic!("project does not compile: {e:?}"),
     };
     let cold = t1.elapsed();
+    if log {
+        let mut counts: std::collections::BTreeMap<String, usize> = Default::default();
+        for q in db.take_executed() {
+            *counts.entry(q.split('(').next().unwrap_or(&q).to_string()).or_default() += 1;
+        }
+        println!("cold run executed: {counts:?}");
+    }
     println!("models: {}", files.len());
     assert!(!files.is_empty(), "no models under {}/models", dir.display());
     println!("read files: {}", ms(read_time));
@@ -90,9 +99,18 @@ fn main() {
             let m = manifest(&db, project).as_ref().map(|m| m.application_digest.len()).unwrap_or(0);
             times.push(t.elapsed());
             assert!(m > 0);
+            let ran = db.take_executed();
+            if log && i + 1 == edits {
+                let mut counts: std::collections::BTreeMap<&str, usize> = Default::default();
+                for q in &ran {
+                    *counts.entry(q.split('(').next().unwrap_or(q)).or_default() += 1;
+                }
+                println!("  re-ran: {counts:?}");
+            }
             // Restore (not timed).
             file.set_text(&mut db).to(old);
             let _ = manifest(&db, project);
+            let _ = db.take_executed();
         }
         let which = if same_model { "one model edited repeatedly" } else { "a different model each time" };
         let stats = |v: &Vec<Duration>| {
@@ -109,9 +127,15 @@ fn main() {
             t.to_string()
         }
     };
+    // BENCH_ONLY=logic|whitespace: one kind of edit (to profile it).
+    let only = std::env::var("BENCH_ONLY").unwrap_or_default();
     for same_model in [true, false] {
-        run("incremental re-check, whitespace edit", same_model, &whitespace);
-        run("incremental re-check, logic edit", same_model, &logic);
+        if only.is_empty() || only == "whitespace" {
+            run("incremental re-check, whitespace edit", same_model, &whitespace);
+        }
+        if only.is_empty() || only == "logic" {
+            run("incremental re-check, logic edit", same_model, &logic);
+        }
     }
     let after = manifest(&db, project).as_ref().map(|m| m.application_digest.clone()).unwrap_or_default();
     assert_eq!(after, digest, "restoring every edit restores the digest");

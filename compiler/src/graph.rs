@@ -2,6 +2,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::chunks;
 use crate::db::{Db, ModelName, Project};
 use crate::model::model_reads;
 use crate::project::model_names;
@@ -11,19 +12,36 @@ pub struct DependencyGraph {
     /// Dependency order: Kahn's algorithm taking the smallest ready name.
     /// Models on or downstream of a cycle are left out.
     pub order: Vec<String>,
+    /// Each ordered model's position in name order (`model_names`).
+    pub positions: Vec<usize>,
     /// Each cycle once, starting at its smallest name, closed (`a, b, a`).
     pub cycles: Vec<Vec<String>>,
+}
+
+/// The models read with ref() by one run of models (in name order), only
+/// those that exist.
+#[salsa::tracked(returns(ref))]
+fn run_upstream(db: &dyn Db, project: Project, run: u32) -> Vec<Vec<String>> {
+    let names = model_names(db, project);
+    names[chunks::range(names.len(), run)]
+        .iter()
+        .map(|n| {
+            let reads = model_reads(db, project, ModelName::new(db, n.clone()));
+            reads.models.iter().filter(|m| names.binary_search(m).is_ok()).cloned().collect()
+        })
+        .collect()
 }
 
 #[salsa::tracked(returns(ref))]
 pub fn dependency_graph(db: &dyn Db, project: Project) -> DependencyGraph {
     let names = model_names(db, project);
-    let known: BTreeSet<&String> = names.iter().collect();
     // upstream model of each model (only refs to existing models count)
     let mut deps: BTreeMap<&str, Vec<String>> = BTreeMap::new();
-    for n in names {
-        let reads = model_reads(db, project, ModelName::new(db, n.clone()));
-        deps.insert(n, reads.models.iter().filter(|m| known.contains(m)).cloned().collect());
+    for run in 0..chunks::count(names.len()) {
+        let range = chunks::range(names.len(), run);
+        for (n, up) in names[range].iter().zip(run_upstream(db, project, run)) {
+            deps.insert(n, up.clone());
+        }
     }
     let mut readers: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
     let mut pending: BTreeMap<&str, usize> = BTreeMap::new();
@@ -70,5 +88,6 @@ pub fn dependency_graph(db: &dyn Db, project: Project) -> DependencyGraph {
         }
         cycles.sort();
     }
-    DependencyGraph { order, cycles }
+    let positions = order.iter().map(|m| names.binary_search(m).expect("ordered models are models")).collect();
+    DependencyGraph { order, positions, cycles }
 }

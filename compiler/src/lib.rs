@@ -4,6 +4,7 @@
 
 pub mod backend;
 pub mod check;
+pub mod chunks;
 pub mod config;
 pub mod db;
 pub mod diagnostic;

@@ -6,12 +6,14 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use crate::chunks;
 use crate::db::{Db, ModelName, Project};
 use crate::diagnostic::Diagnostic;
 use crate::graph::dependency_graph;
 use crate::identity::digest::sha256_hex;
 use crate::identity::fingerprint::{schema_fingerprint, state_fingerprint};
 use crate::model::{lower_model, model_plan};
+use crate::project::model_names;
 use crate::plan::node::{ModelPlan, PlanNode};
 
 pub const MANIFEST_VERSION: u32 = 1;
@@ -243,35 +245,117 @@ pub fn model_manifest_json<'db>(db: &'db dyn Db, project: Project, name: ModelNa
     Some(Arc::new(ModelJson { model, nodes }))
 }
 
-/// The digest from per-model fragments: byte for byte the compact JSON of
-/// the manifest with `application_digest` empty.
-fn digest_of_fragments(fragments: &[Arc<ModelJson>]) -> String {
-    let mut h = Sha256::new();
-    h.update(format!("{{\"manifest_version\":{MANIFEST_VERSION},\"application_digest\":\"\",\"models\":[").as_bytes());
-    for (i, f) in fragments.iter().enumerate() {
-        if i > 0 {
-            h.update(b",");
-        }
-        h.update(f.model.as_bytes());
-    }
-    h.update(b"],\"nodes\":[");
-    let mut first = true;
-    for f in fragments.iter().filter(|f| !f.nodes.is_empty()) {
-        if !first {
-            h.update(b",");
-        }
-        first = false;
-        h.update(f.nodes.as_bytes());
-    }
-    h.update(b"]}");
-    hex(&h.finalize())
-}
-
 #[cfg_attr(not(test), allow(dead_code))]
 fn digest_of(slices: &[Arc<ModelSlice>]) -> String {
     let mut w = HashWriter(Sha256::new());
     serde_json::to_writer(&mut w, &ManifestView { digest: "", slices }).expect("manifests serialize");
     hex(&w.0.finalize())
+}
+
+/// One run of models in name order (see [`crate::chunks`]): the identity
+/// and compact JSON of each, None for a model that does not plan. Keyed by
+/// name, not plan order, so that a run depends only on its own models, and
+/// an edit elsewhere leaves it valid without walking into it.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+struct ManifestRun {
+    models: Vec<Option<(Arc<ModelSlice>, Arc<ModelJson>)>>,
+}
+
+#[salsa::tracked(returns(ref))]
+fn manifest_run(db: &dyn Db, project: Project, run: u32) -> ManifestRun {
+    let names = model_names(db, project);
+    let models = names[chunks::range(names.len(), run)]
+        .iter()
+        .map(|name| {
+            let key = ModelName::new(db, name.clone());
+            let slice = model_identity(db, project, key).clone()?;
+            let json = model_manifest_json(db, project, key).clone()?;
+            Some((slice, json))
+        })
+        .collect();
+    ManifestRun { models }
+}
+
+/// The identity and JSON of the model at `position` in name order.
+fn model_at(db: &dyn Db, project: Project, position: usize) -> Option<&(Arc<ModelSlice>, Arc<ModelJson>)> {
+    let (run, offset) = chunks::locate(model_names(db, project).len(), position);
+    manifest_run(db, project, run).models[offset].as_ref()
+}
+
+/// The application digest part-way: SHA-256 over a prefix of the manifest's
+/// compact JSON. The digest is one hash over the whole document, so it is
+/// chained run by run; an edit re-hashes from its model's run on, and the
+/// runs before it are reused.
+#[derive(Clone)]
+struct DigestState {
+    hasher: Sha256,
+    /// Whether a `nodes` entry has been written (the next one takes a comma).
+    wrote_node: bool,
+    /// The hash of the prefix so far: equal states are equal prefixes, so an
+    /// unchanged prefix stops the re-hashing downstream.
+    so_far: [u8; 32],
+}
+
+impl DigestState {
+    fn new(hasher: Sha256, wrote_node: bool) -> DigestState {
+        let so_far = hasher.clone().finalize().into();
+        DigestState { hasher, wrote_node, so_far }
+    }
+}
+
+impl PartialEq for DigestState {
+    fn eq(&self, other: &Self) -> bool {
+        self.so_far == other.so_far && self.wrote_node == other.wrote_node
+    }
+}
+
+impl Eq for DigestState {}
+
+impl std::fmt::Debug for DigestState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "DigestState({}…)", hex(&self.so_far[..6]))
+    }
+}
+
+/// The document up to the opening of `nodes`: the header and every model's
+/// `models` entry (None when a model has no identity).
+#[salsa::tracked(returns(ref))]
+fn digest_head(db: &dyn Db, project: Project) -> Option<DigestState> {
+    let graph = dependency_graph(db, project);
+    let mut h = Sha256::new();
+    h.update(format!("{{\"manifest_version\":{MANIFEST_VERSION},\"application_digest\":\"\",\"models\":[").as_bytes());
+    for (i, &position) in graph.positions.iter().enumerate() {
+        if i > 0 {
+            h.update(b",");
+        }
+        h.update(model_at(db, project, position)?.1.model.as_bytes());
+    }
+    h.update(b"],\"nodes\":[");
+    Some(DigestState::new(h, false))
+}
+
+/// The document up to the end of the `nodes` entries of the models in run
+/// `run` of plan order.
+#[salsa::tracked(returns(ref))]
+fn digest_through(db: &dyn Db, project: Project, run: u32) -> Option<DigestState> {
+    let before = match run {
+        0 => digest_head(db, project),
+        _ => digest_through(db, project, run - 1),
+    };
+    let DigestState { mut hasher, mut wrote_node, .. } = before.clone()?;
+    let positions = &dependency_graph(db, project).positions;
+    for &position in &positions[chunks::range(positions.len(), run)] {
+        let nodes = &model_at(db, project, position)?.1.nodes;
+        if nodes.is_empty() {
+            continue;
+        }
+        if wrote_node {
+            hasher.update(b",");
+        }
+        wrote_node = true;
+        hasher.update(nodes.as_bytes());
+    }
+    Some(DigestState::new(hasher, wrote_node))
 }
 
 /// Why the whole-project manifest cannot be built.
@@ -290,21 +374,23 @@ pub fn manifest(db: &dyn Db, project: Project) -> Result<AppManifest, ManifestEr
         return Err(ManifestError::Cycle(c.clone()));
     }
     let mut slices = Vec::with_capacity(graph.order.len());
-    let mut fragments = Vec::with_capacity(graph.order.len());
-    for name in &graph.order {
-        let key = ModelName::new(db, name.clone());
-        match model_identity(db, project, key) {
-            Some(slice) => {
-                slices.push(slice.clone());
-                fragments.push(model_manifest_json(db, project, key).clone().expect("a model with an identity serializes"));
-            }
+    for (name, &position) in graph.order.iter().zip(&graph.positions) {
+        match model_at(db, project, position) {
+            Some((slice, _)) => slices.push(slice.clone()),
             None => {
+                let key = ModelName::new(db, name.clone());
                 let error = lower_model(db, project, key).error.clone().unwrap_or_else(|| Diagnostic::error("E0400", format!("model `{name}` could not be planned")));
                 return Err(ManifestError::Model { model: name.clone(), error });
             }
         }
     }
-    Ok(AppManifest { application_digest: digest_of_fragments(&fragments), slices })
+    let last = match chunks::count(graph.order.len()) {
+        0 => digest_head(db, project),
+        n => digest_through(db, project, n - 1),
+    };
+    let mut h = last.as_ref().expect("every model has an identity").hasher.clone();
+    h.update(b"]}");
+    Ok(AppManifest { application_digest: hex(&h.finalize()), slices })
 }
 
 /// SHA-256 of the compact JSON of the manifest with the digest field empty.
@@ -337,9 +423,50 @@ mod tests {
     use super::*;
     use crate::db::{Database, SourceFile};
 
-    /// The fragment-wise digest equals the digest of the whole document.
+    /// The run-by-run digest equals the digest of the whole document, also
+    /// after edits re-hash only some runs.
     #[test]
-    fn fragments_hash_like_the_whole_manifest() {
+    fn chained_digest_hashes_like_the_whole_manifest() {
+        use salsa::Setter;
+        let mut db = Database::default();
+        let config = SourceFile::new(&db, "streamform.yml".into(), "name: t\nversion: 1\n".into());
+        let sources = SourceFile::new(
+            &db,
+            "sources.yml".into(),
+            "sources:\n  o:\n    connector: kafka\n    topic: o\n    schema: {k: int64, v: int32}\n".into(),
+        );
+        // Three runs of models, some reading others.
+        let mut models = Vec::new();
+        for i in 0..300 {
+            let sql = match i % 3 {
+                0 => format!("SELECT k, v FROM source('o') WHERE v > {i}"),
+                1 => format!("SELECT k, v FROM ref('m{:03}')", i - 1),
+                _ => "SELECT * FROM source('o')".to_string(),
+            };
+            models.push(SourceFile::new(&db, format!("models/m{i:03}.sql"), sql));
+        }
+        let project = Project::new(&db, ".".into(), Some(config), Some(sources), models.clone(), Vec::new());
+        let check = |db: &Database| {
+            let m = manifest(db, project).as_ref().unwrap();
+            assert_eq!(m.slices.len(), 300);
+            assert_eq!(m.application_digest, digest_of(&m.slices));
+            assert_eq!(m.application_digest, application_digest(&m.to_manifest()));
+            m.application_digest.clone()
+        };
+        let first = check(&db);
+        // A logic edit late in plan order, one early, then both undone.
+        models[297].set_text(&mut db).to("SELECT k, v FROM source('o') WHERE v > 1".into());
+        let late = check(&db);
+        models[3].set_text(&mut db).to("SELECT k, v FROM source('o') WHERE v > 1".into());
+        let early = check(&db);
+        assert!(first != late && late != early && first != early);
+        models[297].set_text(&mut db).to("SELECT k, v FROM source('o') WHERE v > 297".into());
+        models[3].set_text(&mut db).to("SELECT k, v FROM source('o') WHERE v > 3".into());
+        assert_eq!(check(&db), first);
+    }
+
+    #[test]
+    fn small_manifest_hashes_like_the_whole_document() {
         let db = Database::default();
         let config = SourceFile::new(&db, "streamform.yml".into(), "name: t\nversion: 1\n".into());
         let sources = SourceFile::new(

@@ -119,8 +119,11 @@ fn logic_edit_keeping_contract() {
     assert_nothing_of(&executed, "b");
     assert_nothing_of(&executed, "c");
     expect![[r#"
+        digest_head(project)
+        digest_through(project)
         lower_model(a)
         manifest(project)
+        manifest_run(project)
         model_contract(a)
         model_identity(a)
         model_manifest_json(a)
@@ -140,9 +143,12 @@ fn logic_edit_changing_contract() {
     assert!(executed.contains("lower_model(b)"));
     assert_nothing_of(&executed, "c");
     expect![[r#"
+        digest_head(project)
+        digest_through(project)
         lower_model(a)
         lower_model(b)
         manifest(project)
+        manifest_run(project)
         model_contract(a)
         model_identity(a)
         model_identity(b)
@@ -167,8 +173,11 @@ fn config_edit_of_another_model() {
         assert_eq!(Fixture::executed_for(&executed, m), [format!("model_config({m})")]);
     }
     expect![[r#"
+        digest_head(project)
+        digest_through(project)
         lower_model(c)
         manifest(project)
+        manifest_run(project)
         model_config(a)
         model_config(b)
         model_config(c)
@@ -211,8 +220,11 @@ fn source_edit_touches_only_its_readers() {
         assert!(of.iter().all(|q| q.starts_with("model_config(")), "{m}: {of:?}");
     }
     expect![[r#"
+        digest_head(project)
+        digest_through(project)
         lower_model(c)
         manifest(project)
+        manifest_run(project)
         model_identity(c)
         model_manifest_json(c)
         model_plan(c)
@@ -236,9 +248,48 @@ fn deleting_an_unrelated_model() {
     // one, and nothing of it is re-lowered.
     expect![[r#"
         dependency_graph(project)
+        digest_head(project)
+        digest_through(project)
         manifest(project)
+        manifest_run(project)
         model_index(project)
         model_names(project)
         model_source_file(a)
-        model_source_file(b)"#]].assert_eq(&executed);
+        model_source_file(b)
+        run_upstream(project)"#]].assert_eq(&executed);
+}
+
+/// On a project of several runs (crate::chunks), an edit re-runs the edited
+/// model's run of the whole-project queries, and the digest from that run
+/// on: the runs before it are reused.
+#[test]
+fn large_project_edit_re_runs_one_run() {
+    let mut text = String::from("//- /streamform.yml\nname: big\nversion: 1\n//- /sources.yml\nsources:\n  o:\n    connector: kafka\n    topic: o\n    schema: {k: int64, v: int32}\n");
+    for i in 0..400 {
+        text.push_str(&format!("//- /models/m{i:03}.sql\nSELECT k, v FROM source('o') WHERE v > {i}\n"));
+    }
+    let mut f = Fixture::new(&text);
+    f.warm_up();
+    let _ = streamform::check::check_report(&f.db, f.project);
+    f.db.take_executed();
+    let count = |executed: &str, query: &str| executed.lines().filter(|l| l.starts_with(&format!("{query}("))).count();
+
+    // 400 models make 4 runs of 128, 128, 128 and 16, in plan (here: name) order.
+    f.edit("models/m390.sql", "v > 390", "v > 7");
+    let _ = streamform::check::check_report(&f.db, f.project);
+    let executed = f.executed();
+    let _ = f.manifest();
+    let executed = executed + "\n" + &f.executed();
+    assert_eq!(count(&executed, "run_checks"), 1, "{executed}");
+    assert_eq!(count(&executed, "manifest_run"), 1, "{executed}");
+    assert_eq!(count(&executed, "digest_through"), 1, "{executed}");
+    assert_eq!(count(&executed, "run_upstream"), 0, "{executed}");
+    assert_eq!(count(&executed, "check_report"), 0, "equal diagnostics: {executed}");
+
+    // An edit in the first run re-hashes every run after it.
+    f.edit("models/m005.sql", "v > 5", "v > 6");
+    let _ = f.manifest();
+    let executed = f.executed();
+    assert_eq!(count(&executed, "manifest_run"), 1, "{executed}");
+    assert_eq!(count(&executed, "digest_through"), 4, "{executed}");
 }

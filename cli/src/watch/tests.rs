@@ -190,16 +190,19 @@ fn logic_edit_reruns_only_the_edited_model() {
     let executed = l.executed();
     assert_only(&executed, &["a"]);
     expect![[r#"
-        check_report(project)
+        digest_head(project)
+        digest_through(project)
         lower_model(a)
         manifest(project)
+        manifest_run(project)
         model_checks(a)
         model_contract(a)
         model_identity(a)
         model_manifest_json(a)
         model_plan(a)
         model_reads(a)
-        parse_model(a)"#]].assert_eq(&executed);
+        parse_model(a)
+        run_checks(project)"#]].assert_eq(&executed);
 }
 
 #[test]
@@ -215,10 +218,12 @@ fn contract_edit_reruns_its_readers_too() {
     assert_only(&executed, &["a", "b"]);
     assert!(executed.contains("lower_model(b)"), "{executed}");
     expect![[r#"
-        check_report(project)
+        digest_head(project)
+        digest_through(project)
         lower_model(a)
         lower_model(b)
         manifest(project)
+        manifest_run(project)
         model_checks(a)
         model_checks(b)
         model_contract(a)
@@ -229,7 +234,8 @@ fn contract_edit_reruns_its_readers_too() {
         model_plan(a)
         model_plan(b)
         model_reads(a)
-        parse_model(a)"#]].assert_eq(&executed);
+        parse_model(a)
+        run_checks(project)"#]].assert_eq(&executed);
 }
 
 #[test]
@@ -347,9 +353,12 @@ fn first_edit_of_a_file() {
     expect![[r#"
         check_report(project)
         dependency_graph(project)
+        digest_head(project)
+        digest_through(project)
         lower_model(a)
         lower_model(b)
         manifest(project)
+        manifest_run(project)
         model_checks(a)
         model_checks(b)
         model_contract(a)
@@ -363,6 +372,8 @@ fn first_edit_of_a_file() {
         parse_model(a)
         reaches_cycle(a)
         reaches_cycle(b)
+        run_checks(project)
+        run_upstream(project)
         upstream_sources(a)
         upstream_sources(b)"#]].assert_eq(&executed);
 }

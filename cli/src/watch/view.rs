@@ -92,6 +92,10 @@ pub struct View {
     digest: Option<String>,
     /// Kept only when `--test` asks which plans changed.
     plans: Option<HashMap<String, Arc<ModelPlan>>>,
+    /// The slices of the last whole manifest, in plan order: while the
+    /// models and their order stay the same, a revision compares these by
+    /// pointer and looks only at the few that changed.
+    whole: Option<Vec<Arc<ModelSlice>>>,
 }
 
 impl View {
@@ -153,14 +157,25 @@ impl View {
             load_errors.into_iter().chain(self.checked.iter().cloned()).collect()
         };
 
-        if delta.loaded {
+        let whole = if delta.loaded { manifest(db, p).as_ref().ok().filter(|_| self.plans.is_none()) } else { None };
+        let mut last = self.whole.take();
+        if let (Some(m), Some(old)) = (whole, last.as_mut().filter(|old| whole.is_some_and(|m| same_models(&m.slices, old)))) {
+            for (new, old) in m.slices.iter().zip(old.iter_mut()) {
+                if !Arc::ptr_eq(new, old) {
+                    *old = new.clone();
+                    self.print(&new.model.name, new, false, &mut delta);
+                }
+            }
+            self.whole = last;
+            delta.digest = Some(m.application_digest.clone());
+        } else if delta.loaded {
+            self.whole = whole.map(|m| m.slices.clone());
             let names = model_names(db, p);
             let order = &dependency_graph(db, p).order;
             let mut seen: HashSet<&str> = HashSet::with_capacity(names.len());
             let mut failed_now: Vec<&String> = Vec::new();
             // When the whole manifest builds, its slices are every model's
             // identity in plan order: no per-model lookups needed.
-            let whole = manifest(db, p).as_ref().ok().filter(|_| self.plans.is_none());
             if let Some(m) = whole {
                 for slice in &m.slices {
                     let name = &slice.model.name;
@@ -251,4 +266,10 @@ impl View {
         self.digest = delta.digest.clone();
         delta
     }
+}
+
+/// The same models in the same plan order (slices equal by pointer or by
+/// model name at every position).
+fn same_models(new: &[Arc<ModelSlice>], old: &[Arc<ModelSlice>]) -> bool {
+    new.len() == old.len() && new.iter().zip(old).all(|(n, o)| Arc::ptr_eq(n, o) || n.model.name == o.model.name)
 }

@@ -70,6 +70,46 @@ pub fn all_load_errors(db: &dyn Db, project: Project) -> Vec<Diagnostic> {
     out
 }
 
+/// One run of models' diagnostics (see [`crate::chunks`]), each section
+/// in name order, with what the run reads for the unused-source warning.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+struct RunChecks {
+    config: Vec<Diagnostic>,
+    refs: Vec<Diagnostic>,
+    window: Vec<Diagnostic>,
+    /// Per model: its planning diagnostics, then its hints' diagnostics.
+    planning: Vec<Diagnostic>,
+    key_order: Vec<Diagnostic>,
+    /// Sources the run's models read, sorted and deduplicated.
+    sources_read: Vec<String>,
+    /// A model whose reads cannot be known (it does not parse, or names a
+    /// table without source()/ref()): it may read any source.
+    reads_unknown: bool,
+}
+
+#[salsa::tracked(returns(ref))]
+fn run_checks(db: &dyn Db, project: Project, run: u32) -> RunChecks {
+    let names = project::model_names(db, project);
+    let mut out = RunChecks::default();
+    for n in &names[crate::chunks::range(names.len(), run)] {
+        let key = ModelName::new(db, n.clone());
+        let c = model_checks(db, project, key);
+        out.config.extend(c.config.iter().cloned());
+        out.refs.extend(c.refs.iter().cloned());
+        out.window.extend(c.window.iter().cloned());
+        out.planning.extend(c.planning.iter().cloned());
+        out.planning.extend(crate::diff::hints::hint_diagnostics(db, project, key).iter().cloned());
+        out.key_order.extend(c.key_order.iter().cloned());
+        if let Some(e) = &crate::model::lower_model(db, project, key).error {
+            out.reads_unknown |= matches!(e.code, "E0400" | "E0601" | "E0602");
+        }
+        out.sources_read.extend(model_reads(db, project, key).sources.iter().cloned());
+    }
+    out.sources_read.sort();
+    out.sources_read.dedup();
+    out
+}
+
 /// The check report of a project that loads (empty otherwise).
 #[salsa::tracked(returns(ref))]
 pub fn check_report(db: &dyn Db, project: Project) -> CheckReport {
@@ -77,18 +117,20 @@ pub fn check_report(db: &dyn Db, project: Project) -> CheckReport {
     if !all_load_errors(db, project).is_empty() {
         return report;
     }
-    let Ok(config) = project_config(db, project) else { return report };
+    if project_config(db, project).is_err() {
+        return report;
+    }
     let names = project::model_names(db, project);
-    let checks: Vec<&ModelChecks> = names.iter().map(|n| model_checks(db, project, ModelName::new(db, n.clone()))).collect();
+    let runs: Vec<&RunChecks> = (0..crate::chunks::count(names.len())).map(|r| run_checks(db, project, r)).collect();
     let d = &mut report.diagnostics;
 
     d.extend(target_diagnostics(db, project).iter().cloned());
     d.extend(project_model_diagnostics(db, project).iter().cloned());
-    for c in &checks {
-        d.extend(c.config.iter().cloned());
+    for r in &runs {
+        d.extend(r.config.iter().cloned());
     }
-    for c in &checks {
-        d.extend(c.refs.iter().cloned());
+    for r in &runs {
+        d.extend(r.refs.iter().cloned());
     }
     d.extend(cycle_diagnostics(db, project));
     for s in project::source_names(db, project) {
@@ -97,21 +139,20 @@ pub fn check_report(db: &dyn Db, project: Project) -> CheckReport {
     if names.is_empty() {
         d.push(Diagnostic::warning("W0760", "the project defines no models").help("add a SQL file under models/, for example models/customer_metrics.sql"));
     }
-    d.extend(unused_sources(db, project, config));
-    for c in &checks {
-        d.extend(c.window.iter().cloned());
+    d.extend(unused_sources(db, project, &runs));
+    for r in &runs {
+        d.extend(r.window.iter().cloned());
     }
-    for (c, n) in checks.iter().zip(names) {
-        d.extend(c.planning.iter().cloned());
-        d.extend(crate::diff::hints::hint_diagnostics(db, project, ModelName::new(db, n.clone())).iter().cloned());
+    for r in &runs {
+        d.extend(r.planning.iter().cloned());
     }
     for &f in project.fixture_files(db) {
         let (summary, diags) = fixture_checks(db, project, f);
         report.fixtures.extend(summary.clone());
         report.diagnostics.extend(diags.iter().cloned());
     }
-    for c in &checks {
-        report.diagnostics.extend(c.key_order.iter().cloned());
+    for r in &runs {
+        report.diagnostics.extend(r.key_order.iter().cloned());
     }
     report
 }
@@ -241,24 +282,16 @@ fn cycle_diagnostics(db: &dyn Db, project: Project) -> Vec<Diagnostic> {
     out
 }
 
-fn unused_sources(db: &dyn Db, project: Project, _config: &ProjectConfig) -> Vec<Diagnostic> {
-    let names = project::model_names(db, project);
-    let mut read: Vec<String> = Vec::new();
-    for n in names {
-        let key = ModelName::new(db, n.clone());
-        // A model whose reads cannot be known (it does not parse, or names a
-        // table without source()/ref()) may be the reader: say nothing.
-        if let Some(e) = &crate::model::lower_model(db, project, key).error {
-            if matches!(e.code, "E0400" | "E0601" | "E0602") {
-                return Vec::new();
-            }
-        }
-        read.extend(model_reads(db, project, key).sources.iter().cloned());
+fn unused_sources(db: &dyn Db, project: Project, runs: &[&RunChecks]) -> Vec<Diagnostic> {
+    // A model whose reads cannot be known may be the reader: say nothing.
+    if runs.iter().any(|r| r.reads_unknown) {
+        return Vec::new();
     }
+    let read = |name: &String| runs.iter().any(|r| r.sources_read.binary_search(name).is_ok());
     let Ok(sources) = sources_config(db, project) else { return Vec::new() };
     sources
         .iter()
-        .filter(|s| !read.contains(&s.name))
+        .filter(|s| !read(&s.name))
         .map(|s| {
             Diagnostic::warning("W0761", format!("source `{}` is declared but no model reads it", s.name))
                 .at(SOURCES_FILE, Some(s.span.with_len(s.name.len())))
