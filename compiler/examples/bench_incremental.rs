@@ -137,6 +137,37 @@ fn main() {
             run("incremental re-check, logic edit", same_model, &logic);
         }
     }
+    if only.is_empty() || only == "add" {
+        // A model added, then removed: the file list changes.
+        let mut add_times = Vec::new();
+        let mut remove_times = Vec::new();
+        for i in 0..edits.min(5) {
+            let text = files[i].text(&db).to_string();
+            let new = SourceFile::builder(format!("models/zz_added_{i}.sql"), text).path_durability(high).text_durability(Durability::LOW).new(&db);
+            let mut with = files.clone();
+            with.push(new);
+            let t = Instant::now();
+            project.set_model_files(&mut db).to(with);
+            let _ = check_report(&db, project);
+            let _ = manifest(&db, project);
+            add_times.push(t.elapsed());
+            let ran = db.take_executed();
+            let t = Instant::now();
+            project.set_model_files(&mut db).to(files.clone());
+            let _ = check_report(&db, project);
+            let _ = manifest(&db, project);
+            remove_times.push(t.elapsed());
+            if log && i == 0 {
+                let mut counts: std::collections::BTreeMap<&str, usize> = Default::default();
+                for q in &ran {
+                    *counts.entry(q.split('(').next().unwrap_or(q)).or_default() += 1;
+                }
+                println!("  re-ran after an add: {counts:?}");
+            }
+            let _ = db.take_executed();
+        }
+        println!("model added: check report + manifest median {}; removed: median {}", ms(median(add_times)), ms(median(remove_times)));
+    }
     let after = manifest(&db, project).as_ref().map(|m| m.application_digest.clone()).unwrap_or_default();
     assert_eq!(after, digest, "restoring every edit restores the digest");
 }

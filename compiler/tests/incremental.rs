@@ -259,6 +259,24 @@ fn deleting_an_unrelated_model() {
         run_upstream(project)"#]].assert_eq(&executed);
 }
 
+/// The check report too: removing a model re-checks no other model (their
+/// checks ask whether each model they read exists, not for the name list).
+#[test]
+fn deleting_an_unrelated_model_re_checks_no_other() {
+    let mut f = Fixture::new(SHOP);
+    f.warm_up();
+    let _ = streamform::check::check_report(&f.db, f.project);
+    f.db.take_executed();
+    let files: Vec<_> = f.project.model_files(&f.db).iter().copied().filter(|m| m.path(&f.db) != "models/c.sql").collect();
+    f.project.set_model_files(&mut f.db).to(files);
+    let report = streamform::check::check_report(&f.db, f.project).clone();
+    assert!(report.diagnostics.iter().all(|d| d.code != "E0731"), "{report:?}");
+    let executed = f.executed();
+    for query in ["model_checks(", "parse_model(", "lower_model("] {
+        assert!(!executed.lines().any(|l| l.starts_with(query)), "{executed}");
+    }
+}
+
 /// On a project of several runs (crate::chunks), an edit re-runs the edited
 /// model's run of the whole-project queries, and the digest from that run
 /// on: the runs before it are reused.

@@ -111,7 +111,7 @@ impl Files {
         let s = scan(Utf8Path::new(root));
         let mut entries = BTreeMap::new();
         let mut mk = |f: (String, String)| {
-            let file = SourceFile::builder(f.0.clone(), f.1).durability(initial_durability(&f.0)).new(db);
+            let file = SourceFile::builder(f.0.clone(), f.1).path_durability(Durability::HIGH).text_durability(initial_durability(&f.0)).new(db);
             entries.insert(f.0, Entry { file, present: true });
             file
         };
@@ -208,7 +208,9 @@ impl Files {
                             }
                         }
                         None => {
-                            let file = SourceFile::builder(p.clone(), text).durability(edited_durability(&p)).new(db);
+                            // A path never changes (a rename is a new input): HIGH, so that the
+                            // file list's queries stay as durable as before and backdate.
+                            let file = SourceFile::builder(p.clone(), text).path_durability(Durability::HIGH).text_durability(edited_durability(&p)).new(db);
                             self.entries.insert(p.clone(), Entry { file, present: true });
                             structural = true;
                             changes.push(FileChange { path: p, kind: ChangeKind::Added });

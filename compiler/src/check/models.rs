@@ -47,7 +47,9 @@ pub fn model_checks<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>
     // Reads.
     let mut self_ref = false;
     if let Ok(query) = parse_model(db, file) {
-        let models = project::model_names(db, project);
+        // Existence is asked per target, not of the whole name list, so
+        // adding or removing another model does not re-check this one.
+        let models = || project::model_names(db, project);
         let sources = project::source_names(db, project);
         let mut seen: Vec<(bool, String)> = Vec::new();
         for (is_source, target, span) in located_reads(query, file.text(db)) {
@@ -62,7 +64,7 @@ pub fn model_checks<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>
                 let mut d = Diagnostic::error("E0730", format!("model `{n}` reads source('{target}'), but sources.yml declares no such source")).at(path.clone(), span);
                 d.help = Some(match did_you_mean(&target, sources.iter().map(String::as_str)) {
                     Some(s) => format!("did you mean source('{s}')?"),
-                    None if models.contains(&target) => format!("`{target}` is a model: read it with ref('{target}')"),
+                    None if project::model_exists(db, project, &target) => format!("`{target}` is a model: read it with ref('{target}')"),
                     None => format!("declare `{target}` under `sources:` in sources.yml"),
                 });
                 out.refs.push(d);
@@ -73,9 +75,9 @@ pub fn model_checks<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>
                         .at(path.clone(), span)
                         .help("a model cannot read itself; read the source or the model it is computed from"),
                 );
-            } else if models.binary_search(&target).is_err() {
+            } else if !project::model_exists(db, project, &target) {
                 let mut d = Diagnostic::error("E0731", format!("model `{n}` reads ref('{target}'), but there is no models/{target}.sql")).at(path.clone(), span);
-                d.help = Some(match did_you_mean(&target, models.iter().map(String::as_str)) {
+                d.help = Some(match did_you_mean(&target, models().iter().map(String::as_str)) {
                     Some(s) => format!("did you mean ref('{s}')?"),
                     None if sources.contains(&target) => format!("`{target}` is a source: read it with source('{target}')"),
                     None => "ref() names another model of this project, the stem of a file under models/".into(),
