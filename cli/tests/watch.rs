@@ -285,18 +285,30 @@ fn json_events_one_per_change() {
 }
 
 #[test]
-fn test_flag_selects_the_fixtures_of_replanned_models() {
+fn test_flag_reruns_the_fixtures_whose_plans_changed() {
     let p = Project::new();
-    p.write("tests/a_totals.yml", "model: a\ngiven: [{customer_id: 1, amount: 5}]\nexpect:\n  - {op: insert, customer_id: 1, total: 5}\n");
-    p.write("tests/c_urls.yml", "model: c\ngiven: []\nexpect: []\n");
+    p.write("tests/a_totals.yml", "model: a\ngiven: [{order_id: 1, customer_id: 1, amount: 5}]\nexpect:\n  - {op: insert, customer_id: 1, total: 5}\n");
+    p.write("tests/b_big.yml", "model: b\ngiven: [{order_id: 1, customer_id: 1, amount: 500}]\nexpect:\n  - {op: insert, customer_id: 1, total: 500}\n");
+    p.write("tests/c_urls.yml", "model: c\ngiven: [{user_id: 1, url: x}]\nexpect:\n  - {op: insert, user_id: 1, url: x}\n");
     let mut w = Watch::start(&p, &["--test"]);
     let first = w.revision();
-    assert!(first.contains("would rerun tests/a_totals.yml (a), tests/c_urls.yml (c)"), "{first}");
-    p.save_atomically("models/a.sql", &A.replace("amount > 0", "amount > 1"));
+    for f in ["tests/a_totals.yml (a)", "tests/b_big.yml (b)", "tests/c_urls.yml (c)"] {
+        assert!(first.contains(&format!("test {f} ... ok\n")), "{first}");
+    }
+    // a's filter now drops the fixture's order: a fails, and b, downstream
+    // of a, reruns too (and still passes); c is not rerun.
+    p.save_atomically("models/a.sql", &A.replace("amount > 0", "amount > 10"));
     let rev = w.revision();
-    assert!(rev.contains("would rerun tests/a_totals.yml (a)\n"), "{rev}");
-    // A whitespace edit changes no plan: nothing to rerun.
-    p.save_atomically("models/a.sql", &A.replace("amount > 0", "amount  >  1"));
+    assert!(rev.contains("test tests/a_totals.yml (a) ... FAILED\n"), "{rev}");
+    assert!(rev.contains("test tests/b_big.yml (b) ... ok\n"), "{rev}");
+    assert!(!rev.contains("c_urls"), "{rev}");
+    // A whitespace edit changes no plan: nothing reruns.
+    p.save_atomically("models/a.sql", &A.replace("amount > 0", "amount  >  10"));
     let rev = w.revision();
-    assert!(!rev.contains("would rerun"), "{rev}");
+    assert!(!rev.contains("test "), "{rev}");
+    // Fixing the fixture reruns it alone.
+    p.save_atomically("tests/a_totals.yml", "model: a\ngiven: [{order_id: 1, customer_id: 1, amount: 5}]\nexpect: []\n");
+    let rev = w.revision();
+    assert!(rev.contains("test tests/a_totals.yml (a) ... ok\n"), "{rev}");
+    assert!(!rev.contains("b_big") && !rev.contains("c_urls"), "{rev}");
 }

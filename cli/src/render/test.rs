@@ -21,6 +21,13 @@ pub fn fixture_text(r: &FixtureReport) -> String {
     } else {
         s.push_str(&format!("FAIL\n  --> {}\n\n", r.path));
     }
+    s.push_str(&fixture_detail(r));
+    s
+}
+
+/// The counts and the expected/actual table, without the heading.
+pub fn fixture_detail(r: &FixtureReport) -> String {
+    let mut s = String::new();
     if let Some(e) = &r.error {
         s.push_str(&format!("error: {e}\n"));
         return s;

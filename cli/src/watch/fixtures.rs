@@ -1,12 +1,19 @@
-//! `--test`: which fixtures to rerun after a change, and the seam the
-//! simulator plugs into.
-//!
-//! The simulator is being built on another branch. When it lands, implement
-//! [`FixtureRunner`] over it and return it from [`runner`]; selection,
-//! printing and the JSON events already carry the results.
+//! `--test`: after each change, rerun on the simulator the fixtures whose
+//! result may have changed: those whose model, or a model or source
+//! upstream of it, now plans differently, and the fixture files that
+//! changed themselves.
+
+use std::collections::HashMap;
+use std::sync::Arc;
 
 use streamform::check::fixture;
-use streamform::{Database, Project, SourceFile};
+use streamform::plan::node::ModelPlan;
+use streamform::sim::dataflow::SourceSpec;
+use streamform::sim::fixture::{chain_to, source_spec};
+use streamform::sim::fixture_report;
+use streamform::{Database, Project, SourceName};
+
+use crate::render::test::fixture_detail;
 
 /// One fixture file's outcome.
 #[derive(Clone, Debug)]
@@ -14,53 +21,64 @@ pub struct FixtureRun {
     pub path: String,
     pub model: String,
     pub passed: bool,
-    /// The rendered report (the failure table when it failed).
+    /// The counts and, when it failed, the expected/actual table (indented).
     pub report: String,
-}
-
-pub trait FixtureRunner {
-    /// Runs one fixture file against the database's current revision.
-    fn run(&mut self, db: &Database, project: Project, fixture: SourceFile) -> FixtureRun;
-}
-
-/// The fixture runner of this build: none until the simulator exists.
-pub fn runner() -> Option<Box<dyn FixtureRunner>> {
-    None
-}
-
-/// A fixture selected for a rerun.
-#[derive(Clone, Debug)]
-pub struct Selected {
-    pub file: SourceFile,
-    pub path: String,
-    pub model: String,
-}
-
-/// The fixtures of the models whose plan changed, and the fixture files
-/// that changed themselves, in path order. Fixtures that do not decode are
-/// left to the diagnostics.
-pub fn select(db: &Database, project: Project, replanned: &[String], changed: &[&str]) -> Vec<Selected> {
-    project
-        .fixture_files(db)
-        .iter()
-        .filter_map(|&f| {
-            let fx = fixture(db, f).as_ref().ok()?;
-            let path = f.path(db);
-            (replanned.contains(&fx.model) || changed.contains(&path.as_str())).then(|| Selected { file: f, path: path.clone(), model: fx.model.clone() })
-        })
-        .collect()
 }
 
 /// What `--test` did for one revision.
 #[derive(Clone, Debug, Default)]
 pub struct TestOutcome {
-    pub selected: Vec<(String, String)>,
-    /// None when this build has no simulator.
-    pub runs: Option<Vec<FixtureRun>>,
+    pub runs: Vec<FixtureRun>,
 }
 
-pub fn run_selected(runner: Option<&mut Box<dyn FixtureRunner>>, db: &Database, project: Project, selected: Vec<Selected>) -> TestOutcome {
-    let pairs = selected.iter().map(|s| (s.path.clone(), s.model.clone())).collect();
-    let runs = runner.map(|r| selected.iter().map(|s| r.run(db, project, s.file)).collect());
-    TestOutcome { selected: pairs, runs }
+/// What each fixture ran against last time: its source and the plans from
+/// the source down to its model.
+type Inputs = Option<(Option<SourceSpec>, Vec<Arc<ModelPlan>>)>;
+
+#[derive(Default)]
+pub struct Fixtures {
+    last: HashMap<String, Inputs>,
+}
+
+impl Fixtures {
+    /// Reruns what may have changed; `changed` are the fixture files whose
+    /// text changed. Fixtures that do not decode are left to the diagnostics.
+    pub fn rerun(&mut self, db: &Database, project: Project, changed: &[&str]) -> TestOutcome {
+        let mut runs = Vec::new();
+        let mut seen = HashMap::with_capacity(self.last.len());
+        for &file in project.fixture_files(db) {
+            let path = file.path(db).clone();
+            let Ok(fx) = fixture(db, file) else { continue };
+            let inputs: Inputs = chain_to(db, project, &fx.model).map(|(source, chain)| (source_spec(db, project, SourceName::new(db, source)).clone(), chain));
+            let same = self.last.get(&path).is_some_and(|old| same_inputs(old, &inputs));
+            if !same || changed.contains(&path.as_str()) {
+                let run = match fixture_report(db, project, file) {
+                    Some(r) => FixtureRun { path: path.clone(), model: r.model.clone(), passed: r.passed, report: indent(&fixture_detail(r)) },
+                    None => FixtureRun {
+                        path: path.clone(),
+                        model: fx.model.clone(),
+                        passed: false,
+                        report: format!("  not run: model `{}` or this fixture has errors (see the diagnostics)\n", fx.model),
+                    },
+                };
+                runs.push(run);
+            }
+            seen.insert(path, inputs);
+        }
+        self.last = seen;
+        TestOutcome { runs }
+    }
+}
+
+fn same_inputs(old: &Inputs, new: &Inputs) -> bool {
+    match (old, new) {
+        (Some((s1, c1)), Some((s2, c2))) => s1 == s2 && c1.len() == c2.len() && c1.iter().zip(c2).all(|(a, b)| Arc::ptr_eq(a, b) || a == b),
+        (None, None) => true,
+        _ => false,
+    }
+}
+
+/// The report under its `test … FAILED` line, indented.
+fn indent(text: &str) -> String {
+    text.lines().map(|l| if l.is_empty() { "\n".to_string() } else { format!("  {l}\n") }).collect()
 }

@@ -5,7 +5,7 @@
 //! - [`events`]: the notify watcher and the debouncer.
 //! - [`view`]: what was printed, and the delta of a revision.
 //! - [`render`]: the text and JSON output of a revision.
-//! - [`fixtures`]: `--test`, and the seam for the simulator.
+//! - [`fixtures`]: `--test`, fixtures rerun on the simulator.
 
 pub mod events;
 pub mod files;
@@ -23,7 +23,7 @@ use streamform::Database;
 
 use crate::out::{closed, eprint, print};
 use files::{Batch, ChangeKind, FileChange, Files};
-use fixtures::{FixtureRunner, TestOutcome};
+use fixtures::{Fixtures, TestOutcome};
 use render::Revision;
 use view::{Delta, View};
 
@@ -58,14 +58,14 @@ pub struct Session {
     pub db: Database,
     pub files: Files,
     view: View,
-    test: bool,
-    runner: Option<Box<dyn FixtureRunner>>,
+    /// Kept only under `--test`.
+    fixtures: Option<Fixtures>,
 }
 
 impl Session {
     pub fn new(db: Database, root: &str, test: bool) -> Session {
         let files = Files::load(&db, root);
-        Session { db, files, view: View::new(test), test, runner: if test { fixtures::runner() } else { None } }
+        Session { db, files, view: View::default(), fixtures: test.then(Fixtures::default) }
     }
 
     /// The first compile: every model's block.
@@ -101,11 +101,10 @@ impl Session {
     }
 
     fn tests(&mut self, delta: &Delta, changed_fixtures: &[&str]) -> Option<TestOutcome> {
-        if !self.test || !delta.loaded {
+        if !delta.loaded {
             return None;
         }
-        let selected = fixtures::select(&self.db, self.files.project, &delta.replanned, changed_fixtures);
-        Some(fixtures::run_selected(self.runner.as_mut(), &self.db, self.files.project, selected))
+        Some(self.fixtures.as_mut()?.rerun(&self.db, self.files.project, changed_fixtures))
     }
 
     pub fn retry_at(&self) -> Option<Instant> {
@@ -140,9 +139,6 @@ pub fn run(project: &str, opts: Options) -> u8 {
     emit(&opts, &first, true);
     if trace {
         trace_executed(&session.db);
-    }
-    if opts.test && fixtures::runner().is_none() {
-        eprint("note: --test: this build has no simulator yet; watch lists the fixtures it would rerun\n");
     }
     if !opts.json {
         eprint(&format!("watching {} (streamform.yml, sources.yml, models/, tests/); press Ctrl-C to stop\n", watcher.root().display()));

@@ -98,21 +98,10 @@ pub fn text(r: &Revision) -> String {
 }
 
 fn tests_text(s: &mut String, t: &TestOutcome) {
-    if t.selected.is_empty() {
-        return;
-    }
-    match &t.runs {
-        None => {
-            let list: Vec<String> = t.selected.iter().map(|(p, m)| format!("{p} ({m})")).collect();
-            let _ = writeln!(s, "tests: not run, this build has no simulator yet; would rerun {}", list.join(", "));
-        }
-        Some(runs) => {
-            for run in runs {
-                let _ = writeln!(s, "test {} ({}) ... {}", run.path, run.model, if run.passed { "ok" } else { "FAILED" });
-                if !run.passed {
-                    s.push_str(&run.report);
-                }
-            }
+    for run in &t.runs {
+        let _ = writeln!(s, "test {} ({}) ... {}", run.path, run.model, if run.passed { "ok" } else { "FAILED" });
+        if !run.passed {
+            s.push_str(&run.report);
         }
     }
 }
@@ -172,11 +161,7 @@ pub fn json_event(r: &Revision) -> String {
         "digest_changed": d.digest_changed,
     });
     if let Some(t) = r.tests {
-        ev["tests"] = json!({
-            "selected": t.selected.iter().map(|(p, m)| json!({"path": p, "model": m})).collect::<Vec<_>>(),
-            "simulator": t.runs.is_some(),
-            "results": t.runs.as_ref().map(|runs| runs.iter().map(|r| json!({"path": r.path, "model": r.model, "passed": r.passed, "report": r.report})).collect::<Vec<_>>()),
-        });
+        ev["tests"] = json!(t.runs.iter().map(|r| json!({"path": r.path, "model": r.model, "passed": r.passed, "report": r.report})).collect::<Vec<_>>());
     }
     if !r.notes.is_empty() {
         ev["notes"] = json!(r.notes.iter().map(|(p, why)| json!({"path": p, "unreadable": why})).collect::<Vec<_>>());

@@ -10,8 +10,6 @@ use streamform::check::{all_load_errors, check_report, model_checks};
 use streamform::diagnostic::{Diagnostic, Severity};
 use streamform::graph::dependency_graph;
 use streamform::manifest::{manifest, model_identity, ModelSlice};
-use streamform::model::model_plan;
-use streamform::plan::node::ModelPlan;
 use streamform::project::model_names;
 use streamform::{Database, ModelName};
 
@@ -74,8 +72,6 @@ pub struct Delta {
     /// names) stops the project from loading: blocks are then held as they
     /// were, not reprinted with defaults.
     pub loaded: bool,
-    /// Models whose plan changed (for `--test`).
-    pub replanned: Vec<String>,
     pub errors: usize,
     pub warnings: usize,
     pub model_count: usize,
@@ -90,8 +86,6 @@ pub struct View {
     /// The check report's diagnostics of the last revision that loaded.
     checked: Vec<Diagnostic>,
     digest: Option<String>,
-    /// Kept only when `--test` asks which plans changed.
-    plans: Option<HashMap<String, Arc<ModelPlan>>>,
     /// The slices of the last whole manifest, in plan order: while the
     /// models and their order stay the same, a revision compares these by
     /// pointer and looks only at the few that changed.
@@ -99,10 +93,6 @@ pub struct View {
 }
 
 impl View {
-    pub fn new(track_plans: bool) -> View {
-        View { plans: track_plans.then(HashMap::new), ..View::default() }
-    }
-
     /// Computes every model's identity in batches, letting salsa drop each
     /// batch's syntax trees (parse_model is LRU-bounded and evicts only
     /// between revisions), so a large project never holds every tree.
@@ -157,7 +147,7 @@ impl View {
             load_errors.into_iter().chain(self.checked.iter().cloned()).collect()
         };
 
-        let whole = if delta.loaded { manifest(db, p).as_ref().ok().filter(|_| self.plans.is_none()) } else { None };
+        let whole = if delta.loaded { manifest(db, p).as_ref().ok() } else { None };
         let mut last = self.whole.take();
         if let (Some(m), Some(old)) = (whole, last.as_mut().filter(|old| whole.is_some_and(|m| same_models(&m.slices, old)))) {
             for (new, old) in m.slices.iter().zip(old.iter_mut()) {
@@ -191,19 +181,6 @@ impl View {
                     continue;
                 }
                 let key = ModelName::new(db, name.clone());
-                if let Some(plans) = &mut self.plans {
-                    match model_plan(db, p, key) {
-                        Some(plan) => {
-                            if plans.get(name).is_none_or(|old| !Arc::ptr_eq(old, plan) && **old != **plan) {
-                                delta.replanned.push(name.clone());
-                            }
-                            plans.insert(name.clone(), plan.clone());
-                        }
-                        None => {
-                            plans.remove(name);
-                        }
-                    }
-                }
                 let is_new = self.names.binary_search(name).is_err();
                 match model_identity(db, p, key) {
                     Some(slice) => {
@@ -226,9 +203,6 @@ impl View {
                     delta.removed.push(old.clone());
                     self.printed.remove(old);
                     self.failed.remove(old);
-                    if let Some(plans) = &mut self.plans {
-                        plans.remove(old);
-                    }
                 }
             }
             self.names = names.clone();
