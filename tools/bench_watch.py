@@ -99,7 +99,10 @@ def main():
 
     bump = lambda t, n: re.sub(r"WHERE v > (\d+)", lambda m: f"WHERE v > {int(m.group(1)) + 1000 + n}", t, count=1)
     space = lambda t, n: " " * (1 + n % 2) + t.replace(" FROM ", "\n   FROM  ")
-    measure("logic edit, in-place write", bump, write_inplace, 1)
+    # The first edit of each file in a session lowers its input's salsa
+    # durability: every model's memos are re-verified once. Later edits of
+    # the same files (the scenarios after this one) skip that.
+    measure("logic, first edit of each file", bump, write_inplace, 1)
     measure("logic edit, temp + rename", bump, write_atomic, 1)
     measure("whitespace edit, in-place write", space, write_inplace, 0)
     # A developer iterating on one model: after its first edit the file's

@@ -312,3 +312,17 @@ fn test_flag_reruns_the_fixtures_whose_plans_changed() {
     assert!(rev.contains("test tests/a_totals.yml (a) ... ok\n"), "{rev}");
     assert!(!rev.contains("b_big") && !rev.contains("c_urls"), "{rev}");
 }
+
+#[test]
+fn test_flag_results_in_json_events() {
+    let p = Project::new();
+    p.write("tests/a_totals.yml", "model: a\ngiven: [{order_id: 1, customer_id: 1, amount: 5}]\nexpect:\n  - {op: insert, customer_id: 1, total: 5}\n");
+    let mut w = Watch::start(&p, &["--json", "--test"]);
+    let ev: serde_json::Value = serde_json::from_str(w.until(|_| true).trim()).expect("a JSON event");
+    assert_eq!(ev["tests"], serde_json::json!([{"path": "tests/a_totals.yml", "model": "a", "passed": true, "report": "  1 event processed\n  1 changelog record emitted\n"}]));
+    p.save_atomically("models/a.sql", &A.replace("amount > 0", "amount > 10"));
+    let ev: serde_json::Value = serde_json::from_str(w.until(|_| true).trim()).expect("a JSON event");
+    let t = &ev["tests"][0];
+    assert_eq!((t["path"].as_str(), t["passed"].as_bool()), (Some("tests/a_totals.yml"), Some(false)), "{ev}");
+    assert!(t["report"].as_str().is_some_and(|r| r.contains("(no record)")), "{ev}");
+}

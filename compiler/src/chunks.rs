@@ -7,6 +7,9 @@
 
 use std::ops::Range;
 
+use crate::db::{Db, Project};
+use crate::project::model_names;
+
 /// At least this many models per run; runs grow past it so that there are
 /// never more than [`MAX_RUNS`] (the digest chains one run to the next).
 const MIN_RUN: usize = 128;
@@ -26,6 +29,20 @@ pub fn range(models: usize, index: u32) -> Range<usize> {
     let len = run_len(models);
     let start = (index as usize * len).min(models);
     start..(start + len).min(models)
+}
+
+/// How many runs the project's models make.
+pub fn model_runs(db: &dyn Db, project: Project) -> u32 {
+    count(model_names(db, project).len())
+}
+
+/// Brings one run's queries up to date (the check report's, the dependency
+/// graph's and the manifest's). Callers spread the runs over threads, so
+/// that after an edit that re-verifies every model the work is shared.
+pub fn refresh_run(db: &dyn Db, project: Project, run: u32) {
+    let _ = crate::graph::run_upstream(db, project, run);
+    let _ = crate::check::run_checks(db, project, run);
+    let _ = crate::manifest::manifest_run(db, project, run);
 }
 
 /// The run of the item at `position`, and its offset in the run.

@@ -21,7 +21,7 @@ pub struct DependencyGraph {
 /// The models read with ref() by one run of models (in name order), only
 /// those that exist.
 #[salsa::tracked(returns(ref))]
-fn run_upstream(db: &dyn Db, project: Project, run: u32) -> Vec<Vec<String>> {
+pub(crate) fn run_upstream(db: &dyn Db, project: Project, run: u32) -> Vec<Vec<String>> {
     let names = model_names(db, project);
     names[chunks::range(names.len(), run)]
         .iter()

@@ -257,12 +257,12 @@ fn digest_of(slices: &[Arc<ModelSlice>]) -> String {
 /// name, not plan order, so that a run depends only on its own models, and
 /// an edit elsewhere leaves it valid without walking into it.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
-struct ManifestRun {
+pub(crate) struct ManifestRun {
     models: Vec<Option<(Arc<ModelSlice>, Arc<ModelJson>)>>,
 }
 
 #[salsa::tracked(returns(ref))]
-fn manifest_run(db: &dyn Db, project: Project, run: u32) -> ManifestRun {
+pub(crate) fn manifest_run(db: &dyn Db, project: Project, run: u32) -> ManifestRun {
     let names = model_names(db, project);
     let models = names[chunks::range(names.len(), run)]
         .iter()

@@ -93,6 +93,7 @@ impl Session {
                 touched.insert(from);
             }
         }
+        refresh_runs(&self.db, self.files.project);
         let delta = self.view.update(&self.db, &self.files, &touched);
         let changed_fixtures: Vec<&str> = changes.iter().map(|c| c.path.as_str()).filter(|p| p.starts_with("tests/")).collect();
         let tests = self.tests(&delta, &changed_fixtures);
@@ -110,6 +111,29 @@ impl Session {
     pub fn retry_at(&self) -> Option<Instant> {
         self.files.retry_at()
     }
+}
+
+/// Brings the per-run queries up to date on every core before the view
+/// reads them. After a file's first edit salsa re-verifies every model's
+/// memos (the edit lowers the file's durability); shared over threads, that
+/// takes a fraction of the time. Later edits find the runs valid at once.
+fn refresh_runs(db: &Database, project: streamform::Project) {
+    use streamform::chunks::{model_runs, refresh_run};
+    if !streamform::check::all_load_errors(db, project).is_empty() {
+        return;
+    }
+    let runs = model_runs(db, project);
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(4) as u32;
+    if threads < 2 || runs < 2 {
+        return;
+    }
+    std::thread::scope(|scope| {
+        for t in 1..threads {
+            let db = db.clone();
+            scope.spawn(move || (t..runs).step_by(threads as usize).for_each(|r| refresh_run(&db, project, r)));
+        }
+        (0..runs).step_by(threads as usize).for_each(|r| refresh_run(db, project, r));
+    });
 }
 
 fn emit(opts: &Options, step: &Step, initial: bool) {

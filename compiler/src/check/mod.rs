@@ -73,7 +73,7 @@ pub fn all_load_errors(db: &dyn Db, project: Project) -> Vec<Diagnostic> {
 /// One run of models' diagnostics (see [`crate::chunks`]), each section
 /// in name order, with what the run reads for the unused-source warning.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
-struct RunChecks {
+pub(crate) struct RunChecks {
     config: Vec<Diagnostic>,
     refs: Vec<Diagnostic>,
     window: Vec<Diagnostic>,
@@ -88,7 +88,7 @@ struct RunChecks {
 }
 
 #[salsa::tracked(returns(ref))]
-fn run_checks(db: &dyn Db, project: Project, run: u32) -> RunChecks {
+pub(crate) fn run_checks(db: &dyn Db, project: Project, run: u32) -> RunChecks {
     let names = project::model_names(db, project);
     let mut out = RunChecks::default();
     for n in &names[crate::chunks::range(names.len(), run)] {
