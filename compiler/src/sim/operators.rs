@@ -90,7 +90,7 @@ impl Operator {
                     _ => None,
                 };
                 let window = window.as_ref().and_then(|w| Some((input.iter().position(|c| c.name == w.time)?, w.size.millis().min(i64::MAX as u64) as i64)));
-                Some(Operator::Aggregate(Aggregate { id: node.id(model), keys: data_keys, window, store: KeyedStore::new(key_cols, calls.clone(), retention), scratch: Vec::new() }))
+                Some(Operator::Aggregate(Aggregate { id: node.id(model), keys: data_keys, window, store: KeyedStore::new(key_cols, calls.clone(), retention, window.is_some()), scratch: Vec::new() }))
             }
         }
     }
