@@ -73,13 +73,19 @@ impl KeyedStore {
     /// Folds one input row into the key's group and writes the group's
     /// output rows (keys, then accumulators): `before` is left empty for a
     /// new group. One hash lookup for an existing key.
+    #[inline]
     pub fn accumulate(&mut self, key: &[Value], row: &[Value], ts: i64, before: &mut Vec<Value>, after: &mut Vec<Value>) -> Result<(), EvalError> {
         if let (Some(raw), [k]) = (&mut self.raw, key) {
-            match raw.accumulate(k, row, before, after)? {
-                Fold::Done => return Ok(()),
-                Fold::Unfit => self.unraw(),
+            if raw.accumulate(k, row, before, after)? == Fold::Done {
+                return Ok(());
             }
+            self.unraw();
         }
+        self.accumulate_generic(key, row, ts, before, after)
+    }
+
+    #[inline(never)]
+    fn accumulate_generic(&mut self, key: &[Value], row: &[Value], ts: i64, before: &mut Vec<Value>, after: &mut Vec<Value>) -> Result<(), EvalError> {
         before.clear();
         after.clear();
         let group = match self.groups.get_mut(key) {

@@ -10,6 +10,8 @@
 //! changes, and the owning [`KeyedStore`](super::state::KeyedStore) moves
 //! every group to its generic form and carries on there.
 
+use std::collections::hash_map::Entry;
+
 use rustc_hash::FxHashMap;
 
 use super::decimal::Decimal;
@@ -82,7 +84,16 @@ impl IntSums {
 
     /// Folds one row into the key's group and writes the group's output
     /// rows as the generic store would: `before` left empty for a new group.
+    #[inline]
     pub fn accumulate(&mut self, key: &Value, row: &[Value], before: &mut Vec<Value>, after: &mut Vec<Value>) -> Result<Fold, EvalError> {
+        match (&mut self.groups, key, &self.accs[..]) {
+            (Groups::One(m), Value::Int(k), &[a]) => accumulate_one(m, *k, a, row, before, after),
+            _ => self.accumulate_any(key, row, before, after),
+        }
+    }
+
+    #[inline(never)]
+    fn accumulate_any(&mut self, key: &Value, row: &[Value], before: &mut Vec<Value>, after: &mut Vec<Value>) -> Result<Fold, EvalError> {
         let k = match key {
             Value::Int(k) => Some(*k),
             Value::Null => None,
@@ -91,40 +102,40 @@ impl IntSums {
         if !self.accs.iter().all(|&a| fits(a, row)) {
             return Ok(Fold::Unfit);
         }
-        let accs = &self.accs;
-        let (slot, new) = match (&mut self.groups, k) {
-            (Groups::One(m), Some(k)) => {
-                let mut new = false;
-                let slot = m.entry(k).or_insert_with(|| {
-                    new = true;
-                    fresh(accs[0])
-                });
-                (std::slice::from_mut(slot), new)
-            }
-            (Groups::Many(m), Some(k)) => {
-                let mut new = false;
-                let slot = m.entry(k).or_insert_with(|| {
-                    new = true;
-                    accs.iter().map(|&a| fresh(a)).collect()
-                });
-                (&mut slot[..], new)
-            }
-            (_, None) => {
-                let new = self.null_key.is_none();
-                (&mut self.null_key.get_or_insert_with(|| accs.iter().map(|&a| fresh(a)).collect())[..], new)
-            }
-        };
         before.clear();
         after.clear();
-        if !new {
-            before.push(key.clone());
-            before.extend(accs.iter().zip(slot.iter()).map(|(&a, &raw)| value(a, raw)));
-        }
+        let accs = &self.accs;
+        let write = |out: &mut Vec<Value>, raws: &[i128]| {
+            out.push(k.map_or(Value::Null, Value::Int));
+            out.extend(accs.iter().zip(raws).map(|(&a, &raw)| value(a, raw)));
+        };
+        let slot: &mut [i128] = match (&mut self.groups, k) {
+            (Groups::One(m), Some(k)) => match m.entry(k) {
+                Entry::Occupied(e) => {
+                    write(before, std::slice::from_ref(e.get()));
+                    std::slice::from_mut(e.into_mut())
+                }
+                Entry::Vacant(e) => std::slice::from_mut(e.insert(fresh(accs[0]))),
+            },
+            (Groups::Many(m), Some(k)) => match m.entry(k) {
+                Entry::Occupied(e) => {
+                    write(before, e.get());
+                    e.into_mut()
+                }
+                Entry::Vacant(e) => e.insert(accs.iter().map(|&a| fresh(a)).collect()),
+            },
+            (_, None) => match &mut self.null_key {
+                Some(raws) => {
+                    write(before, raws);
+                    raws
+                }
+                None => self.null_key.insert(accs.iter().map(|&a| fresh(a)).collect()),
+            },
+        };
         for (&a, raw) in accs.iter().zip(slot.iter_mut()) {
             fold(a, raw, row)?;
         }
-        after.push(key.clone());
-        after.extend(accs.iter().zip(slot.iter()).map(|(&a, &raw)| value(a, raw)));
+        write(after, slot);
         Ok(Fold::Done)
     }
 
@@ -161,6 +172,28 @@ impl IntSums {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+}
+
+/// The usual shape, one accumulator and an integer key, as a straight line.
+#[inline]
+fn accumulate_one(m: &mut FxHashMap<i64, i128>, k: i64, a: Acc, row: &[Value], before: &mut Vec<Value>, after: &mut Vec<Value>) -> Result<Fold, EvalError> {
+    if !fits(a, row) {
+        return Ok(Fold::Unfit);
+    }
+    before.clear();
+    after.clear();
+    let raw = match m.entry(k) {
+        Entry::Occupied(e) => {
+            before.push(Value::Int(k));
+            before.push(value(a, *e.get()));
+            e.into_mut()
+        }
+        Entry::Vacant(e) => e.insert(fresh(a)),
+    };
+    fold(a, raw, row)?;
+    after.push(Value::Int(k));
+    after.push(value(a, *raw));
+    Ok(Fold::Done)
 }
 
 fn arg(row: &[Value], col: usize) -> &Value {
@@ -200,8 +233,8 @@ fn value(a: Acc, raw: i128) -> Value {
 
 /// One accumulator's step, with the generic store's nulls, overflow
 /// checks and messages (state.rs `update` and `add`).
+#[inline]
 fn fold(a: Acc, raw: &mut i128, row: &[Value]) -> Result<(), EvalError> {
-    let overflow = |raw: i128, v: &Value| EvalError::Overflow(format!("{} + {}", value(a, raw).render_text(), v.render_text()));
     let v = match a {
         Acc::CountAll => {
             count(raw);
@@ -214,15 +247,20 @@ fn fold(a: Acc, raw: &mut i128, row: &[Value]) -> Result<(), EvalError> {
         (Acc::Count(_), _) => count(raw),
         (Acc::SumInt(_), Value::Int(b)) => {
             let sum = if *raw == NULL { Some(*b) } else { (*raw as i64).checked_add(*b) };
-            *raw = sum.ok_or_else(|| overflow(*raw, v))? as i128;
+            *raw = sum.ok_or_else(|| overflow(a, *raw, v))? as i128;
         }
         (Acc::SumDecimal { precision, scale, .. }, Value::Decimal(d)) => {
             let sum = if *raw == NULL { Some(d.mantissa) } else { raw.checked_add(d.mantissa).filter(|&m| Decimal::new(m, scale).fits(precision)) };
-            *raw = sum.ok_or_else(|| overflow(*raw, v))?;
+            *raw = sum.ok_or_else(|| overflow(a, *raw, v))?;
         }
         _ => unreachable!("refused by fits()"),
     }
     Ok(())
+}
+
+#[cold]
+fn overflow(a: Acc, raw: i128, v: &Value) -> EvalError {
+    EvalError::Overflow(format!("{} + {}", value(a, raw).render_text(), v.render_text()))
 }
 
 /// As the generic store counts: an int64 `+= 1`.
