@@ -257,6 +257,7 @@ impl Dataflow {
 /// Runs one record through `ops`, each reading what the one before made,
 /// writing into the buffers by turns; returns the buffer holding the
 /// result, if the record got through.
+#[inline]
 fn run_ops(ops: &mut [Operator], input: Input<'_>, ctx: Context, bufs: &mut [RecordBuf; 2]) -> Result<Option<usize>, EvalError> {
     // The buffer holding the current record; none while it is `input`.
     let mut cur: Option<usize> = None;

@@ -136,6 +136,7 @@ impl Operator {
     /// Applies the operator to one record. No operator makes more than
     /// one record of one (a window's rows come from the watermark), so
     /// records flow one at a time; a new one is written into `out`.
+    #[inline]
     pub fn apply(&mut self, input: Input<'_>, ctx: Context, out: &mut RecordBuf) -> Result<Step, EvalError> {
         match self {
             Operator::Filter(p) => filter(p, input, out),
@@ -219,7 +220,6 @@ static NULL: Value = Value::Null;
 impl Aggregate {
     /// Folds one inserted row into its group: writes the group's insert
     /// or update, or nothing for a window (emitted when it closes).
-    #[inline]
     fn insert(&mut self, row: &[Value], ctx: Context, out: &mut RecordBuf) -> Result<Step, EvalError> {
         let Aggregate { keys, window, store, scratch, bounded, .. } = self;
         let key: &[Value] = match keys.as_slice() {

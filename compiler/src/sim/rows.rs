@@ -22,13 +22,14 @@ impl Default for RecordBuf {
 impl RecordBuf {
     /// Starts a record of `op`: the row empty, and for an update an empty
     /// before-image.
-    #[inline]
+    #[inline(always)]
     pub fn start(&mut self, op: ChangeOp) -> &mut Change {
         self.change.row.clear();
-        self.set_op(op);
-        if let Some(b) = &mut self.change.before {
-            b.clear();
+        match &mut self.change.before {
+            Some(b) if op == ChangeOp::Update => b.clear(),
+            _ => self.set_op(op),
         }
+        self.change.op = op;
         &mut self.change
     }
 

@@ -182,13 +182,14 @@ fn accumulate_one(m: &mut FxHashMap<i64, i128>, k: i64, a: Acc, row: &[Value], b
     }
     before.clear();
     after.clear();
-    let raw = match m.entry(k) {
-        Entry::Occupied(e) => {
+    // get_mut, not entry: it inlines, and new keys are the rare case.
+    let raw = match m.get_mut(&k) {
+        Some(raw) => {
             before.push(Value::Int(k));
-            before.push(value(a, *e.get()));
-            e.into_mut()
+            before.push(value(a, *raw));
+            raw
         }
-        Entry::Vacant(e) => e.insert(fresh(a)),
+        None => m.entry(k).or_insert(fresh(a)),
     };
     fold(a, raw, row)?;
     after.push(Value::Int(k));
