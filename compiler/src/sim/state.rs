@@ -1,6 +1,8 @@
 //! The keyed store of one Aggregate node, shaped exactly as its state
 //! fingerprint says: per key, one accumulator per `accumulators=` entry,
 //! of the recorded type. Windowed nodes keep one group per key and window.
+//! Integer-keyed sums and counts are held raw (sums.rs) and reported as
+//! values of those types.
 
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
@@ -84,6 +86,7 @@ impl KeyedStore {
         self.accumulate_generic(key, row, ts, before, after)
     }
 
+    /// Out of line so that the raw path stays small where it is inlined.
     #[inline(never)]
     fn accumulate_generic(&mut self, key: &[Value], row: &[Value], ts: i64, before: &mut Vec<Value>, after: &mut Vec<Value>) -> Result<(), EvalError> {
         before.clear();

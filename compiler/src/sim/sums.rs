@@ -92,6 +92,8 @@ impl IntSums {
         }
     }
 
+    /// Every other shape, and the NULL key; out of line so that the usual
+    /// path stays small where it is inlined.
     #[inline(never)]
     fn accumulate_any(&mut self, key: &Value, row: &[Value], before: &mut Vec<Value>, after: &mut Vec<Value>) -> Result<Fold, EvalError> {
         let k = match key {
