@@ -3,7 +3,9 @@
 //! accumulator as an i128 in the hash slot itself (32 bytes for one sum,
 //! as a hand-written map would hold it), their types known from the plan
 //! rather than carried by every value. The per-event cost of the
-//! simulator is mostly the cache miss on that slot, so its size matters.
+//! simulator is mostly the cache miss on that slot, so its size matters:
+//! a lone accumulator is even kept in an i64 (a 16-byte slot) until a
+//! value needs more.
 //!
 //! A row the plan's types do not describe (a key that is not an integer,
 //! a sum argument of another kind or scale) is refused before anything
@@ -48,6 +50,8 @@ pub enum Fold {
 
 #[derive(Debug)]
 enum Groups {
+    /// One accumulator whose values have all fit an i64 (see `narrow`).
+    Narrow(FxHashMap<i64, i64>),
     /// One accumulator: the slot is (key, value) and nothing else.
     One(FxHashMap<i64, i128>),
     Many(FxHashMap<i64, Box<[i128]>>),
@@ -78,7 +82,7 @@ impl IntSums {
                 _ => None,
             })
             .collect::<Option<Vec<Acc>>>()?;
-        let groups = if accs.len() == 1 { Groups::One(FxHashMap::default()) } else { Groups::Many(FxHashMap::default()) };
+        let groups = if accs.len() == 1 { Groups::Narrow(FxHashMap::default()) } else { Groups::Many(FxHashMap::default()) };
         Some(IntSums { accs, groups, null_key: None })
     }
 
@@ -86,9 +90,44 @@ impl IntSums {
     /// rows as the generic store would: `before` left empty for a new group.
     #[inline]
     pub fn accumulate(&mut self, key: &Value, row: &[Value], before: &mut Vec<Value>, after: &mut Vec<Value>) -> Result<Fold, EvalError> {
-        match (&mut self.groups, key, &self.accs[..]) {
-            (Groups::One(m), Value::Int(k), &[a]) => accumulate_one(m, *k, a, row, before, after),
-            _ => self.accumulate_any(key, row, before, after),
+        let (m, k, a) = match (&mut self.groups, key, &self.accs[..]) {
+            (Groups::Narrow(m), Value::Int(k), &[a]) => (m, *k, a),
+            (Groups::One(m), Value::Int(k), &[a]) => return accumulate_one(m, *k, a, row, before, after),
+            _ => return self.accumulate_any(key, row, before, after),
+        };
+        if !fits(a, row) {
+            return Ok(Fold::Unfit);
+        }
+        before.clear();
+        after.clear();
+        let slot = match m.get_mut(&k) {
+            Some(n) => {
+                before.push(Value::Int(k));
+                before.push(value(a, wide(a, *n)));
+                n
+            }
+            None => m.entry(k).or_insert(narrow(a, fresh(a)).expect("a fresh accumulator fits")),
+        };
+        let mut raw = wide(a, *slot);
+        fold(a, &mut raw, row)?;
+        after.push(Value::Int(k));
+        after.push(value(a, raw));
+        match narrow(a, raw) {
+            Some(n) => *slot = n,
+            None => {
+                // Past an i64: every group moves to the full width, for good.
+                self.widen();
+                if let Groups::One(m) = &mut self.groups {
+                    m.insert(k, raw);
+                }
+            }
+        }
+        Ok(Fold::Done)
+    }
+
+    fn widen(&mut self) {
+        if let (Groups::Narrow(m), &[a]) = (&mut self.groups, &self.accs[..]) {
+            self.groups = Groups::One(m.drain().map(|(k, n)| (k, wide(a, n))).collect());
         }
     }
 
@@ -112,6 +151,7 @@ impl IntSums {
             out.extend(accs.iter().zip(raws).map(|(&a, &raw)| value(a, raw)));
         };
         let slot: &mut [i128] = match (&mut self.groups, k) {
+            (Groups::Narrow(_), Some(_)) => unreachable!("an integer key of a narrow store is folded by accumulate"),
             (Groups::One(m), Some(k)) => match m.entry(k) {
                 Entry::Occupied(e) => {
                     write(before, std::slice::from_ref(e.get()));
@@ -142,10 +182,12 @@ impl IntSums {
     }
 
     /// Every group as values (key, accumulators), giving up the raw form.
-    pub fn into_groups(self) -> impl Iterator<Item = (Value, Vec<Value>)> {
+    pub fn into_groups(mut self) -> impl Iterator<Item = (Value, Vec<Value>)> {
+        self.widen();
         let accs = self.accs;
         let values = move |raws: &[i128]| accs.iter().zip(raws).map(|(&a, &raw)| value(a, raw)).collect::<Vec<Value>>();
         let groups: Vec<(Value, Box<[i128]>)> = match self.groups {
+            Groups::Narrow(_) => unreachable!("widened above"),
             Groups::One(m) => m.into_iter().map(|(k, raw)| (Value::Int(k), Box::from([raw]))).collect(),
             Groups::Many(m) => m.into_iter().map(|(k, raws)| (Value::Int(k), raws)).collect(),
         };
@@ -156,6 +198,7 @@ impl IntSums {
     pub fn groups(&self) -> Vec<(Value, Vec<Value>)> {
         let values = |raws: &[i128]| self.accs.iter().zip(raws).map(|(&a, &raw)| value(a, raw)).collect::<Vec<Value>>();
         let mut out: Vec<(Value, Vec<Value>)> = match &self.groups {
+            Groups::Narrow(m) => m.iter().map(|(k, n)| (Value::Int(*k), values(&[wide(self.accs[0], *n)]))).collect(),
             Groups::One(m) => m.iter().map(|(k, raw)| (Value::Int(*k), values(std::slice::from_ref(raw)))).collect(),
             Groups::Many(m) => m.iter().map(|(k, raws)| (Value::Int(*k), values(raws))).collect(),
         };
@@ -165,6 +208,7 @@ impl IntSums {
 
     pub fn len(&self) -> usize {
         let n = match &self.groups {
+            Groups::Narrow(m) => m.len(),
             Groups::One(m) => m.len(),
             Groups::Many(m) => m.len(),
         };
@@ -221,6 +265,24 @@ fn fresh(a: Acc) -> i128 {
     match a {
         Acc::CountAll | Acc::Count(_) => 0,
         Acc::SumInt(_) | Acc::SumDecimal { .. } => NULL,
+    }
+}
+
+/// The accumulator in an i64, when it fits: a count as it is, a sum with
+/// NULL as i64::MIN (so a sum of exactly i64::MIN does not fit).
+fn narrow(a: Acc, raw: i128) -> Option<i64> {
+    match a {
+        Acc::CountAll | Acc::Count(_) => Some(raw as i64),
+        _ if raw == NULL => Some(i64::MIN),
+        _ => i64::try_from(raw).ok().filter(|&n| n != i64::MIN),
+    }
+}
+
+/// The accumulator an i64 holds (see `narrow`).
+fn wide(a: Acc, n: i64) -> i128 {
+    match a {
+        Acc::SumInt(_) | Acc::SumDecimal { .. } if n == i64::MIN => NULL,
+        _ => n as i128,
     }
 }
 
@@ -306,5 +368,35 @@ mod tests {
         let mut groups = s.groups();
         groups.sort();
         assert_eq!(groups, [(Value::Null, vec![dec(big), Value::Int(1)]), (Value::Int(1), vec![dec(150), Value::Int(2)])]);
+    }
+
+    #[test]
+    fn a_lone_sum_widens_past_an_i64_without_losing_a_group() {
+        let keys = [Column { name: "k".into(), ty: DataType::Int64 }];
+        let call = |ty| AggCall { func: AggFunc::Sum, arg: Some(Expr::Column { index: 0, name: "x".into(), ty }), name: String::new(), ty, identity: String::new() };
+        let (mut before, mut after) = (Vec::new(), Vec::new());
+        let mut s = IntSums::of(&keys, &[call(DataType::Decimal(38, 2))]).expect("raw-shaped");
+        let half = i64::MAX as i128 / 2 + 1;
+        for k in [1, 2] {
+            s.accumulate(&Value::Int(k), &[dec(half)], &mut before, &mut after).unwrap();
+        }
+        s.accumulate(&Value::Null, &[Value::Null], &mut before, &mut after).unwrap();
+        assert!(matches!(s.groups, Groups::Narrow(_)));
+        assert_eq!(s.accumulate(&Value::Int(1), &[dec(half)], &mut before, &mut after), Ok(Fold::Done));
+        assert!(matches!(s.groups, Groups::One(_)));
+        assert_eq!(before, [Value::Int(1), dec(half)]);
+        assert_eq!(after, [Value::Int(1), dec(2 * half)]);
+        let mut groups = s.groups();
+        groups.sort();
+        assert_eq!(groups, [(Value::Null, vec![Value::Null]), (Value::Int(1), vec![dec(2 * half)]), (Value::Int(2), vec![dec(half)])]);
+        // A sum of exactly i64::MIN is a value, not the narrow form's NULL.
+        let mut s = IntSums::of(&keys, &[call(DataType::Int64)]).expect("raw-shaped");
+        s.accumulate(&Value::Int(1), &[Value::Int(i64::MIN)], &mut before, &mut after).unwrap();
+        assert_eq!(after, [Value::Int(1), Value::Int(i64::MIN)]);
+        s.accumulate(&Value::Int(1), &[Value::Int(0)], &mut before, &mut after).unwrap();
+        assert_eq!(before, [Value::Int(1), Value::Int(i64::MIN)]);
+        let e = s.accumulate(&Value::Int(1), &[Value::Int(-1)], &mut before, &mut after).unwrap_err();
+        assert_eq!(e, EvalError::Overflow(format!("{} + -1", i64::MIN)));
+        assert_eq!(s.groups(), [(Value::Int(1), vec![Value::Int(i64::MIN)])]);
     }
 }
