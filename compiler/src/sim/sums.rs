@@ -298,7 +298,7 @@ fn value(a: Acc, raw: i128) -> Value {
 
 /// One accumulator's step, with the generic store's nulls, overflow
 /// checks and messages (state.rs `update` and `add`).
-#[inline]
+#[inline(always)]
 fn fold(a: Acc, raw: &mut i128, row: &[Value]) -> Result<(), EvalError> {
     let v = match a {
         Acc::CountAll => {
