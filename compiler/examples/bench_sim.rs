@@ -81,8 +81,8 @@ fn main() {
             for _ in 0..rows {
                 let (c, a) = orders.next();
                 // Source columns are sorted by name: amount, customer_id.
-                let row = vec![Value::Decimal(Decimal::new(a, 9)), Value::Int(c)];
-                flow.push_event(row, &mut |_, ch| {
+                let row = [Value::Decimal(Decimal::new(a, 9)), Value::Int(c)];
+                flow.push_event(&row, &mut |_, ch| {
                     records += 1;
                     if let Value::Decimal(d) = &ch.row[1] {
                         last = d.mantissa;

@@ -78,7 +78,7 @@ fn keyed_stores_match_state_fingerprints() {
                 }
                 for g in &t.given {
                     let r = match g {
-                        Given::Event { row, .. } => flow.push_event(row.clone(), &mut |_, _| {}).map(|_| ()),
+                        Given::Event { row, .. } => flow.push_event(row, &mut |_, _| {}).map(|_| ()),
                         Given::Watermark(w) => flow.push_watermark(*w, &mut |_, _| {}),
                     };
                     if r.is_err() {

@@ -212,7 +212,7 @@ fn run_source(input: &Path, spec: SourceSpec, plans: Vec<Arc<ModelPlan>>, out: &
                 }
                 events += 1;
                 let row = type_row(&spec, &fields).map_err(at)?;
-                match flow.push_event(row, &mut emit).map_err(|e| at(sim_error(e, &source)))? {
+                match flow.push_event(&row, &mut emit).map_err(|e| at(sim_error(e, &source)))? {
                     Outcome::Processed => processed += 1,
                     Outcome::Late => {
                         late_n += 1;

@@ -6,8 +6,8 @@
 use std::sync::Arc;
 
 use super::eval::{holds, EvalError};
-use super::operators::{Change, Context, Operator, Row};
-use super::rows::RowPool;
+use super::operators::{Change, ChangeOp, Context, Input, Operator, Step};
+use super::rows::RecordBuf;
 use super::state::KeyedStore;
 use super::value::Value;
 use crate::config::LatePolicy;
@@ -53,7 +53,7 @@ impl From<EvalError> for SimError {
 }
 
 #[derive(Debug)]
-enum Input {
+enum Reads {
     Source,
     Model,
 }
@@ -61,9 +61,11 @@ enum Input {
 #[derive(Debug)]
 pub struct ModelExec {
     pub plan: Arc<ModelPlan>,
-    input: Input,
+    input: Reads,
     ops: Vec<Operator>,
     readers: Vec<usize>,
+    /// Where the operators write the record of an event, by turns.
+    bufs: [RecordBuf; 2],
 }
 
 impl ModelExec {
@@ -88,9 +90,6 @@ pub struct Dataflow {
     pub models: Vec<ModelExec>,
     roots: Vec<usize>,
     watermark: Option<i64>,
-    /// Buffers reused from one event to the next: rows, and record lists.
-    rows: RowPool,
-    batches: Vec<Vec<Change>>,
 }
 
 impl Dataflow {
@@ -105,9 +104,17 @@ impl Dataflow {
                 None => source.columns.clone(),
             };
             let mut ops = Vec::new();
+            // How wide the rows reaching the next operator are, when sure.
+            let mut width: Option<usize> = None;
             for node in &plan.nodes {
-                if let Some(op) = Operator::of(&plan.name, node, &schema) {
-                    ops.push(op);
+                match Operator::of(&plan.name, node, &schema) {
+                    // The identity on rows known to be as wide: nothing to run.
+                    Some(Operator::PassThrough(n)) if width == Some(n) => {}
+                    Some(op) => {
+                        width = op.width().or(width);
+                        ops.push(op);
+                    }
+                    None => {}
                 }
                 schema = node.schema.clone();
             }
@@ -115,10 +122,10 @@ impl Dataflow {
             if let Some(u) = upstream {
                 models[u].readers.push(idx);
             }
-            models.push(ModelExec { plan, input: if upstream.is_some() { Input::Model } else { Input::Source }, ops, readers: Vec::new() });
+            models.push(ModelExec { plan, input: if upstream.is_some() { Reads::Model } else { Reads::Source }, ops, readers: Vec::new(), bufs: Default::default() });
         }
-        let roots = models.iter().enumerate().filter(|(_, m)| matches!(m.input, Input::Source)).map(|(i, _)| i).collect();
-        Dataflow { source, models, roots, watermark: None, rows: RowPool::default(), batches: Vec::new() }
+        let roots = models.iter().enumerate().filter(|(_, m)| matches!(m.input, Reads::Source)).map(|(i, _)| i).collect();
+        Dataflow { source, models, roots, watermark: None }
     }
 
     pub fn watermark(&self) -> Option<i64> {
@@ -128,8 +135,8 @@ impl Dataflow {
     /// Feeds one event (in source column order): contracts, then the late
     /// check against the watermark before it, then the models, then the
     /// watermark advances (closing windows, expiring state).
-    pub fn push_event(&mut self, row: Row, emit: &mut Emit<'_>) -> Result<Outcome, SimError> {
-        let broken = self.source.contracts.iter().map(|(name, rule)| holds(rule, &row).map(|ok| (!ok).then(|| name.clone()))).find(|r| !matches!(r, Ok(None)));
+    pub fn push_event(&mut self, row: &[Value], emit: &mut Emit<'_>) -> Result<Outcome, SimError> {
+        let broken = self.source.contracts.iter().map(|(name, rule)| holds(rule, row).map(|ok| (!ok).then(|| name.clone()))).find(|r| !matches!(r, Ok(None)));
         if let Some(broken) = broken {
             let name = broken?.expect("a broken contract");
             {
@@ -154,14 +161,9 @@ impl Dataflow {
             }
         }
         let ctx = Context { event_time: ts.unwrap_or(0) };
-        let mut row = Some(row);
-        let n = self.roots.len();
-        for i in 0..n {
-            let r = self.roots[i];
-            let record = if i + 1 == n { row.take().expect("once") } else { row.clone().expect("present") };
-            let mut batch = self.batch();
-            batch.push(Change::insert(record));
-            self.run_from(r, 0, batch, ctx, emit)?;
+        for i in 0..self.roots.len() {
+            let input = Input { op: ChangeOp::Insert, row, before: None };
+            self.run_one(self.roots[i], input, ctx, emit)?;
         }
         if let Some(ts) = ts {
             self.advance(ts.saturating_sub(self.source.delay_ms), emit)?;
@@ -198,13 +200,41 @@ impl Dataflow {
         Ok(())
     }
 
-    /// Runs records through model `m` from operator `start`, emits what
-    /// reaches its sink, and feeds that to the models reading it.
+    /// Runs one record through model `m`, emits what reaches its sink, and
+    /// feeds that to the models reading it.
+    fn run_one(&mut self, m: usize, input: Input<'_>, ctx: Context, emit: &mut Emit<'_>) -> Result<(), SimError> {
+        let model = &mut self.models[m];
+        let Some(i) = run_ops(&mut model.ops, input, ctx, &mut model.bufs)? else { return Ok(()) };
+        emit(m, &model.bufs[i].change);
+        if model.readers.is_empty() {
+            return Ok(());
+        }
+        // Lent out while the readers run: they read the record from it.
+        let bufs = std::mem::take(&mut model.bufs);
+        let mut result = Ok(());
+        for k in 0..self.models[m].readers.len() {
+            result = self.run_one(self.models[m].readers[k], bufs[i].change.input(), ctx, emit);
+            if result.is_err() {
+                break;
+            }
+        }
+        self.models[m].bufs = bufs;
+        result
+    }
+
+    /// Runs records through model `m` from operator `start`, each operator
+    /// taking them all in turn, emits what reaches its sink, and feeds that
+    /// to the models reading it.
     fn run_from(&mut self, m: usize, start: usize, mut records: Vec<Change>, ctx: Context, emit: &mut Emit<'_>) -> Result<(), SimError> {
-        let mut next = self.batch();
+        let mut next = Vec::new();
         for op in &mut self.models[m].ops[start..] {
             for c in records.drain(..) {
-                op.apply(c, ctx, &mut next, &mut self.rows)?;
+                let mut out = RecordBuf::default();
+                match op.apply(c.input(), ctx, &mut out)? {
+                    Step::Same => next.push(c),
+                    Step::Wrote => next.push(out.change),
+                    Step::Dropped => {}
+                }
             }
             std::mem::swap(&mut records, &mut next);
             if records.is_empty() {
@@ -217,31 +247,39 @@ impl Dataflow {
             }
             for i in 0..self.models[m].readers.len() {
                 let r = self.models[m].readers[i];
-                let mut copy = self.batch();
-                copy.extend(records.iter().cloned());
-                self.run_from(r, 0, copy, ctx, emit)?;
+                self.run_from(r, 0, records.clone(), ctx, emit)?;
             }
         }
-        self.recycle(records);
-        self.recycle(next);
         Ok(())
     }
+}
 
-    /// An empty record list, reused when one has been handed back.
-    fn batch(&mut self) -> Vec<Change> {
-        self.batches.pop().unwrap_or_default()
-    }
-
-    /// Takes back a record list once its records have been emitted.
-    fn recycle(&mut self, mut batch: Vec<Change>) {
-        for c in batch.drain(..) {
-            self.rows.give(c.row);
-            if let Some(b) = c.before {
-                self.rows.give(b);
-            }
+/// Runs one record through `ops`, each reading what the one before made,
+/// writing into the buffers by turns; returns the buffer holding the
+/// result, if the record got through.
+#[inline]
+fn run_ops(ops: &mut [Operator], input: Input<'_>, ctx: Context, bufs: &mut [RecordBuf; 2]) -> Result<Option<usize>, EvalError> {
+    // The buffer holding the current record; none while it is `input`.
+    let mut cur: Option<usize> = None;
+    let [b0, b1] = bufs;
+    for op in ops {
+        let step = match cur {
+            None => op.apply(input, ctx, b0)?,
+            Some(0) => op.apply(b0.change.input(), ctx, b1)?,
+            Some(_) => op.apply(b1.change.input(), ctx, b0)?,
+        };
+        match step {
+            Step::Same => {}
+            Step::Wrote => cur = Some(cur.map_or(0, |i| 1 - i)),
+            Step::Dropped => return Ok(None),
         }
-        if self.batches.len() < 16 {
-            self.batches.push(batch);
+    }
+    if cur.is_none() {
+        // Passed through untouched: emitted as a record of its own.
+        let change = b0.copy(input.op, input.row);
+        if let (Some(b), Some(into)) = (input.before, &mut change.before) {
+            into.extend_from_slice(b);
         }
     }
+    Ok(Some(cur.unwrap_or(0)))
 }

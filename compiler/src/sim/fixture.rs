@@ -277,7 +277,7 @@ pub fn run_fixture(t: &TypedFixture) -> FixtureReport {
             Given::Watermark(w) => flow.push_watermark(*w, &mut emit).map(|_| None),
             Given::Event { row, written } => {
                 events += 1;
-                flow.push_event(row.clone(), &mut emit).map(|o| Some((o, written)))
+                flow.push_event(row, &mut emit).map(|o| Some((o, written)))
             }
         };
         match result {

@@ -4,10 +4,12 @@
 //! It executes each model's typed [`ModelPlan`](crate::plan::node::ModelPlan),
 //! never the manifest, with exact values ([`decimal`], [`value`]), an
 //! evaluator for the plan's expressions ([`eval`]), keyed state shaped by
-//! each node's state fingerprint ([`state`], [`small`]), operators over changelog
-//! records ([`operators`], their buffers reused by [`rows`]) and the per-source dataflow with its clock
-//! ([`dataflow`]). Fixtures are typed and run by [`fixture`] and compared
-//! by [`compare`]; [`jsonl`] reads `streamform run`'s input lines.
+//! each node's state fingerprint ([`state`], [`small`]; integer-keyed sums
+//! and counts held raw, [`sums`]), operators over changelog records
+//! ([`operators`], their buffers reused by [`rows`]) and the per-source
+//! dataflow with its clock ([`dataflow`]). Fixtures are typed and run by
+//! [`fixture`] and compared by [`compare`]; [`jsonl`] reads
+//! `streamform run`'s input lines.
 
 pub mod compare;
 pub mod dataflow;
@@ -20,6 +22,7 @@ pub mod rows;
 pub mod scalar;
 pub mod small;
 pub mod state;
+pub mod sums;
 pub mod value;
 
 pub use compare::{EventRowReport, FixtureReport, RowReport};

@@ -1,7 +1,7 @@
 //! The operators of one model's plan, executed on changelog records.
 
 use super::eval::{eval, holds, EvalError};
-use super::rows::RowPool;
+use super::rows::RecordBuf;
 use super::state::KeyedStore;
 use super::value::Value;
 use crate::plan::expr::Expr;
@@ -40,6 +40,30 @@ impl Change {
     pub fn insert(row: Row) -> Change {
         Change { op: ChangeOp::Insert, row, before: None }
     }
+
+    pub fn input(&self) -> Input<'_> {
+        Input { op: self.op, row: &self.row, before: self.before.as_deref() }
+    }
+}
+
+/// A record as an operator reads it: borrowed, from a source event or
+/// the record the operator before wrote.
+#[derive(Clone, Copy, Debug)]
+pub struct Input<'a> {
+    pub op: ChangeOp,
+    pub row: &'a [Value],
+    pub before: Option<&'a [Value]>,
+}
+
+/// What an operator made of a record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// The record passes unchanged.
+    Same,
+    /// A new record, written into the output buffer.
+    Wrote,
+    /// Nothing passes.
+    Dropped,
 }
 
 /// What an operator knows about the record it is given.
@@ -69,8 +93,10 @@ pub struct Aggregate {
     /// Tumbling windows: the event-time column's position and the size.
     window: Option<(usize, i64)>,
     pub store: KeyedStore,
-    /// Reused for each record's key, to look it up without allocating.
+    /// Reused for each record's key of several columns, to look it up
+    /// without allocating, and for a windowed row with its bounds.
     scratch: Vec<Value>,
+    bounded: Vec<Value>,
 }
 
 impl Operator {
@@ -90,40 +116,62 @@ impl Operator {
                     _ => None,
                 };
                 let window = window.as_ref().and_then(|w| Some((input.iter().position(|c| c.name == w.time)?, w.size.millis().min(i64::MAX as u64) as i64)));
-                Some(Operator::Aggregate(Aggregate { id: node.id(model), keys: data_keys, window, store: KeyedStore::new(key_cols, calls.clone(), retention), scratch: Vec::new() }))
+                Some(Operator::Aggregate(Aggregate { id: node.id(model), keys: data_keys, window, store: KeyedStore::new(key_cols, calls.clone(), retention, window.is_some()), scratch: Vec::new(), bounded: Vec::new() }))
             }
         }
     }
 
-    /// Applies the operator to one record, pushing what it emits; rows
-    /// it consumes go back to `rows`, rows it builds come from there.
-    pub fn apply(&mut self, change: Change, ctx: Context, out: &mut Vec<Change>, rows: &mut RowPool) -> Result<(), EvalError> {
+    /// How many columns the rows it makes have; `None` when it passes its
+    /// input's rows on (a filter).
+    pub fn width(&self) -> Option<usize> {
         match self {
-            Operator::Filter(p) => filter(p, change, out),
+            Operator::Filter(_) => None,
+            Operator::Project(items) => Some(items.len()),
+            Operator::PassThrough(n) => Some(*n),
+            // Keys, window bounds, accumulators: see `Aggregate::insert` and `output_row`.
+            Operator::Aggregate(a) => Some(a.keys.len() + if a.window.is_some() { 2 } else { 0 } + a.store.accumulators.len()),
+        }
+    }
+
+    /// Applies the operator to one record. No operator makes more than
+    /// one record of one (a window's rows come from the watermark), so
+    /// records flow one at a time; a new one is written into `out`.
+    #[inline]
+    pub fn apply(&mut self, input: Input<'_>, ctx: Context, out: &mut RecordBuf) -> Result<Step, EvalError> {
+        match self {
+            Operator::Filter(p) => filter(p, input, out),
             Operator::Project(items) => {
-                let row = project(items, &change.row, rows)?;
-                let before = match &change.before {
-                    Some(b) => Some(project(items, b, rows)?),
-                    None => None,
-                };
-                rows.give(change.row);
-                if let Some(b) = change.before {
-                    rows.give(b);
+                let change = out.start(input.op);
+                for e in items.iter() {
+                    change.row.push(eval(e, input.row)?);
                 }
-                out.push(Change { op: change.op, row, before });
-                Ok(())
+                if let (Some(b), Some(into)) = (input.before, &mut change.before) {
+                    for e in items.iter() {
+                        into.push(eval(e, b)?);
+                    }
+                }
+                Ok(Step::Wrote)
             }
             Operator::PassThrough(n) => {
-                let mut change = change;
-                // As evaluating the column list would: extra columns dropped, missing ones null.
-                change.row.resize(*n, Value::Null);
-                if let Some(b) = &mut change.before {
-                    b.resize(*n, Value::Null);
+                let n = *n;
+                if input.row.len() == n && input.before.is_none_or(|b| b.len() == n) {
+                    return Ok(Step::Same);
                 }
-                out.push(change);
-                Ok(())
+                // As evaluating the column list would: extra columns dropped, missing ones null.
+                let change = out.start(input.op);
+                let fill = |into: &mut Row, from: &[Value]| {
+                    into.extend(from.iter().take(n).cloned());
+                    into.resize(n, Value::Null);
+                };
+                fill(&mut change.row, input.row);
+                if let (Some(b), Some(into)) = (input.before, &mut change.before) {
+                    fill(into, b);
+                }
+                Ok(Step::Wrote)
             }
-            Operator::Aggregate(a) => a.apply(change, ctx, out, rows),
+            // Planning rejects aggregates over updating inputs, so only inserts arrive.
+            Operator::Aggregate(a) if input.op == ChangeOp::Insert => a.insert(input.row, ctx, out),
+            Operator::Aggregate(_) => Ok(Step::Dropped),
         }
     }
 }
@@ -133,78 +181,78 @@ fn is_pass_through<'a>(items: impl ExactSizeIterator<Item = &'a Expr>, n: usize)
     items.len() == n && items.enumerate().all(|(i, e)| matches!(e, Expr::Column { index, .. } if *index == i))
 }
 
-fn project(items: &[Expr], input: &[Value], rows: &mut RowPool) -> Result<Row, EvalError> {
-    let mut row = rows.take();
-    for e in items {
-        row.push(eval(e, input)?);
-    }
-    Ok(row)
-}
-
 /// A filter over a changelog: an update whose old row matched and new row
 /// does not is a delete of the old row; the reverse is an insert.
-fn filter(p: &Expr, change: Change, out: &mut Vec<Change>) -> Result<(), EvalError> {
-    let now = holds(p, &change.row)?;
-    match change.op {
+fn filter(p: &Expr, input: Input<'_>, out: &mut RecordBuf) -> Result<Step, EvalError> {
+    let now = holds(p, input.row)?;
+    Ok(match input.op {
         ChangeOp::Insert | ChangeOp::Delete => {
             if now {
-                out.push(change);
+                Step::Same
+            } else {
+                Step::Dropped
             }
         }
         ChangeOp::Update => {
-            let was = match &change.before {
+            let was = match input.before {
                 Some(b) => holds(p, b)?,
                 None => false,
             };
             match (was, now) {
-                (true, true) => out.push(change),
-                (false, true) => out.push(Change { op: ChangeOp::Insert, row: change.row, before: None }),
-                (true, false) => out.push(Change { op: ChangeOp::Delete, row: change.before.expect("matched"), before: None }),
-                (false, false) => {}
+                (true, true) => Step::Same,
+                (false, true) => {
+                    out.copy(ChangeOp::Insert, input.row);
+                    Step::Wrote
+                }
+                (true, false) => {
+                    out.copy(ChangeOp::Delete, input.before.expect("matched"));
+                    Step::Wrote
+                }
+                (false, false) => Step::Dropped,
             }
         }
-    }
-    Ok(())
+    })
 }
 
-impl Aggregate {
-    fn apply(&mut self, change: Change, ctx: Context, out: &mut Vec<Change>, rows: &mut RowPool) -> Result<(), EvalError> {
-        // Planning rejects aggregates over updating inputs, so only inserts arrive.
-        if change.op != ChangeOp::Insert {
-            return Ok(());
-        }
-        let mut key = std::mem::take(&mut self.scratch);
-        key.clear();
-        key.extend(self.keys.iter().map(|&k| change.row.get(k).cloned().unwrap_or(Value::Null)));
-        let result = self.accumulate(&key, change, ctx, out, rows);
-        self.scratch = key;
-        result
-    }
+/// What a missing key column reads as.
+static NULL: Value = Value::Null;
 
-    fn accumulate(&mut self, key: &[Value], change: Change, ctx: Context, out: &mut Vec<Change>, rows: &mut RowPool) -> Result<(), EvalError> {
-        if let Some((time, size)) = self.window {
-            let ts = match change.row.get(time) {
+impl Aggregate {
+    /// Folds one inserted row into its group: writes the group's insert
+    /// or update, or nothing for a window (emitted when it closes).
+    fn insert(&mut self, row: &[Value], ctx: Context, out: &mut RecordBuf) -> Result<Step, EvalError> {
+        let Aggregate { keys, window, store, scratch, bounded, .. } = self;
+        let key: &[Value] = match keys.as_slice() {
+            // The usual one key column is read in place.
+            [k] => std::slice::from_ref(row.get(*k).unwrap_or(&NULL)),
+            many => {
+                scratch.clear();
+                scratch.extend(many.iter().map(|&k| row.get(k).cloned().unwrap_or(Value::Null)));
+                scratch
+            }
+        };
+        if let Some((time, size)) = *window {
+            let ts = match row.get(time) {
                 Some(Value::Timestamp(t)) => *t,
                 Some(Value::TimestampNanos(n)) => n.div_euclid(1_000_000),
-                _ => return Ok(()), // no event time: no window to place it in
+                _ => return Ok(Step::Dropped), // no event time: no window to place it in
             };
             let start = ts.div_euclid(size) * size;
             // Window bounds are input columns too (aggregate arguments may read them).
-            let mut row = change.row;
-            row.push(Value::Timestamp(start));
-            row.push(Value::Timestamp(start.saturating_add(size)));
-            return self.store.accumulate_window(start, key, &row, ctx.event_time);
+            bounded.clear();
+            bounded.extend_from_slice(row);
+            bounded.push(Value::Timestamp(start));
+            bounded.push(Value::Timestamp(start.saturating_add(size)));
+            store.accumulate_window(start, key, bounded, ctx.event_time)?;
+            return Ok(Step::Dropped);
         }
-        let (mut before, mut row) = (rows.take(), rows.take());
-        self.store.accumulate(key, &change.row, ctx.event_time, &mut before, &mut row)?;
-        rows.give(change.row);
-        out.push(if before.is_empty() {
-            rows.give(before);
-            Change { op: ChangeOp::Insert, row, before: None }
-        } else {
-            Change { op: ChangeOp::Update, row, before: Some(before) }
-        });
-        Ok(())
+        let change = out.start(ChangeOp::Update);
+        let before = change.before.as_mut().expect("an update has a before-image");
+        store.accumulate(key, row, ctx.event_time, before, &mut change.row)?;
+        if before.is_empty() {
+            out.set_op(ChangeOp::Insert);
+        }
+        Ok(Step::Wrote)
     }
 
     /// Emits the windows the watermark closed and expires retained keys.

@@ -1,30 +1,58 @@
-//! Row buffers reused across events: each event's records are built in
-//! vectors handed back once the records have been emitted, so a steady
-//! stream of events allocates no rows of its own.
+//! Record buffers reused across events: each model builds its records in
+//! the same few vectors, so a steady stream of events allocates no rows.
 
-use super::operators::Row;
+use super::operators::{Change, ChangeOp, Row};
+use super::value::Value;
 
-/// Cleared rows, ready to be filled again.
-#[derive(Debug, Default)]
-pub struct RowPool {
-    spare: Vec<Row>,
+/// One record under construction; its vectors keep their capacity from
+/// one record to the next.
+#[derive(Debug)]
+pub struct RecordBuf {
+    pub change: Change,
+    /// The before-image's vector while the record has none.
+    spare: Row,
 }
 
-/// Enough for the records of one event through a chain of models; more
-/// would only hold memory.
-const KEEP: usize = 64;
+impl Default for RecordBuf {
+    fn default() -> RecordBuf {
+        RecordBuf { change: Change::insert(Row::new()), spare: Row::new() }
+    }
+}
 
-impl RowPool {
-    /// An empty row, with the capacity of an earlier one when there is one.
-    pub fn take(&mut self) -> Row {
-        self.spare.pop().unwrap_or_default()
+impl RecordBuf {
+    /// Starts a record of `op`: the row empty, and for an update an empty
+    /// before-image.
+    #[inline(always)]
+    pub fn start(&mut self, op: ChangeOp) -> &mut Change {
+        self.change.row.clear();
+        match &mut self.change.before {
+            Some(b) if op == ChangeOp::Update => b.clear(),
+            _ => self.set_op(op),
+        }
+        self.change.op = op;
+        &mut self.change
     }
 
-    /// Hands a row back; its values are dropped now.
-    pub fn give(&mut self, mut row: Row) {
-        if self.spare.len() < KEEP && row.capacity() > 0 {
-            row.clear();
-            self.spare.push(row);
+    /// Changes the record's op, adding or putting away its before-image
+    /// (only an update has one).
+    #[inline]
+    pub fn set_op(&mut self, op: ChangeOp) {
+        self.change.op = op;
+        match (op == ChangeOp::Update, self.change.before.is_some()) {
+            (true, false) => self.change.before = Some(std::mem::take(&mut self.spare)),
+            (false, true) => {
+                self.spare = self.change.before.take().expect("present");
+                self.spare.clear();
+            }
+            _ => {}
         }
+    }
+
+    /// Makes the record `op` of a copy of `row`.
+    #[inline]
+    pub fn copy(&mut self, op: ChangeOp, row: &[Value]) -> &mut Change {
+        let change = self.start(op);
+        change.row.extend_from_slice(row);
+        change
     }
 }

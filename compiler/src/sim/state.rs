@@ -1,6 +1,8 @@
 //! The keyed store of one Aggregate node, shaped exactly as its state
 //! fingerprint says: per key, one accumulator per `accumulators=` entry,
 //! of the recorded type. Windowed nodes keep one group per key and window.
+//! Integer-keyed sums and counts are held raw (sums.rs) and reported as
+//! values of those types.
 
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
@@ -8,8 +10,9 @@ use std::collections::{BTreeMap, BinaryHeap};
 use rustc_hash::FxHashMap;
 
 use super::decimal::DecimalError;
-use super::small::SmallSlice;
 use super::eval::{eval, EvalError};
+use super::small::SmallSlice;
+use super::sums::{Fold, IntSums};
 use super::value::Value;
 use crate::plan::expr::{AggCall, AggFunc, Expr};
 use crate::plan::node::Column;
@@ -36,6 +39,9 @@ pub struct KeyedStore {
     pub accumulators: Vec<Column>,
     calls: Vec<AggCall>,
     retention_ms: Option<i64>,
+    /// The groups, held raw while the node's shape and every row so far
+    /// allow it (see sums.rs); `groups` holds them otherwise.
+    raw: Option<IntSums>,
     groups: FxHashMap<Key, Group>,
     /// Windowed state: window start → key → group, both in emission order.
     windows: BTreeMap<i64, BTreeMap<Key, Group>>,
@@ -45,9 +51,20 @@ pub struct KeyedStore {
 }
 
 impl KeyedStore {
-    pub fn new(keys: Vec<Column>, calls: Vec<AggCall>, retention_ms: Option<i64>) -> KeyedStore {
+    pub fn new(keys: Vec<Column>, calls: Vec<AggCall>, retention_ms: Option<i64>, windowed: bool) -> KeyedStore {
         let accumulators = calls.iter().map(|c| Column { name: c.name.clone(), ty: c.ty }).collect();
-        KeyedStore { keys, accumulators, calls, retention_ms, groups: FxHashMap::default(), windows: BTreeMap::new(), timers: BinaryHeap::new() }
+        // The raw form keeps no event times, so no retention, and no windows.
+        let raw = if retention_ms.is_none() && !windowed { IntSums::of(&keys, &calls) } else { None };
+        KeyedStore { keys, accumulators, calls, retention_ms, raw, groups: FxHashMap::default(), windows: BTreeMap::new(), timers: BinaryHeap::new() }
+    }
+
+    /// Moves every raw group to the generic form, for good.
+    fn unraw(&mut self) {
+        let Some(raw) = self.raw.take() else { return };
+        for (key, accs) in raw.into_groups() {
+            // last_event only serves retention, which a raw store never has.
+            self.groups.insert(SmallSlice::One(key), Group { accumulators: accs.into_iter().collect(), last_event: 0, timer: None });
+        }
     }
 
     fn fresh(&self, ts: i64) -> Group {
@@ -58,7 +75,20 @@ impl KeyedStore {
     /// Folds one input row into the key's group and writes the group's
     /// output rows (keys, then accumulators): `before` is left empty for a
     /// new group. One hash lookup for an existing key.
+    #[inline]
     pub fn accumulate(&mut self, key: &[Value], row: &[Value], ts: i64, before: &mut Vec<Value>, after: &mut Vec<Value>) -> Result<(), EvalError> {
+        if let (Some(raw), [k]) = (&mut self.raw, key) {
+            if raw.accumulate(k, row, before, after)? == Fold::Done {
+                return Ok(());
+            }
+            self.unraw();
+        }
+        self.accumulate_generic(key, row, ts, before, after)
+    }
+
+    /// Out of line so that the raw path stays small where it is inlined.
+    #[inline(never)]
+    fn accumulate_generic(&mut self, key: &[Value], row: &[Value], ts: i64, before: &mut Vec<Value>, after: &mut Vec<Value>) -> Result<(), EvalError> {
         before.clear();
         after.clear();
         let group = match self.groups.get_mut(key) {
@@ -132,16 +162,20 @@ impl KeyedStore {
         }
     }
 
-    /// Every stored group (key, accumulators), for tests and inspection.
-    pub fn groups(&self) -> impl Iterator<Item = (&[Value], &[Value])> {
-        self.groups
-            .iter()
-            .map(|(k, g)| (&k[..], &g.accumulators[..]))
-            .chain(self.windows.values().flat_map(|w| w.iter().map(|(k, g)| (&k[..], &g.accumulators[..]))))
+    /// Every stored group (key, accumulators) as values, for tests and
+    /// inspection.
+    pub fn groups(&self) -> impl Iterator<Item = (Vec<Value>, Vec<Value>)> + '_ {
+        let raw = self.raw.iter().flat_map(|r| r.groups()).map(|(k, accs)| (vec![k], accs));
+        raw.chain(
+            self.groups
+                .iter()
+                .chain(self.windows.values().flatten())
+                .map(|(k, g)| (k.to_vec(), g.accumulators.to_vec())),
+        )
     }
 
     pub fn len(&self) -> usize {
-        self.groups.len() + self.windows.values().map(BTreeMap::len).sum::<usize>()
+        self.raw.as_ref().map_or(0, IntSums::len) + self.groups.len() + self.windows.values().map(BTreeMap::len).sum::<usize>()
     }
 
     pub fn is_empty(&self) -> bool {
