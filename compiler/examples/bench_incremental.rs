@@ -147,7 +147,8 @@ fn main() {
     };
     // BENCH_ONLY=logic|whitespace: one kind of edit (to profile it).
     let only = std::env::var("BENCH_ONLY").unwrap_or_default();
-    for same_model in [true, false] {
+    let sames: &[bool] = if std::env::var_os("BENCH_SAME_ONLY").is_some() { &[true] } else { &[true, false] };
+    for &same_model in sames {
         if only.is_empty() || only == "whitespace" {
             run("incremental re-check, whitespace edit", same_model, &whitespace);
         }

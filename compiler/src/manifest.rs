@@ -317,18 +317,28 @@ impl std::fmt::Debug for DigestState {
     }
 }
 
+/// The `models` entries of one run (in name order), None for a model
+/// without identity. Apart from [`manifest_run`] so that an edit that keeps
+/// a model's entry (most do: it holds no digest) does not re-hash them.
+#[salsa::tracked(returns(ref))]
+fn run_model_entries(db: &dyn Db, project: Project, run: u32) -> Vec<Option<String>> {
+    manifest_run(db, project, run).models.iter().map(|m| m.as_ref().map(|(_, json)| json.model.clone())).collect()
+}
+
 /// The document up to the opening of `nodes`: the header and every model's
 /// `models` entry (None when a model has no identity).
 #[salsa::tracked(returns(ref))]
 fn digest_head(db: &dyn Db, project: Project) -> Option<DigestState> {
     let graph = dependency_graph(db, project);
+    let names = model_names(db, project).len();
     let mut h = Sha256::new();
     h.update(format!("{{\"manifest_version\":{MANIFEST_VERSION},\"application_digest\":\"\",\"models\":[").as_bytes());
     for (i, &position) in graph.positions.iter().enumerate() {
         if i > 0 {
             h.update(b",");
         }
-        h.update(model_at(db, project, position)?.1.model.as_bytes());
+        let (run, offset) = chunks::locate(names, position);
+        h.update(run_model_entries(db, project, run)[offset].as_ref()?.as_bytes());
     }
     h.update(b"],\"nodes\":[");
     Some(DigestState::new(h, false))

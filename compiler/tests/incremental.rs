@@ -119,7 +119,6 @@ fn logic_edit_keeping_contract() {
     assert_nothing_of(&executed, "b");
     assert_nothing_of(&executed, "c");
     expect![[r#"
-        digest_head(project)
         digest_through(project)
         lower_model(a)
         manifest(project)
@@ -129,7 +128,8 @@ fn logic_edit_keeping_contract() {
         model_manifest_json(a)
         model_plan(a)
         model_reads(a)
-        parse_model(a)"#]].assert_eq(&executed);
+        parse_model(a)
+        run_model_entries(project)"#]].assert_eq(&executed);
 }
 
 #[test]
@@ -143,7 +143,6 @@ fn logic_edit_changing_contract() {
     assert!(executed.contains("lower_model(b)"));
     assert_nothing_of(&executed, "c");
     expect![[r#"
-        digest_head(project)
         digest_through(project)
         lower_model(a)
         lower_model(b)
@@ -157,7 +156,8 @@ fn logic_edit_changing_contract() {
         model_plan(a)
         model_plan(b)
         model_reads(a)
-        parse_model(a)"#]].assert_eq(&executed);
+        parse_model(a)
+        run_model_entries(project)"#]].assert_eq(&executed);
 }
 
 #[test]
@@ -173,7 +173,6 @@ fn config_edit_of_another_model() {
         assert_eq!(Fixture::executed_for(&executed, m), [format!("model_config({m})")]);
     }
     expect![[r#"
-        digest_head(project)
         digest_through(project)
         lower_model(c)
         manifest(project)
@@ -186,7 +185,8 @@ fn config_edit_of_another_model() {
         model_manifest_json(c)
         model_plan(c)
         model_settings(c)
-        project_config(project)"#]].assert_eq(&executed);
+        project_config(project)
+        run_model_entries(project)"#]].assert_eq(&executed);
 }
 
 #[test]
@@ -220,7 +220,6 @@ fn source_edit_touches_only_its_readers() {
         assert!(of.iter().all(|q| q.starts_with("model_config(")), "{m}: {of:?}");
     }
     expect![[r#"
-        digest_head(project)
         digest_through(project)
         lower_model(c)
         manifest(project)
@@ -228,6 +227,7 @@ fn source_edit_touches_only_its_readers() {
         model_identity(c)
         model_manifest_json(c)
         model_plan(c)
+        run_model_entries(project)
         source_config(source clicks)
         source_config(source orders)
         source_contracts(source clicks)
@@ -256,6 +256,7 @@ fn deleting_an_unrelated_model() {
         model_names(project)
         model_source_file(a)
         model_source_file(b)
+        run_model_entries(project)
         run_upstream(project)"#]].assert_eq(&executed);
 }
 
@@ -302,6 +303,8 @@ fn large_project_edit_re_runs_one_run() {
     assert_eq!(count(&executed, "manifest_run"), 1, "{executed}");
     assert_eq!(count(&executed, "digest_through"), 1, "{executed}");
     assert_eq!(count(&executed, "run_upstream"), 0, "{executed}");
+    // The models' entries (name, key, output) are unchanged: not re-hashed.
+    assert_eq!(count(&executed, "digest_head"), 0, "{executed}");
     assert_eq!(count(&executed, "check_report"), 0, "equal diagnostics: {executed}");
 
     // An edit in the first run re-hashes every run after it.
