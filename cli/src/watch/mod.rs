@@ -113,8 +113,8 @@ impl Session {
     }
 }
 
-/// Brings the per-run queries up to date on every core before the view
-/// reads them. After a file's first edit salsa re-verifies every model's
+/// Brings the per-run queries, the manifest and the check report up to
+/// date on every core before the view reads them. After a file's first edit salsa re-verifies every model's
 /// memos (the edit lowers the file's durability); shared over threads, that
 /// takes a fraction of the time. Later edits find the runs valid at once.
 fn refresh_runs(db: &Database, project: streamform::Project) {
@@ -128,11 +128,16 @@ fn refresh_runs(db: &Database, project: streamform::Project) {
         return;
     }
     std::thread::scope(|scope| {
-        for t in 1..threads {
+        // The helpers take runs from the last one back; this thread builds
+        // the manifest (plan order, the digest chained from the first run)
+        // and the check report, meeting them somewhere in the middle.
+        let helpers = threads - 1;
+        for t in 0..helpers {
             let db = db.clone();
-            scope.spawn(move || (t..runs).step_by(threads as usize).for_each(|r| refresh_run(&db, project, r)));
+            scope.spawn(move || (0..runs).rev().skip(t as usize).step_by(helpers as usize).for_each(|r| refresh_run(&db, project, r)));
         }
-        (0..runs).step_by(threads as usize).for_each(|r| refresh_run(db, project, r));
+        let _ = streamform::manifest::manifest(db, project);
+        let _ = streamform::check::check_report(db, project);
     });
 }
 
