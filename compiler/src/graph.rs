@@ -1,6 +1,7 @@
 //! The model dependency graph: plan order and reference cycles.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 
 use crate::chunks;
 use crate::db::{Db, ModelName, Project};
@@ -34,46 +35,48 @@ pub(crate) fn run_upstream(db: &dyn Db, project: Project, run: u32) -> Vec<Vec<S
 
 #[salsa::tracked(returns(ref))]
 pub fn dependency_graph(db: &dyn Db, project: Project) -> DependencyGraph {
+    // Models by their position in name order, so "the smallest ready name"
+    // is the smallest ready index.
     let names = model_names(db, project);
-    // upstream model of each model (only refs to existing models count)
-    let mut deps: BTreeMap<&str, Vec<String>> = BTreeMap::new();
-    for run in 0..chunks::count(names.len()) {
-        let range = chunks::range(names.len(), run);
-        for (n, up) in names[range].iter().zip(run_upstream(db, project, run)) {
-            deps.insert(n, up.clone());
+    let n = names.len();
+    // upstream models of each model (only refs to existing models count)
+    let mut deps: Vec<Vec<usize>> = Vec::with_capacity(n);
+    for run in 0..chunks::count(n) {
+        for up in run_upstream(db, project, run) {
+            deps.push(up.iter().map(|m| names.binary_search(m).expect("run_upstream keeps models only")).collect());
         }
     }
-    let mut readers: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
-    let mut pending: BTreeMap<&str, usize> = BTreeMap::new();
-    for (m, ds) in &deps {
-        pending.insert(m, ds.len());
-        for d in ds {
-            readers.entry(d.as_str()).or_default().push(m);
+    let mut readers: Vec<Vec<usize>> = vec![Vec::new(); n];
+    let mut pending: Vec<usize> = deps.iter().map(Vec::len).collect();
+    for (m, ds) in deps.iter().enumerate() {
+        for &d in ds {
+            readers[d].push(m);
         }
     }
-    let mut ready: BTreeSet<&str> = pending.iter().filter(|(_, c)| **c == 0).map(|(m, _)| *m).collect();
-    let mut order = Vec::with_capacity(names.len());
-    while let Some(m) = ready.pop_first() {
-        order.push(m.to_string());
-        for r in readers.get(m).into_iter().flatten() {
-            let c = pending.get_mut(r).expect("reader is a model");
-            *c -= 1;
-            if *c == 0 {
-                ready.insert(r);
+    let mut ready: BinaryHeap<Reverse<usize>> = (0..n).filter(|&m| pending[m] == 0).map(Reverse).collect();
+    let mut positions = Vec::with_capacity(n);
+    while let Some(Reverse(m)) = ready.pop() {
+        positions.push(m);
+        for &r in &readers[m] {
+            pending[r] -= 1;
+            if pending[r] == 0 {
+                ready.push(Reverse(r));
             }
         }
     }
     let mut cycles: Vec<Vec<String>> = Vec::new();
-    if order.len() < names.len() {
-        let placed: BTreeSet<&str> = order.iter().map(String::as_str).collect();
-        for start in names.iter().filter(|n| !placed.contains(n.as_str())) {
+    if positions.len() < n {
+        let mut placed = vec![false; n];
+        for &m in &positions {
+            placed[m] = true;
+        }
+        for start in (0..n).filter(|&m| !placed[m]) {
             // Walk upstream until a model repeats; the repeat closes a cycle.
-            let mut path: Vec<&str> = vec![start];
-            let mut cur: &str = start;
-            loop {
-                let Some(next) = deps.get(cur).and_then(|d| d.iter().find(|x| !placed.contains(x.as_str()))) else { break };
-                if let Some(pos) = path.iter().position(|p| *p == next) {
-                    let mut cyc: Vec<String> = path[pos..].iter().rev().map(|s| s.to_string()).collect();
+            let mut path: Vec<usize> = vec![start];
+            let mut cur = start;
+            while let Some(&next) = deps[cur].iter().find(|&&x| !placed[x]) {
+                if let Some(pos) = path.iter().position(|&p| p == next) {
+                    let mut cyc: Vec<String> = path[pos..].iter().rev().map(|&i| names[i].clone()).collect();
                     let min = cyc.iter().enumerate().min_by(|a, b| a.1.cmp(b.1)).map(|(i, _)| i).unwrap_or(0);
                     cyc.rotate_left(min);
                     cyc.push(cyc[0].clone());
@@ -88,6 +91,6 @@ pub fn dependency_graph(db: &dyn Db, project: Project) -> DependencyGraph {
         }
         cycles.sort();
     }
-    let positions = order.iter().map(|m| names.binary_search(m).expect("ordered models are models")).collect();
+    let order = positions.iter().map(|&i| names[i].clone()).collect();
     DependencyGraph { order, positions, cycles }
 }
