@@ -33,21 +33,13 @@ fn ms(d: Duration) -> String {
     format!("{:.3} ms", d.as_secs_f64() * 1e3)
 }
 
-/// BENCH_THREADS=N: bring the per-run queries up to date on N threads
-/// first, as watch does.
+/// BENCH_THREADS=N: bring the whole-project queries up to date on N
+/// threads first, as watch does.
 fn refresh(db: &Database, project: Project) {
     let threads: u32 = std::env::var("BENCH_THREADS").ok().and_then(|t| t.parse().ok()).unwrap_or(1);
-    if threads < 2 {
-        return;
+    if threads > 1 {
+        streamform::chunks::refresh_parallel(db, project, threads);
     }
-    let runs = streamform::chunks::model_runs(db, project);
-    std::thread::scope(|scope| {
-        for t in 1..threads {
-            let db = db.clone();
-            scope.spawn(move || (t..runs).step_by(threads as usize).for_each(|r| streamform::chunks::refresh_run(&db, project, r)));
-        }
-        (0..runs).step_by(threads as usize).for_each(|r| streamform::chunks::refresh_run(db, project, r));
-    });
 }
 
 fn main() {

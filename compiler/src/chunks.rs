@@ -7,7 +7,7 @@
 
 use std::ops::Range;
 
-use crate::db::{Db, Project};
+use crate::db::{Database, Db, Project};
 use crate::project::model_names;
 
 /// At least this many models per run; runs grow past it so that there are
@@ -43,6 +43,25 @@ pub fn refresh_run(db: &dyn Db, project: Project, run: u32) {
     let _ = crate::graph::run_upstream(db, project, run);
     let _ = crate::check::run_checks(db, project, run);
     let _ = crate::manifest::manifest_run(db, project, run);
+}
+
+/// Brings every run, the manifest and the check report up to date on
+/// `threads` threads. After a file's first edit in a long session salsa
+/// re-verifies every model's memos (the edit lowers the file's durability);
+/// the runs are independent, so the work divides. Helper threads take runs
+/// from the last one back while this thread builds the manifest (plan order,
+/// the digest chained from the first run) and the check report.
+pub fn refresh_parallel(db: &Database, project: Project, threads: u32) {
+    let runs = model_runs(db, project);
+    let helpers = threads.saturating_sub(1).min(runs.saturating_sub(1));
+    std::thread::scope(|scope| {
+        for t in 0..helpers {
+            let db = db.clone();
+            scope.spawn(move || (0..runs).rev().skip(t as usize).step_by(helpers as usize).for_each(|r| refresh_run(&db, project, r)));
+        }
+        let _ = crate::manifest::manifest(db, project);
+        let _ = crate::check::check_report(db, project);
+    });
 }
 
 /// The run of the item at `position`, and its offset in the run.

@@ -113,32 +113,14 @@ impl Session {
     }
 }
 
-/// Brings the per-run queries, the manifest and the check report up to
-/// date on every core before the view reads them. After a file's first edit salsa re-verifies every model's
-/// memos (the edit lowers the file's durability); shared over threads, that
-/// takes a fraction of the time. Later edits find the runs valid at once.
+/// Brings the whole-project queries up to date on every core before the
+/// view reads them (see `refresh_parallel`).
 fn refresh_runs(db: &Database, project: streamform::Project) {
-    use streamform::chunks::{model_runs, refresh_run};
     if !streamform::check::all_load_errors(db, project).is_empty() {
         return;
     }
-    let runs = model_runs(db, project);
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(4) as u32;
-    if threads < 2 || runs < 2 {
-        return;
-    }
-    std::thread::scope(|scope| {
-        // The helpers take runs from the last one back; this thread builds
-        // the manifest (plan order, the digest chained from the first run)
-        // and the check report, meeting them somewhere in the middle.
-        let helpers = threads - 1;
-        for t in 0..helpers {
-            let db = db.clone();
-            scope.spawn(move || (0..runs).rev().skip(t as usize).step_by(helpers as usize).for_each(|r| refresh_run(&db, project, r)));
-        }
-        let _ = streamform::manifest::manifest(db, project);
-        let _ = streamform::check::check_report(db, project);
-    });
+    streamform::chunks::refresh_parallel(db, project, threads);
 }
 
 fn emit(opts: &Options, step: &Step, initial: bool) {
