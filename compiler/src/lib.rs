@@ -20,6 +20,8 @@ pub mod project;
 pub mod schemas;
 pub mod sim;
 pub mod sql;
+#[cfg(feature = "test-support")]
+pub mod testing;
 pub mod types;
 pub mod yaml;
 

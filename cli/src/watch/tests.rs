@@ -2,17 +2,12 @@
 //! events: a project on disk, a real files table and view, batches built by
 //! hand (no notify, no timing).
 
-use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use expect_test::expect;
-use streamform::check::{all_load_errors, fixture, fixture_checks, model_checks, source_diagnostics};
-use streamform::graph::dependency_graph;
-use streamform::manifest::{model_identity, model_manifest_json};
-use streamform::model::{model_contract, model_reads, source_input};
-use streamform::project::{model_config_index, model_names, source_names};
-use streamform::{Database, ModelName, SourceName};
+use streamform::testing::QueryLabels;
+use streamform::Database;
 
 use super::files::Batch;
 use super::view::ModelStatus;
@@ -87,66 +82,22 @@ fn batch(paths: &[&str]) -> Batch {
 /// it; whatever the first compile still runs is project-wide.
 struct Labelled {
     session: Session,
-    labels: BTreeMap<String, String>,
+    labels: QueryLabels,
 }
 
 impl Labelled {
     fn new(project: &TempProject) -> Labelled {
         let mut session = Session::new(Database::with_execution_log(), project.root(), false);
-        let mut learned: Vec<(Vec<String>, String)> = Vec::new();
-        {
-            let db = &session.db;
-            let p = session.files.project;
-            db.take_executed();
-            let _ = all_load_errors(db, p);
-            let _ = model_config_index(db, p);
-            let models = model_names(db, p).clone();
-            let sources = source_names(db, p).clone();
-            learned.push((db.take_executed(), "project".into()));
-            for m in &models {
-                let _ = model_reads(db, p, ModelName::new(db, m.clone()));
-                learned.push((db.take_executed(), m.clone()));
-            }
-            for s in &sources {
-                let name = SourceName::new(db, s.clone());
-                let _ = source_input(db, p, name);
-                let _ = source_diagnostics(db, p, name);
-                learned.push((db.take_executed(), format!("source {s}")));
-            }
-            let order = dependency_graph(db, p).order.clone();
-            learned.push((db.take_executed(), "project".into()));
-            for m in &order {
-                let name = ModelName::new(db, m.clone());
-                let _ = model_identity(db, p, name);
-                let _ = model_manifest_json(db, p, name);
-                let _ = model_contract(db, p, name);
-                let _ = model_checks(db, p, name);
-                learned.push((db.take_executed(), m.clone()));
-            }
-            for &f in p.fixture_files(db) {
-                let _ = fixture(db, f);
-                let _ = fixture_checks(db, p, f);
-                learned.push((db.take_executed(), f.path(db).clone()));
-            }
-        }
+        let mut labels = QueryLabels::learn(&session.db, session.files.project);
         let first = session.initial();
         assert_eq!(first.delta.errors, 0, "the fixture project compiles cleanly");
-        learned.push((session.db.take_executed(), "project".into()));
-        let mut labels = BTreeMap::new();
-        for (keys, label) in learned {
-            for k in keys {
-                let query = k.split('(').next().unwrap_or(&k).to_string();
-                labels.insert(k, format!("{query}({label})"));
-            }
-        }
+        labels.label_rest(&session.db, "project");
         Labelled { session, labels }
     }
 
     /// Executed queries since the last call, labelled and sorted.
     fn executed(&self) -> String {
-        let mut names: Vec<String> = self.session.db.take_executed().into_iter().map(|k| self.labels.get(&k).cloned().unwrap_or(k)).collect();
-        names.sort();
-        names.join("\n")
+        self.labels.executed(&self.session.db)
     }
 
     /// Edits a file once and back, so its input is LOW durability as it is

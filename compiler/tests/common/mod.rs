@@ -9,24 +9,18 @@
 //! ```
 #![allow(dead_code)]
 
-use std::collections::BTreeMap;
-
 use salsa::Setter;
-use streamform::db::{ModelName, SourceName};
-use streamform::graph::dependency_graph;
-use streamform::manifest::{model_identity, model_manifest_json};
-use streamform::model::{model_contract, model_reads, source_input};
-use streamform::project::{load_errors, model_config_index, model_names, source_names};
 use streamform::db::{Database, Project, SourceFile};
 use streamform::manifest::{manifest, Manifest};
+use streamform::testing::{executed_for, QueryLabels};
 
 /// A loaded fixture: the database, the project input and its files.
 pub struct Fixture {
     pub db: Database,
     pub project: Project,
     pub files: Vec<SourceFile>,
-    /// `query(Id(..))` → `query(label)`, learned by [`Fixture::warm_up`].
-    labels: BTreeMap<String, String>,
+    /// Learned by [`Fixture::warm_up`].
+    labels: QueryLabels,
 }
 
 /// Splits a fixture into `(path, text)` pairs; paths lose their leading `/`.
@@ -71,7 +65,7 @@ impl Fixture {
             }
         }
         let project = Project::new(&db, ".".to_string(), config, sources, models, fixtures);
-        Fixture { db, project, files: all, labels: BTreeMap::new() }
+        Fixture { db, project, files: all, labels: QueryLabels::default() }
     }
 
     pub fn file(&self, path: &str) -> SourceFile {
@@ -102,61 +96,23 @@ impl Fixture {
         }
     }
 
-    /// Computes the whole manifest in an order that lets every executed
-    /// query be attributed to what it belongs to: project-wide queries,
-    /// then each model's reads, each source, each model's identity in
-    /// dependency order, and finally the graph and the manifest.
+    /// Computes every query of the project in an order that attributes
+    /// each executed query to what it belongs to (see
+    /// [`QueryLabels::learn`]), then the manifest.
     pub fn warm_up(&mut self) -> Manifest {
-        self.db.take_executed();
-        let db = &self.db;
-        let p = self.project;
-        let mut learned: Vec<(Vec<String>, String)> = Vec::new();
-        let _ = load_errors(db, p);
-        let _ = model_config_index(db, p);
-        let models = model_names(db, p).clone();
-        let sources = source_names(db, p).clone();
-        learned.push((db.take_executed(), "project".into()));
-        for m in &models {
-            let _ = model_reads(db, p, ModelName::new(db, m.clone()));
-            learned.push((db.take_executed(), m.clone()));
-        }
-        for s in &sources {
-            let _ = source_input(db, p, SourceName::new(db, s.clone()));
-            learned.push((db.take_executed(), format!("source {s}")));
-        }
-        let order = dependency_graph(db, p).order.clone();
-        learned.push((db.take_executed(), "project".into()));
-        for m in &order {
-            let name = ModelName::new(db, m.clone());
-            let _ = model_identity(db, p, name);
-            let _ = model_manifest_json(db, p, name);
-            // Readers ask for it while lowering; attribute it to its model.
-            let _ = model_contract(db, p, name);
-            learned.push((db.take_executed(), m.clone()));
-        }
+        self.labels = QueryLabels::learn(&self.db, self.project);
         let m = self.manifest();
-        learned.push((self.db.take_executed(), "project".into()));
-        for (keys, label) in learned {
-            for k in keys {
-                let query = k.split('(').next().unwrap_or(&k).to_string();
-                self.labels.insert(k, format!("{query}({label})"));
-            }
-        }
+        self.labels.label_rest(&self.db, "project");
         m
     }
 
-    /// Executed queries since the last call, one per line, sorted so that
-    /// snapshots do not depend on salsa's scheduling, each named by what it
-    /// belongs to (see [`Fixture::warm_up`]).
+    /// Executed queries since the last call, labelled and sorted.
     pub fn executed(&self) -> String {
-        let mut names: Vec<String> =
-            self.db.take_executed().into_iter().map(|k| self.labels.get(&k).cloned().unwrap_or(k)).collect();
-        names.sort();
-        names.join("\n")
+        self.labels.executed(&self.db)
     }
 
     /// The executed queries labelled as belonging to `owner`.
     pub fn executed_for(list: &str, owner: &str) -> Vec<String> {
-        list.lines().filter(|l| l.ends_with(&format!("({owner})"))).map(str::to_string).collect()
+        executed_for(list, owner)
     }
 }
