@@ -1,0 +1,270 @@
+//! A grouped SELECT: GROUP BY keys, windows, the aggregate calls, the
+//! Aggregate node, and HAVING and the projection above it.
+
+use sqlparser::ast::{self as sql, Spanned};
+
+use super::ast::{contains_aggregate, for_each_child, resolve_alias, select_item_expr, strip_nested};
+use super::names::{display_name, ident_name, object_name};
+use super::{rel_schema, unsupported, LowerError, Lowerer, Rel, RelCol, Result};
+use crate::plan::expr::{AggCall, AggFunc, Expr};
+use crate::plan::node::{Changelog, Column, KeyedState, NodeKind, Operator, Retention, TumblingWindow};
+use crate::types::DataType;
+
+impl<'a> Lowerer<'a> {
+    pub(super) fn aggregate_select(&mut self, s: &'a sql::Select, mut rel: Rel, group_by: &'a [sql::Expr]) -> Result<Rel> {
+        if let Changelog::Upsert(_) = rel.changelog {
+            let at = s.projection.iter().find(|i| select_item_expr(i).is_some_and(contains_aggregate)).map(|i| i.span()).or(group_by.first().map(|g| g.span())).unwrap_or(s.span());
+            return Err(LowerError::new(
+                "E0405",
+                format!("model `{}` uses aggregation over an updating stream (its input emits {}), which is not supported yet", self.model, rel.changelog.title()),
+                at,
+            )
+            .help("aggregate the append-only source directly, or aggregate in the upstream model"));
+        }
+        self.key_span = Some(match group_by {
+            [] => s.projection.iter().find(|i| select_item_expr(i).is_some_and(contains_aggregate)).map(|i| i.span()).unwrap_or(s.span()),
+            [first, ..] => first.span().union(&group_by[group_by.len() - 1].span()),
+        });
+        // A windowed model's aggregate input gains the window bounds.
+        let windowed = self.settings.window.filter(|_| rel.windowable);
+        rel.windowable = false;
+        let base_cols = rel.cols.len();
+        if windowed.is_some() {
+            for name in ["window_start", "window_end"] {
+                rel.cols.push(RelCol { name: name.into(), ty: DataType::Timestamp });
+            }
+        }
+        // Select aliases, which GROUP BY and HAVING may use.
+        let aliases: Vec<(String, &sql::Expr)> = s
+            .projection
+            .iter()
+            .filter_map(|item| match item {
+                sql::SelectItem::ExprWithAlias { expr, alias } => Some((ident_name(alias), expr)),
+                _ => None,
+            })
+            .collect();
+
+        let mut keys: Vec<usize> = Vec::new();
+        for g in group_by {
+            let target: &sql::Expr = match g {
+                sql::Expr::Value(v) if matches!(v.value, sql::Value::Number(..)) => {
+                    let sql::Value::Number(n, _) = &v.value else { unreachable!() };
+                    let pos: usize = n.parse().unwrap_or(0);
+                    match s.projection.get(pos.wrapping_sub(1)) {
+                        Some(item) => select_item_expr(item).ok_or_else(|| {
+                            LowerError::new("E0406", format!("model `{}` groups by position {pos}, which is a wildcard", self.model), g.span())
+                                .help("group by the columns by name")
+                        })?,
+                        None => {
+                            return Err(LowerError::new("E0406", format!("model `{}` groups by position {pos}, but the SELECT has {} items", self.model, s.projection.len()), g.span())
+                                .help(format!("positions count the SELECT items from 1 to {}; or group by the columns by name", s.projection.len())))
+                        }
+                    }
+                }
+                sql::Expr::Identifier(id) if rel.cols.iter().all(|c| c.name != ident_name(id)) => {
+                    aliases.iter().find(|(a, _)| *a == ident_name(id)).map(|(_, e)| *e).unwrap_or(g)
+                }
+                other => other,
+            };
+            let e = self.expr(strip_nested(target), &rel, None)?;
+            match e {
+                Expr::Column { index, .. } => {
+                    if !keys.contains(&index) {
+                        keys.push(index)
+                    }
+                }
+                other => {
+                    return Err(unsupported(self.model, format_args!("GROUP BY over the expression {}", other.render()), g.span())
+                        .help("compute the expression in a derived table or an upstream model, then group by its column"))
+                }
+            }
+        }
+
+        let mut window = None;
+        if let Some(size) = windowed {
+            let has_start = keys.contains(&base_cols);
+            let has_end = keys.contains(&(base_cols + 1));
+            if !(has_start && has_end) {
+                let which = match (has_start, has_end) {
+                    (false, false) => "neither".to_string(),
+                    (true, false) => "only `window_start`".to_string(),
+                    _ => "only `window_end`".to_string(),
+                };
+                return Err(LowerError::new(
+                    "E0407",
+                    format!("model `{}` declares a window, so its aggregate must group by both `window_start` and `window_end`; it groups by {which}", self.model),
+                    s.group_by.span(),
+                )
+                .help("add `window_start, window_end` to GROUP BY"));
+            }
+            let Some(time) = rel.time.clone() else {
+                let what = if rel.qualifier.is_empty() { "its input".to_string() } else { format!("`{}`", rel.qualifier) };
+                return Err(LowerError::new(
+                    "E0408",
+                    format!("model `{}` declares a window, but {what}, which its aggregate reads, carries no event time", self.model),
+                    s.group_by.span(),
+                )
+                .help(format!("the source must declare `event_time:`, and every model and projection between it and this aggregate must keep that column; {what} has {}", rel.cols.iter().filter(|c| c.name != "window_start" && c.name != "window_end").map(|c| c.name.as_str()).collect::<Vec<_>>().join(", "))));
+            };
+            window = Some(TumblingWindow { time, size });
+        }
+        let data_keys: Vec<usize> = keys.iter().copied().filter(|k| *k < base_cols || windowed.is_none()).collect();
+
+        // Aggregate calls, de-duplicated by rendering, SELECT before HAVING.
+        let mut calls: Vec<AggCall> = Vec::new();
+        for item in &s.projection {
+            if let Some(e) = select_item_expr(item) {
+                self.collect_aggregates(e, &rel, &mut calls)?;
+            }
+        }
+        if let Some(h) = &s.having {
+            let h = resolve_alias(h, &aliases, &rel);
+            self.collect_aggregates(&h, &rel, &mut calls)?;
+        }
+
+        // The Aggregate node.
+        let key_names: Vec<String> = data_keys.iter().map(|k| rel.cols[*k].name.clone()).collect();
+        let mut schema: Vec<Column> = data_keys.iter().map(|k| Column { name: rel.cols[*k].name.clone(), ty: rel.cols[*k].ty }).collect();
+        if window.is_some() {
+            schema.push(Column { name: "window_start".into(), ty: DataType::Timestamp });
+            schema.push(Column { name: "window_end".into(), ty: DataType::Timestamp });
+        }
+        schema.extend(calls.iter().map(|c| Column { name: c.name.clone(), ty: c.ty }));
+        let def = format!("key=[{}] aggregates=[{}]", key_names.join(", "), calls.iter().map(|c| c.name.as_str()).collect::<Vec<_>>().join(", "));
+        let retention = match (&window, self.settings.retention) {
+            (Some(_), _) => Retention::UntilClose,
+            (None, Some(d)) => Retention::After(d),
+            (None, None) => Retention::Unbounded,
+        };
+        let state = KeyedState {
+            keys: key_names.clone(),
+            accumulators: calls.iter().map(|c| Column { name: c.name.clone(), ty: c.ty }).collect(),
+            retention,
+            window: window.clone(),
+        };
+        let changelog = if window.is_some() { Changelog::Append } else { Changelog::Upsert(key_names.clone()) };
+        let group_keys: Vec<usize> = if window.is_some() { data_keys.iter().copied().chain([base_cols, base_cols + 1]).collect() } else { data_keys.clone() };
+        let id = self.push(
+            Operator::Aggregate,
+            &rel,
+            def,
+            schema.clone(),
+            changelog.clone(),
+            Some(state),
+            None,
+            NodeKind::Aggregate { keys: group_keys.clone(), calls: calls.clone(), window },
+        );
+        let agg_rel = Rel {
+            qualifier: rel.qualifier.clone(),
+            cols: schema.iter().map(|c| RelCol { name: c.name.clone(), ty: c.ty }).collect(),
+            input_id: id,
+            changelog,
+            bounded: rel.bounded,
+            time: None,
+            windowable: false,
+        };
+        let grouping = Grouping { input: &rel, keys: &group_keys, calls: &calls };
+
+        let mut out_rel = agg_rel;
+        if let Some(h) = &s.having {
+            let h2 = resolve_alias(h, &aliases, &rel);
+            let e = self.expr(&h2, &out_rel, Some(&grouping))?;
+            self.require_boolean(&e, h, "HAVING")?;
+            let schema = rel_schema(&out_rel);
+            let id = self.push(Operator::Filter, &out_rel, e.render(), schema, out_rel.changelog.clone(), None, None, NodeKind::Filter { predicate: e });
+            out_rel.input_id = id;
+        }
+
+        let mut items = Vec::new();
+        for item in &s.projection {
+            match item {
+                sql::SelectItem::UnnamedExpr(e) => {
+                    let ex = self.expr(e, &out_rel, Some(&grouping))?;
+                    let name = match &ex {
+                        Expr::Column { name, .. } => name.clone(),
+                        _ => display_name(e, &rel.qualifier),
+                    };
+                    items.push((ex, name, e.span()));
+                }
+                sql::SelectItem::ExprWithAlias { expr, alias } => {
+                    let ex = self.expr(expr, &out_rel, Some(&grouping))?;
+                    items.push((ex, ident_name(alias), item.span()));
+                }
+                other => {
+                    return Err(LowerError::new("E0409", format!("model `{}` selects `*` from an aggregate", self.model), other.span())
+                        .help("name the grouped columns and the aggregates"))
+                }
+            }
+        }
+        self.project(out_rel, items)
+    }
+
+    fn collect_aggregates(&self, e: &sql::Expr, rel: &Rel, calls: &mut Vec<AggCall>) -> Result<()> {
+        if let sql::Expr::Function(f) = e {
+            let name = object_name(&f.name).to_lowercase();
+            if let Some(func) = AggFunc::parse(&name) {
+                let call = self.aggregate_call(func, f, rel)?;
+                if !calls.iter().any(|c| c.identity == call.identity) {
+                    calls.push(call);
+                }
+                return Ok(());
+            }
+        }
+        let mut result = Ok(());
+        for_each_child(e, &mut |c| {
+            if result.is_ok() {
+                result = self.collect_aggregates(c, rel, calls);
+            }
+        });
+        result
+    }
+
+    pub(super) fn aggregate_call(&self, func: AggFunc, f: &sql::Function, rel: &Rel) -> Result<AggCall> {
+        let span = f.span();
+        if f.over.is_some() {
+            return Err(unsupported(self.model, format_args!("the window function `{}() OVER`", func.name()), span));
+        }
+        if f.filter.is_some() {
+            return Err(unsupported(self.model, "FILTER on an aggregate", span));
+        }
+        let sql::FunctionArguments::List(list) = &f.args else {
+            return Err(LowerError::new("E0410", format!("model `{}` calls {}() without an argument", self.model, func.name()), span)
+                .help(format!("pass one column: {}(amount){}", func.name(), if func == AggFunc::Count { ", or count(*) to count rows" } else { "" })));
+        };
+        if matches!(list.duplicate_treatment, Some(sql::DuplicateTreatment::Distinct)) {
+            return Err(unsupported(self.model, "DISTINCT inside an aggregate", span));
+        }
+        if list.args.len() != 1 {
+            return Err(LowerError::new("E0410", format!("model `{}` calls {}() with {} arguments; it takes one", self.model, func.name(), list.args.len()), span)
+                .help(format!("pass one column: {}(amount)", func.name())));
+        }
+        let arg = match &list.args[0] {
+            sql::FunctionArg::Unnamed(sql::FunctionArgExpr::Wildcard) if func == AggFunc::Count => None,
+            // count(1), count('x'), even count(NULL): the original counts rows.
+            sql::FunctionArg::Unnamed(sql::FunctionArgExpr::Expr(sql::Expr::Value(_))) if func == AggFunc::Count => None,
+            sql::FunctionArg::Unnamed(sql::FunctionArgExpr::Expr(e)) => {
+                if contains_aggregate(e) {
+                    return Err(unsupported(self.model, "an aggregate inside an aggregate", e.span()));
+                }
+                Some(self.expr(e, rel, None)?)
+            }
+            _ => {
+                return Err(LowerError::new("E0410", format!("model `{}` calls {}() with an argument it does not take", self.model, func.name()), span)
+                    .help("only count() takes `*`; the others take one column or expression"))
+            }
+        };
+        let ty = func.accumulator_type(arg.as_ref().map(|a| a.ty())).map_err(|why| {
+            LowerError::new("E0503", format!("model `{}` cannot compute {}: {why}", self.model, AggCall::render(func, arg.as_ref())), span)
+                .help("cast the argument to a number, or use count(), min() or max()")
+        })?;
+        let identity = display_name(&sql::Expr::Function(f.clone()), &rel.qualifier);
+        Ok(AggCall { func, name: AggCall::render(func, arg.as_ref()), arg, ty, identity })
+    }
+}
+
+/// Above an aggregate: what its input was grouped by and computed.
+pub(super) struct Grouping<'r> {
+    pub(super) input: &'r Rel,
+    pub(super) keys: &'r [usize],
+    pub(super) calls: &'r [AggCall],
+}

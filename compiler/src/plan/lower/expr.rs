@@ -1,0 +1,258 @@
+//! Scalar expressions: SQL expressions, columns, literals and casts
+//! planned into typed `Expr`s, below or above an aggregate.
+
+use sqlparser::ast::{self as sql, Spanned};
+use sqlparser::tokenizer::Span as SqlSpan;
+
+use super::aggregate::Grouping;
+use super::names::{display_name, ident_name, object_name};
+use super::{unsupported, LowerError, Lowerer, Rel, Result};
+use crate::diagnostic::did_you_mean;
+use crate::plan::expr::{arithmetic_type, AggFunc, BinOp, Expr, Literal};
+use crate::types::{DataType, Unsupported};
+
+impl<'a> Lowerer<'a> {
+    /// Plans a scalar expression over `rel`. With `grouping`, the
+    /// expression is evaluated above an aggregate: grouped columns and
+    /// aggregate calls become columns of the aggregate's output.
+    pub(super) fn expr(&self, e: &sql::Expr, rel: &Rel, grouping: Option<&Grouping>) -> Result<Expr> {
+        if let Some(g) = grouping {
+            if let Some(found) = self.grouped_column(e, rel, g)? {
+                return Ok(found);
+            }
+        }
+        let model = self.model;
+        Ok(match e {
+            sql::Expr::Identifier(id) => self.column(&[id.clone()], rel, grouping, e.span())?,
+            sql::Expr::CompoundIdentifier(parts) => self.column(parts, rel, grouping, e.span())?,
+            sql::Expr::Nested(inner) => self.expr(inner, rel, grouping)?,
+            sql::Expr::Value(v) => {
+                if let sql::Value::Number(n, _) = &v.value {
+                    if n.bytes().all(|b| b.is_ascii_digit()) && n.parse::<i64>().is_err() {
+                        return Err(unsupported(model, format_args!("the integer {n}, beyond int64"), e.span())
+                            .help("integers range from -9223372036854775808 to 9223372036854775807; write a decimal literal (with a `.`) for a float64"));
+                    }
+                }
+                Expr::Literal(literal(&v.value).ok_or_else(|| unsupported(model, format_args!("the literal {}", v.value), e.span()))?)
+            }
+            sql::Expr::UnaryOp { op, expr } => match (op, expr.as_ref()) {
+                (sql::UnaryOperator::Minus, sql::Expr::Value(v)) if matches!(v.value, sql::Value::Number(..)) => match literal(&v.value) {
+                    Some(Literal::Int(i)) => Expr::Literal(Literal::Int(-i)),
+                    Some(Literal::Float(f)) => Expr::Literal(Literal::Float(-f)),
+                    _ => unreachable!(),
+                },
+                (sql::UnaryOperator::Plus, inner) => self.expr(inner, rel, grouping)?,
+                (sql::UnaryOperator::Not, inner) => {
+                    let x = self.expr(inner, rel, grouping)?;
+                    if !matches!(x.ty(), DataType::Boolean | DataType::Unsupported(Unsupported::Null)) {
+                        return Err(LowerError::new("E0505", format!("model `{model}` negates `{}`, which is {}, not boolean", x.render(), x.ty()), e.span())
+                            .help("NOT applies to a condition: compare first, for example NOT (qty > 0)"));
+                    }
+                    Expr::Not(Box::new(x))
+                }
+                (sql::UnaryOperator::Minus, _) => {
+                    return Err(unsupported(model, format_args!("the expression (- {})", display_name(expr, &rel.qualifier)), e.span())
+                        .help("write `0 - x` instead of `-x`"))
+                }
+                (op, _) => return Err(unsupported(model, format_args!("the operator {op}"), e.span())),
+            },
+            sql::Expr::BinaryOp { left, op, right } => {
+                let bop = match op {
+                    sql::BinaryOperator::Eq => BinOp::Eq,
+                    sql::BinaryOperator::NotEq => BinOp::NotEq,
+                    sql::BinaryOperator::Lt => BinOp::Lt,
+                    sql::BinaryOperator::LtEq => BinOp::LtEq,
+                    sql::BinaryOperator::Gt => BinOp::Gt,
+                    sql::BinaryOperator::GtEq => BinOp::GtEq,
+                    sql::BinaryOperator::Plus => BinOp::Plus,
+                    sql::BinaryOperator::Minus => BinOp::Minus,
+                    sql::BinaryOperator::Multiply => BinOp::Multiply,
+                    sql::BinaryOperator::Divide => BinOp::Divide,
+                    sql::BinaryOperator::And => BinOp::And,
+                    sql::BinaryOperator::Or => BinOp::Or,
+                    other => return Err(unsupported(model, format_args!("the operator {other}"), e.span())),
+                };
+                let l = self.expr(left, rel, grouping)?;
+                let r = self.expr(right, rel, grouping)?;
+                let ty = if bop.is_arithmetic() {
+                    arithmetic_type(bop, l.ty(), r.ty()).map_err(|why| {
+                        LowerError::new("E0506", format!("model `{model}` computes `{} {} {}`: {why}", l.render(), bop.symbol(), r.render()), e.span())
+                            .help("arithmetic works on int32, int64, float64 and decimal; CAST the other side if needed")
+                    })?
+                } else if matches!(bop, BinOp::And | BinOp::Or) {
+                    for side in [&l, &r] {
+                        if !matches!(side.ty(), DataType::Boolean | DataType::Unsupported(Unsupported::Null)) {
+                            return Err(LowerError::new("E0505", format!("model `{model}` uses `{}` in {}, but it is {}, not boolean", side.render(), bop.symbol(), side.ty()), e.span())
+                                .help(format!("{} joins conditions: compare it first, for example `{} > 0`", bop.symbol(), side.render())));
+                        }
+                    }
+                    DataType::Boolean
+                } else {
+                    DataType::Boolean
+                };
+                Expr::Binary { op: bop, left: Box::new(l), right: Box::new(r), ty }
+            }
+            sql::Expr::IsNull(x) => Expr::IsNull { expr: Box::new(self.expr(x, rel, grouping)?), negated: false },
+            sql::Expr::IsNotNull(x) => Expr::IsNull { expr: Box::new(self.expr(x, rel, grouping)?), negated: true },
+            sql::Expr::Cast { kind, expr, data_type, format } => {
+                if format.is_some() || matches!(kind, sql::CastKind::TryCast | sql::CastKind::SafeCast) {
+                    return Err(unsupported(model, "TRY_CAST or CAST with FORMAT", e.span()));
+                }
+                let to = cast_type(data_type).ok_or_else(|| unsupported(model, format_args!("a cast to {data_type}"), e.span())
+                    .help("cast to INT, BIGINT, DOUBLE, DECIMAL(p,s), BOOLEAN, VARCHAR or TIMESTAMP"))?;
+                Expr::Cast { expr: Box::new(self.expr(expr, rel, grouping)?), to }
+            }
+            sql::Expr::TypedString(ts) => match (&ts.data_type, &ts.value.value) {
+                (sql::DataType::Timestamp(None, sql::TimezoneInfo::None), sql::Value::SingleQuotedString(s)) => {
+                    Expr::Cast { expr: Box::new(Expr::Literal(Literal::Str(s.clone()))), to: DataType::TimestampNanos }
+                }
+                _ => return Err(unsupported(model, format_args!("the literal {e}"), e.span())),
+            },
+            sql::Expr::Function(f) => {
+                let name = object_name(&f.name).to_lowercase();
+                if AggFunc::parse(&name).is_some() {
+                    if f.over.is_some() {
+                        return Err(unsupported(model, format_args!("the window function `{name}() OVER`"), e.span()));
+                    }
+                    return Err(LowerError::new("E0507", format!("model `{model}` uses the aggregate {name}() where no aggregate is allowed"), e.span())
+                        .help("aggregates belong in the SELECT list or HAVING of a grouped query, not in WHERE or GROUP BY"));
+                }
+                return Err(LowerError::new("E0401", format!("model `{model}` uses the function `{name}` (supported: sum, count, min, max), which is not supported yet"), e.span()));
+            }
+            sql::Expr::Case { .. } => return Err(unsupported(model, "CASE", e.span())),
+            sql::Expr::In { target: sql::InTarget::List(_), .. } => return Err(unsupported(model, "IN", e.span()).help("write `x = a OR x = b`")),
+            sql::Expr::Between { .. } => return Err(unsupported(model, "BETWEEN", e.span()).help("write `x >= a AND x <= b`")),
+            sql::Expr::Like { .. } | sql::Expr::ILike { .. } | sql::Expr::SimilarTo { .. } | sql::Expr::RLike { .. } => {
+                return Err(unsupported(model, "LIKE", e.span()))
+            }
+            sql::Expr::IsTrue(_) | sql::Expr::IsFalse(_) | sql::Expr::IsNotTrue(_) | sql::Expr::IsNotFalse(_) | sql::Expr::IsUnknown(_) | sql::Expr::IsNotUnknown(_) => {
+                return Err(unsupported(model, format_args!("the expression {e}"), e.span()).help("compare with `= true` or use the boolean column directly"))
+            }
+            sql::Expr::Subquery(_) | sql::Expr::In { .. } | sql::Expr::Exists { .. } => {
+                return Err(unsupported(model, "a subquery expression", e.span()).help("a model reads one relation; move the subquery into an upstream model"))
+            }
+            sql::Expr::Interval(_) => return Err(unsupported(model, "an INTERVAL literal", e.span())),
+            _ => return Err(unsupported(model, format_args!("the expression {e}"), e.span())),
+        })
+    }
+
+    /// Above an aggregate: a grouped column or an aggregate call.
+    fn grouped_column(&self, e: &sql::Expr, out: &Rel, g: &Grouping) -> Result<Option<Expr>> {
+        match e {
+            sql::Expr::Function(f) => {
+                let name = object_name(&f.name).to_lowercase();
+                if let Some(func) = AggFunc::parse(&name) {
+                    let call = self.aggregate_call(func, f, g.input)?;
+                    let pos = g.calls.iter().position(|c| c.identity == call.identity).expect("collected before");
+                    let idx = out.cols.len() - g.calls.len() + pos;
+                    return Ok(Some(Expr::Column { index: idx, name: call.name, ty: call.ty }));
+                }
+                Ok(None)
+            }
+            sql::Expr::Identifier(_) | sql::Expr::CompoundIdentifier(_) => {
+                let parts = match e {
+                    sql::Expr::Identifier(i) => vec![i.clone()],
+                    sql::Expr::CompoundIdentifier(p) => p.clone(),
+                    _ => unreachable!(),
+                };
+                let c = self.column(&parts, g.input, None, e.span())?;
+                let Expr::Column { index, name, ty } = c else { unreachable!() };
+                if g.keys.contains(&index) {
+                    let out_idx = out.cols.iter().position(|c| c.name == name).expect("keys are in the aggregate output");
+                    return Ok(Some(Expr::Column { index: out_idx, name, ty }));
+                }
+                Err(LowerError::new(
+                    "E0508",
+                    format!("model `{}` selects `{name}`, which is neither grouped nor aggregated", self.model),
+                    e.span(),
+                )
+                .help(format!("add `{name}` to GROUP BY, or aggregate it, for example max({name})")))
+            }
+            _ => Ok(None),
+        }
+    }
+
+    fn column(&self, parts: &[sql::Ident], rel: &Rel, grouping: Option<&Grouping>, span: SqlSpan) -> Result<Expr> {
+        let _ = grouping;
+        let (qualifier, name) = match parts {
+            [n] => (None, ident_name(n)),
+            [q, n] => (Some(ident_name(q)), ident_name(n)),
+            _ => return Err(unsupported(self.model, "a column name with more than two parts", span)),
+        };
+        let found = rel.cols.iter().position(|c| c.name == name);
+        match (found, &qualifier) {
+            (Some(i), None) => Ok(Expr::Column { index: i, name, ty: rel.cols[i].ty }),
+            (Some(i), Some(q)) if *q == rel.qualifier => Ok(Expr::Column { index: i, name, ty: rel.cols[i].ty }),
+            (None, _) if rel.windowable && (name == "window_start" || name == "window_end") => Err(LowerError::new(
+                "E0510",
+                format!("model `{}` uses `{name}` before the aggregate", self.model),
+                span,
+            )
+            .help("a window's bounds exist for the aggregate's GROUP BY and what is above it, not for WHERE or a projection below it")),
+            _ => {
+                let shown = match &qualifier {
+                    Some(q) => format!("{q}.{name}"),
+                    None => name.clone(),
+                };
+                let names: Vec<&str> = rel.cols.iter().map(|c| c.name.as_str()).collect();
+                let mut help = match did_you_mean(&name, names.iter().copied()) {
+                    Some(s) if qualifier.as_deref().is_none_or(|q| q == rel.qualifier) => format!("did you mean `{s}`? "),
+                    _ => String::new(),
+                };
+                if let Some(q) = &qualifier {
+                    if *q != rel.qualifier {
+                        help.push_str(&format!("the relation here is `{}`; ", rel.qualifier));
+                    }
+                }
+                help.push_str(&format!("the columns are {}", if names.is_empty() { "(none)".to_string() } else { names.join(", ") }));
+                if parts[parts.len() - 1].quote_style == Some('"') {
+                    help.push_str("; a double-quoted name is a column; write a string in single quotes");
+                }
+                Err(LowerError::new("E0509", format!("model `{}` uses the column `{shown}`, which does not exist here", self.model), span).help(help))
+            }
+        }
+    }
+}
+
+pub(super) fn literal(v: &sql::Value) -> Option<Literal> {
+    Some(match v {
+        sql::Value::Number(n, _) => {
+            if n.bytes().all(|b| b.is_ascii_digit()) {
+                match n.parse::<i64>() {
+                    Ok(i) => Literal::Int(i),
+                    Err(_) => Literal::Float(n.parse().ok()?),
+                }
+            } else {
+                Literal::Float(n.parse().ok()?)
+            }
+        }
+        sql::Value::SingleQuotedString(s) => Literal::Str(s.clone()),
+        sql::Value::Boolean(b) => Literal::Bool(*b),
+        sql::Value::Null => Literal::Null,
+        _ => return None,
+    })
+}
+
+fn cast_type(t: &sql::DataType) -> Option<DataType> {
+    use sql::DataType as D;
+    Some(match t {
+        D::Int(_) | D::Integer(_) | D::Int32 => DataType::Int32,
+        D::BigInt(_) | D::Int64 => DataType::Int64,
+        D::Double(_) | D::DoublePrecision | D::Float64 => DataType::Float64,
+        D::Float(_) | D::Real => DataType::Unsupported(Unsupported::Float32),
+        D::SmallInt(_) => DataType::Unsupported(Unsupported::Int16),
+        D::TinyInt(_) => DataType::Unsupported(Unsupported::Int8),
+        D::Date => DataType::Unsupported(Unsupported::Date32),
+        D::Decimal(info) | D::Numeric(info) => match info {
+            sql::ExactNumberInfo::None => DataType::Decimal(38, 10),
+            sql::ExactNumberInfo::Precision(p) if (1..=38).contains(p) => DataType::Decimal(*p as u8, 0),
+            sql::ExactNumberInfo::PrecisionAndScale(p, s) if (1..=38).contains(p) && *s >= 0 && (*s as u64) <= *p => DataType::Decimal(*p as u8, *s as u8),
+            _ => return None,
+        },
+        D::Boolean | D::Bool => DataType::Boolean,
+        // Decided: a cast to text is a string (the original leaked Utf8View).
+        D::Varchar(_) | D::String(_) | D::Text | D::Char(_) => DataType::String,
+        D::Timestamp(None, sql::TimezoneInfo::None) => DataType::TimestampNanos,
+        _ => return None,
+    })
+}

@@ -1,0 +1,225 @@
+//! Lowering one model's SQL into its plan: `Source → [Filter] →
+//! [Aggregate] → [Filter] → Project → Sink`, one node per relational step,
+//! in the order the original's (unoptimised) planner produces them.
+//!
+//! This file holds the entry point (`lower_model`), the query and set
+//! operations, and the shared types; `select` plans WHERE and the
+//! projection, `aggregate` GROUP BY, windows and HAVING, `from` the FROM
+//! item, `expr` scalar expressions, `inputs` what the model may read,
+//! `names` and `ast` small helpers, `contract` a source's `check:`.
+
+mod aggregate;
+mod ast;
+mod contract;
+mod expr;
+mod from;
+mod inputs;
+mod names;
+mod select;
+
+use sqlparser::ast::{self as sql, Spanned};
+use sqlparser::tokenizer::Span as SqlSpan;
+
+use self::ast::order_span;
+use super::node::{Changelog, Column, KeyedState, ModelPlan, NodeKind, Operator, PlanNode};
+use crate::diagnostic::{Diagnostic, Span};
+use crate::types::DataType;
+
+pub use self::contract::plan_check;
+pub use self::inputs::{Inputs, ModelSettings, SourceInput, Upstream, UpstreamModel};
+pub use self::names::ident_name;
+
+/// A planning error: the first one ends planning of the model.
+#[derive(Clone, Debug)]
+pub struct LowerError {
+    pub code: &'static str,
+    pub message: String,
+    pub span: Option<SqlSpan>,
+    pub help: Option<String>,
+}
+
+impl LowerError {
+    fn new(code: &'static str, message: impl Into<String>, span: SqlSpan) -> LowerError {
+        LowerError { code, message: message.into(), span: Some(span), help: None }
+    }
+
+    fn help(mut self, help: impl Into<String>) -> LowerError {
+        self.help = Some(help.into());
+        self
+    }
+
+    pub fn into_diagnostic(self, path: &str, text: &str) -> Diagnostic {
+        let span = self.span.and_then(|s| to_span(text, s));
+        let mut d = Diagnostic::error(self.code, self.message).at(path, span);
+        d.help = self.help;
+        d
+    }
+}
+
+/// Converts a sqlparser span (1-based line/column in characters).
+pub fn to_span(text: &str, s: SqlSpan) -> Option<Span> {
+    if s.start.line == 0 {
+        return None;
+    }
+    let len = if s.end.line == s.start.line && s.end.column > s.start.column { s.end.column - s.start.column } else { 1 };
+    Some(Span::at_line_col(text, s.start.line, s.start.column, len))
+}
+
+type Result<T> = std::result::Result<T, LowerError>;
+
+/// A column of the relation being planned.
+#[derive(Clone, Debug)]
+struct RelCol {
+    name: String,
+    ty: DataType,
+}
+
+/// The relation a SELECT reads or produces.
+#[derive(Clone, Debug)]
+struct Rel {
+    qualifier: String,
+    cols: Vec<RelCol>,
+    input_id: String,
+    changelog: Changelog,
+    bounded: bool,
+    time: Option<String>,
+    /// Read straight from source() or ref() in a windowed model: the
+    /// aggregate over it may group by `window_start` and `window_end`.
+    windowable: bool,
+}
+
+struct Lowerer<'a> {
+    model: &'a str,
+    settings: &'a ModelSettings,
+    inputs: &'a dyn Inputs,
+    nodes: Vec<PlanNode>,
+    ordinals: [u32; 5],
+    reads_model: Option<String>,
+    /// CTEs in scope, innermost last.
+    ctes: Vec<(String, &'a sql::Cte)>,
+    /// Where the last planned aggregate's GROUP BY (or SELECT) is, for
+    /// errors about the model's key.
+    key_span: Option<SqlSpan>,
+}
+
+pub fn lower_model(model: &str, query: &sql::Query, settings: &ModelSettings, inputs: &dyn Inputs) -> Result<ModelPlan> {
+    let mut l = Lowerer { model, settings, inputs, nodes: Vec::new(), ordinals: [0; 5], reads_model: None, ctes: Vec::new(), key_span: None };
+    if let Some(size) = settings.window {
+        if size.millis() == 0 {
+            return Err(LowerError { code: "E0310", message: format!("model `{model}` declares a window of size 0s; a window needs a positive size"), span: None, help: Some("set `window: {type: tumbling, size: 5m}` with a positive size".into()) });
+        }
+        if settings.retention.is_some() {
+            return Err(LowerError { code: "E0311", message: format!("model `{model}` declares both a window and retention; a window's state lives until the window closes, so retention has nothing to expire"), span: None, help: Some("remove `retention` from the model".into()) });
+        }
+    }
+    let rel = l.query(query)?;
+    if settings.window.is_some() && !l.nodes.iter().any(|n| n.operator == Operator::Aggregate) {
+        let at = match query.body.as_ref() {
+            sql::SetExpr::Select(sel) => sel.select_token.0.span,
+            _ => query.span(),
+        };
+        return Err(LowerError::new("E0312", format!("model `{model}` declares a window but has no aggregate to cut into windows"), at)
+            .help("group by `window_start` and `window_end` (and any key), or remove `window` from the model"));
+    }
+    let span = l.key_span.unwrap_or_else(|| query.span());
+    l.check_materialization(&rel, span)?;
+    let sink_def = match &settings.sink {
+        Some((c, target)) if !target.is_empty() => format!("{} {} {}", settings.materialized.as_str(), c.as_str(), target),
+        Some((c, _)) => format!("{} {}", settings.materialized.as_str(), c.as_str()),
+        None => settings.materialized.as_str().to_string(),
+    };
+    let schema = rel.cols.iter().map(|c| Column { name: c.name.clone(), ty: c.ty }).collect();
+    l.push(Operator::Sink, &rel, sink_def, schema, rel.changelog.clone(), None, rel.time.clone(), NodeKind::Sink { materialized: settings.materialized });
+    Ok(ModelPlan { name: model.to_string(), materialized: settings.materialized, key: settings.key.clone(), reads_model: l.reads_model, nodes: l.nodes })
+}
+
+fn operator_index(op: Operator) -> usize {
+    match op {
+        Operator::Source => 0,
+        Operator::Filter => 1,
+        Operator::Project => 2,
+        Operator::Aggregate => 3,
+        Operator::Sink => 4,
+    }
+}
+
+fn unsupported(model: &str, what: impl std::fmt::Display, span: SqlSpan) -> LowerError {
+    LowerError::new("E0401", format!("model `{model}` uses {what}, which is not supported yet"), span)
+        .help("docs/types.md lists the SQL a model may use")
+}
+
+impl<'a> Lowerer<'a> {
+    #[allow(clippy::too_many_arguments)]
+    fn push(&mut self, op: Operator, input: &Rel, definition: String, schema: Vec<Column>, changelog: Changelog, state: Option<KeyedState>, time: Option<String>, kind: NodeKind) -> String {
+        let ordinal = self.ordinals[operator_index(op)];
+        self.ordinals[operator_index(op)] += 1;
+        let node = PlanNode {
+            operator: op,
+            ordinal,
+            inputs: if input.input_id.is_empty() { Vec::new() } else { vec![input.input_id.clone()] },
+            definition,
+            schema,
+            bounded: input.bounded,
+            changelog,
+            state,
+            time,
+            kind,
+        };
+        let id = node.id(self.model);
+        self.nodes.push(node);
+        id
+    }
+
+    fn query(&mut self, q: &'a sql::Query) -> Result<Rel> {
+        if let Some(order) = &q.order_by {
+            return Err(LowerError::new(
+                "E0402",
+                format!("model `{}`: ORDER BY cannot produce a final ordering over an unbounded input", self.model),
+                order_span(order).unwrap_or(q.span()),
+            )
+            .help("remove ORDER BY, or sort downstream of a bounded materialization"));
+        }
+        if let Some(limit) = &q.limit_clause {
+            return Err(unsupported(self.model, "LIMIT", limit.span()).help("a streaming model has no last row to stop at; remove LIMIT"));
+        }
+        let scope = self.ctes.len();
+        if let Some(with) = &q.with {
+            if with.recursive {
+                return Err(unsupported(self.model, "WITH RECURSIVE", with.span()));
+            }
+            for (i, cte) in with.cte_tables.iter().enumerate() {
+                let name = ident_name(&cte.alias.name);
+                if with.cte_tables[..i].iter().any(|c| ident_name(&c.alias.name) == name) {
+                    self.ctes.truncate(scope);
+                    return Err(LowerError::new("E0511", format!("model `{}` defines the WITH query `{name}` twice", self.model), cte.alias.name.span)
+                        .help("give each WITH query its own name"));
+                }
+                self.ctes.push((ident_name(&cte.alias.name), cte));
+            }
+        }
+        let rel = self.set_expr(&q.body);
+        self.ctes.truncate(scope);
+        rel
+    }
+
+    fn set_expr(&mut self, body: &'a sql::SetExpr) -> Result<Rel> {
+        match body {
+            sql::SetExpr::Select(s) => self.select(s),
+            sql::SetExpr::Query(q) => self.query(q),
+            sql::SetExpr::SetOperation { op, set_quantifier, .. } => {
+                let what = match (op, set_quantifier) {
+                    (sql::SetOperator::Union, sql::SetQuantifier::All) => "UNION",
+                    (sql::SetOperator::Union, _) => "DISTINCT",
+                    (sql::SetOperator::Intersect, _) => "INTERSECT",
+                    (sql::SetOperator::Except | sql::SetOperator::Minus, _) => "EXCEPT",
+                };
+                Err(unsupported(self.model, what, body.span()).help("a model reads exactly one relation; split it into one model per input"))
+            }
+            other => Err(unsupported(self.model, "a statement other than SELECT", other.span())),
+        }
+    }
+}
+
+fn rel_schema(rel: &Rel) -> Vec<Column> {
+    rel.cols.iter().map(|c| Column { name: c.name.clone(), ty: c.ty }).collect()
+}

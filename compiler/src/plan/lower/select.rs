@@ -1,0 +1,172 @@
+//! A SELECT: its FROM and WHERE, the projection without aggregates (`*`,
+//! expressions, aliases), and the output's check against the materialization.
+
+use sqlparser::ast::{self as sql, Spanned};
+use sqlparser::tokenizer::Span as SqlSpan;
+
+use super::ast::{contains_aggregate, select_item_expr};
+use super::names::{display_name, ident_name, object_name};
+use super::{rel_schema, unsupported, LowerError, Lowerer, Rel, RelCol, Result};
+use crate::config::Materialized;
+use crate::plan::expr::Expr;
+use crate::plan::node::{Changelog, Column, NodeKind, Operator};
+use crate::types::{DataType, Unsupported};
+
+impl<'a> Lowerer<'a> {
+    pub(super) fn select(&mut self, s: &'a sql::Select) -> Result<Rel> {
+        if let Some(d) = &s.distinct {
+            let span = match d {
+                sql::Distinct::On(e) => e.first().map(|e| e.span()).unwrap_or(s.span()),
+                _ => s.select_token.0.span,
+            };
+            return Err(unsupported(self.model, "DISTINCT", span).help("group by the columns instead: SELECT k, COUNT(*) AS n ... GROUP BY k"));
+        }
+        let from = match s.from.as_slice() {
+            [] => {
+                return Err(LowerError::new("E0403", format!("model `{}` reads nothing: its SELECT has no FROM", self.model), s.span())
+                    .help("read a source with FROM source('name') or another model with FROM ref('name')"))
+            }
+            [one] if one.joins.is_empty() => one,
+            [one] => return Err(unsupported(self.model, "a join", one.joins[0].relation.span()).help("a model reads exactly one relation")),
+            [_, second, ..] => return Err(unsupported(self.model, "a join", second.relation.span()).help("a model reads exactly one relation")),
+        };
+        if s.qualify.is_some() || !s.named_window.is_empty() {
+            return Err(unsupported(self.model, "a window function", s.span()));
+        }
+        let mut rel = self.table_factor(&from.relation)?;
+        if let Some(pred) = &s.selection {
+            if contains_aggregate(pred) {
+                return Err(LowerError::new("E0507", format!("model `{}` uses an aggregate in WHERE", self.model), pred.span())
+                    .help("filter on aggregates with HAVING"));
+            }
+            let e = self.expr(pred, &rel, None)?;
+            self.require_boolean(&e, pred, "WHERE")?;
+            let def = e.render();
+            let schema = rel_schema(&rel);
+            let id = self.push(Operator::Filter, &rel, def, schema, rel.changelog.clone(), None, rel.time.clone(), NodeKind::Filter { predicate: e });
+            rel.input_id = id;
+        }
+
+        let group_by = match &s.group_by {
+            sql::GroupByExpr::Expressions(exprs, mods) if mods.is_empty() => exprs.as_slice(),
+            other => return Err(unsupported(self.model, "this form of GROUP BY", other.span())),
+        };
+        let has_aggregates = s.projection.iter().any(|item| select_item_expr(item).is_some_and(contains_aggregate))
+            || s.having.as_ref().is_some_and(contains_aggregate);
+        if group_by.is_empty() && !has_aggregates {
+            if let Some(h) = &s.having {
+                return Err(LowerError::new("E0404", format!("model `{}` has HAVING but does not aggregate", self.model), h.span())
+                    .help("use WHERE to filter rows that are not grouped"));
+            }
+            return self.plain_projection(s, rel);
+        }
+        self.aggregate_select(s, rel, group_by)
+    }
+
+    fn plain_projection(&mut self, s: &'a sql::Select, rel: Rel) -> Result<Rel> {
+        let mut items: Vec<(Expr, String, SqlSpan)> = Vec::new();
+        for item in &s.projection {
+            match item {
+                sql::SelectItem::Wildcard(_) => {
+                    for (i, c) in rel.cols.iter().enumerate() {
+                        items.push((Expr::Column { index: i, name: c.name.clone(), ty: c.ty }, c.name.clone(), item.span()));
+                    }
+                }
+                sql::SelectItem::QualifiedWildcard(kind, _) => {
+                    if let sql::SelectItemQualifiedWildcardKind::ObjectName(n) = kind {
+                        let q = object_name(n);
+                        if q != rel.qualifier {
+                            return Err(LowerError::new("E0501", format!("model `{}` selects `{q}.*`, but it reads `{}`", self.model, rel.qualifier), item.span())
+                                .help(format!("write `{}.*` or `*`", rel.qualifier)));
+                        }
+                    }
+                    for (i, c) in rel.cols.iter().enumerate() {
+                        items.push((Expr::Column { index: i, name: c.name.clone(), ty: c.ty }, c.name.clone(), item.span()));
+                    }
+                }
+                sql::SelectItem::UnnamedExpr(e) => {
+                    let ex = self.expr(e, &rel, None)?;
+                    let name = match &ex {
+                        Expr::Column { name, .. } => name.clone(),
+                        _ => display_name(e, &rel.qualifier),
+                    };
+                    items.push((ex, name, e.span()));
+                }
+                sql::SelectItem::ExprWithAlias { expr, alias } => {
+                    let ex = self.expr(expr, &rel, None)?;
+                    items.push((ex, ident_name(alias), item.span()));
+                }
+                sql::SelectItem::ExprWithAliases { expr, .. } => return Err(unsupported(self.model, "several aliases for one column", expr.span())),
+            }
+        }
+        self.project(rel, items)
+    }
+
+    pub(super) fn project(&mut self, rel: Rel, items: Vec<(Expr, String, SqlSpan)>) -> Result<Rel> {
+        for (i, (_, name, span)) in items.iter().enumerate() {
+            if let Some(first) = items[..i].iter().position(|(_, n, _)| n == name) {
+                return Err(LowerError::new(
+                    "E0502",
+                    format!("model `{}` produces the column `{name}` twice (select items {} and {})", self.model, first + 1, i + 1),
+                    *span,
+                )
+                .help("give one of them another name with AS"));
+            }
+        }
+        let def = items
+            .iter()
+            .map(|(e, name, _)| {
+                let r = e.render();
+                if &r == name { r } else { format!("{r} AS {name}") }
+            })
+            .collect::<Vec<_>>()
+            .join(", ");
+        let time = rel.time.as_ref().and_then(|t| {
+            let idx = rel.cols.iter().position(|c| &c.name == t)?;
+            items.iter().find(|(e, _, _)| matches!(e, Expr::Column { index, .. } if *index == idx)).map(|(_, n, _)| n.clone())
+        });
+        let schema: Vec<Column> = items.iter().map(|(e, n, _)| Column { name: n.clone(), ty: e.ty() }).collect();
+        let cols = schema.iter().map(|c| RelCol { name: c.name.clone(), ty: c.ty }).collect();
+        let items = items.into_iter().map(|(e, n, _)| (e, n)).collect();
+        let id = self.push(Operator::Project, &rel, def, schema, rel.changelog.clone(), None, time.clone(), NodeKind::Project { items });
+        Ok(Rel { qualifier: rel.qualifier, cols, input_id: id, changelog: rel.changelog, bounded: rel.bounded, time, windowable: false })
+    }
+
+    pub(super) fn require_boolean(&self, e: &Expr, ast: &sql::Expr, clause: &str) -> Result<()> {
+        match e.ty() {
+            DataType::Boolean | DataType::Unsupported(Unsupported::Null) => Ok(()),
+            t => Err(LowerError::new("E0504", format!("model `{}` filters with {clause} `{}`, which is {t}, not boolean", self.model, e.render()), ast.span())
+                .help("compare it with something, for example `> 0` or `IS NOT NULL`")),
+        }
+    }
+
+    pub(super) fn check_materialization(&self, rel: &Rel, span: SqlSpan) -> Result<()> {
+        let s = self.settings;
+        match (&s.materialized, &rel.changelog) {
+            (Materialized::Append, Changelog::Upsert(k)) => Err(LowerError::new(
+                "E0301",
+                format!("model `{}` is materialized as append, but its output changelog is {}", self.model, rel.changelog.title()),
+                span,
+            )
+            .help(format!("set `materialized: upsert` and `key: [{}]` for `{}` in streamform.yml", k.join(", "), self.model))),
+            (Materialized::Upsert, Changelog::Upsert(k)) if *k != s.key => {
+                if s.key.is_empty() && !k.is_empty() {
+                    Err(LowerError::new(
+                        "E0302",
+                        format!("model `{}` is materialized as upsert over key [{}] but declares no key", self.model, k.join(", ")),
+                        span,
+                    )
+                    .help(format!("add `key: [{}]` to `{}` in streamform.yml", k.join(", "), self.model)))
+                } else {
+                    Err(LowerError::new(
+                        "E0303",
+                        format!("model `{}` declares key [{}] but its GROUP BY produces key [{}]", self.model, s.key.join(", "), k.join(", ")),
+                        span,
+                    )
+                    .help(format!("the upsert key is the GROUP BY columns in order: set `key: [{}]`", k.join(", "))))
+                }
+            }
+            _ => Ok(()),
+        }
+    }
+}
