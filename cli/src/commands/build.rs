@@ -5,7 +5,7 @@ use std::fs;
 use std::io::Write;
 
 use camino::{Utf8Path, Utf8PathBuf};
-use streamform::backend::flink::{flink_script, select_target, TargetName};
+use streamform::backend::flink::{flink_script, TargetName};
 use streamform::manifest::{manifest, write_pretty_json};
 use streamform::project::project_config;
 
@@ -25,7 +25,7 @@ pub fn run(project: &str, _backend: Backend, target: Option<&str>, stdout: bool)
     let db = &loaded.db;
     let p = loaded.project;
     let Ok(config) = project_config(db, p) else { return 2 };
-    let target = match select_target(config, target) {
+    let target = match config.select_target(target, "add a `targets:` section (see docs/project-format.md)") {
         Ok(t) => t,
         Err(e) => {
             eprint(&format!("error: {e}\n"));

@@ -10,7 +10,6 @@
 use std::fs;
 
 use camino::Utf8Path;
-use streamform::config::ProjectConfig;
 use streamform::diff::document::document;
 use streamform::diff::reader::{read_running, short, RunningDoc};
 use streamform::diff::{artifact_note, diff, hints_of};
@@ -32,21 +31,6 @@ pub struct Args {
 
 /// Where applied records live, per target.
 pub const APPLIED_DIR: &str = ".streamform/applied";
-
-/// The target a command works on: the named one, or the only one.
-pub fn resolve_target(config: &ProjectConfig, wanted: Option<&str>) -> Result<String, String> {
-    let names: Vec<&str> = config.targets.iter().map(|t| t.name.as_str()).collect();
-    match wanted {
-        Some(t) if names.contains(&t) => Ok(t.to_string()),
-        Some(t) if names.is_empty() => Err(format!("no target named `{t}`; streamform.yml declares no targets")),
-        Some(t) => Err(format!("no target named `{t}`; streamform.yml declares: {}", names.join(", "))),
-        None => match names.as_slice() {
-            [] => Err("streamform.yml declares no targets; add a `targets:` section, or compare with a manifest using `--against FILE`".into()),
-            [one] => Ok(one.to_string()),
-            many => Err(format!("streamform.yml declares several targets ({}); pick one with --target", many.join(", "))),
-        },
-    }
-}
 
 /// Reads and verifies a running plan; prints why not.
 fn read_doc(path: &str) -> Result<RunningDoc, ()> {
@@ -84,7 +68,7 @@ pub fn run(a: &Args) -> u8 {
             Err(()) => return 2,
         },
         None => {
-            let target = match resolve_target(&config, a.target.as_deref()) {
+            let target = match config.select_target(a.target.as_deref(), "add a `targets:` section, or compare with a manifest using `--against FILE`") {
                 Ok(t) => t,
                 Err(msg) => {
                     eprint(&format!("error: {msg}\n"));

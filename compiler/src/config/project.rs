@@ -18,6 +18,25 @@ pub struct ProjectConfig {
     pub targets: Vec<Target>,
 }
 
+impl ProjectConfig {
+    /// The target a command works on: the one named, or the only one
+    /// declared. `no_targets_help` ends the error when none is declared
+    /// and none was named (what the command can do instead).
+    pub fn select_target(&self, requested: Option<&str>, no_targets_help: &str) -> Result<String, String> {
+        let names: Vec<&str> = self.targets.iter().map(|t| t.name.as_str()).collect();
+        match requested {
+            Some(r) if names.contains(&r) => Ok(r.to_string()),
+            Some(r) if names.is_empty() => Err(format!("no target named `{r}`; streamform.yml declares no targets")),
+            Some(r) => Err(format!("no target named `{r}`; streamform.yml declares: {}", names.join(", "))),
+            None => match names.as_slice() {
+                [] => Err(format!("streamform.yml declares no targets; {no_targets_help}")),
+                [one] => Ok(one.to_string()),
+                many => Err(format!("streamform.yml declares several targets ({}); pick one with --target", many.join(", "))),
+            },
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub enum Materialized {
     #[default]

@@ -10,4 +10,4 @@ pub mod expr;
 pub mod query;
 pub mod script;
 
-pub use script::{flink_model_query, flink_script, select_target, FlinkScript, TargetName};
+pub use script::{flink_model_query, flink_script, FlinkScript, TargetName};

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use super::ddl::{self, iceberg_catalog, sink_ddl, sink_table_name, source_ddl, SourceDdl};
 use super::expr::{ident, sql_type};
 use super::query::{model_query, ModelQuery};
-use crate::config::{Connector, ProjectConfig};
+use crate::config::Connector;
 use crate::db::{Db, ModelName, Project, SourceName};
 use crate::diagnostic::Diagnostic;
 use crate::graph::dependency_graph;
@@ -20,21 +20,6 @@ use crate::project::{model_config, project_config, source_config, CONFIG_FILE};
 pub struct TargetName<'db> {
     #[returns(ref)]
     pub text: String,
-}
-
-/// The target `build` uses: the one named, or the only one declared.
-pub fn select_target(config: &ProjectConfig, requested: Option<&str>) -> Result<String, String> {
-    let names: Vec<&str> = config.targets.iter().map(|t| t.name.as_str()).collect();
-    match requested {
-        Some(r) if names.contains(&r) => Ok(r.to_string()),
-        Some(r) if names.is_empty() => Err(format!("no target named `{r}`; streamform.yml declares no targets")),
-        Some(r) => Err(format!("no target named `{r}`; streamform.yml declares: {}", names.join(", "))),
-        None => match names.as_slice() {
-            [] => Err("streamform.yml declares no targets; add a `targets:` section (see docs/project-format.md)".into()),
-            [one] => Ok(one.to_string()),
-            many => Err(format!("streamform.yml declares several targets ({}); pick one with --target", many.join(", "))),
-        },
-    }
 }
 
 /// The generated application.
