@@ -19,16 +19,16 @@ pub struct DependencyGraph {
     pub cycles: Vec<Vec<String>>,
 }
 
-/// The models read with ref() by one run of models (in name order), only
-/// those that exist.
+/// The models read with ref() by one run of models (in name order), as
+/// positions in name order; refs to models that do not exist are left out.
 #[salsa::tracked(returns(ref))]
-pub(crate) fn run_upstream(db: &dyn Db, project: Project, run: u32) -> Vec<Vec<String>> {
+pub(crate) fn run_upstream(db: &dyn Db, project: Project, run: u32) -> Vec<Vec<usize>> {
     let names = model_names(db, project);
     names[chunks::range(names.len(), run)]
         .iter()
         .map(|n| {
             let reads = model_reads(db, project, ModelName::new(db, n.clone()));
-            reads.models.iter().filter(|m| names.binary_search(m).is_ok()).cloned().collect()
+            reads.models.iter().filter_map(|m| names.binary_search(m).ok()).collect()
         })
         .collect()
 }
@@ -39,12 +39,10 @@ pub fn dependency_graph(db: &dyn Db, project: Project) -> DependencyGraph {
     // is the smallest ready index.
     let names = model_names(db, project);
     let n = names.len();
-    // upstream models of each model (only refs to existing models count)
+    // upstream models of each model
     let mut deps: Vec<Vec<usize>> = Vec::with_capacity(n);
     for run in 0..chunks::count(n) {
-        for up in run_upstream(db, project, run) {
-            deps.push(up.iter().map(|m| names.binary_search(m).expect("run_upstream keeps models only")).collect());
-        }
+        deps.extend(run_upstream(db, project, run).iter().cloned());
     }
     let mut readers: Vec<Vec<usize>> = vec![Vec::new(); n];
     let mut pending: Vec<usize> = deps.iter().map(Vec::len).collect();

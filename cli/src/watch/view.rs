@@ -148,15 +148,16 @@ impl View {
         };
 
         let whole = if delta.loaded { manifest(db, p).as_ref().ok() } else { None };
-        let mut last = self.whole.take();
-        if let (Some(m), Some(old)) = (whole, last.as_mut().filter(|old| whole.is_some_and(|m| same_models(&m.slices, old)))) {
+        // Taken out so that print() can borrow self; put back below.
+        let same = whole.zip(self.whole.take()).filter(|(m, old)| same_models(&m.slices, old));
+        if let Some((m, mut old)) = same {
             for (new, old) in m.slices.iter().zip(old.iter_mut()) {
                 if !Arc::ptr_eq(new, old) {
                     *old = new.clone();
                     self.print(&new.model.name, new, false, &mut delta);
                 }
             }
-            self.whole = last;
+            self.whole = Some(old);
             delta.digest = Some(m.application_digest.clone());
         } else if delta.loaded {
             self.whole = whole.map(|m| m.slices.clone());
