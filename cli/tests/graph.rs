@@ -42,6 +42,9 @@ macro_rules! golden {
 golden!(ref_chain, "ref_chain");
 golden!(missing_ref, "missing_ref");
 golden!(iceberg_sink, "iceberg_sink");
+// A global aggregate (empty key) is `upsert`, not `upsert()`, and the kind
+// column is only as wide as the kinds shown.
+golden!(global_aggregate, "global_aggregate");
 
 #[test]
 fn cycle_fails_text_and_dot_but_prints_the_json_document() {

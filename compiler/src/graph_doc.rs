@@ -70,8 +70,10 @@ pub struct GraphEdge {
 
 impl GraphModel {
     /// `append` or `upsert(k1, k2)`.
+    /// `upsert(k1, k2)`, or `upsert` alone for a global aggregate's empty
+    /// key, as the original prints it.
     pub fn kind(&self) -> String {
-        if self.materialized == "upsert" {
+        if self.materialized == "upsert" && !self.key.is_empty() {
             format!("upsert({})", self.key.join(", "))
         } else {
             self.materialized.to_string()

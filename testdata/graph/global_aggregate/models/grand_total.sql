@@ -1,0 +1,1 @@
+SELECT SUM(amount) AS total FROM source('orders')
