@@ -1,4 +1,5 @@
-//! Per-model queries: parsing, what a model reads, lowering, its contract.
+//! Per-model queries: parsing, what a model reads, lowering, its contract;
+//! and a source as lowering sees it.
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -6,13 +7,12 @@ use std::sync::Arc;
 use sqlparser::ast::{self as sql, Spanned};
 use sqlparser::tokenizer::Span as SqlSpan;
 
-use crate::config::{ContractRule, SourceConfig};
 use crate::db::{Db, ModelName, Project, SourceFile, SourceName};
 use crate::diagnostic::{Diagnostic, Span};
-use crate::plan::expr::Expr;
-use crate::plan::lower::{self, plan_check, to_span, Inputs, ModelSettings, SourceInput, Upstream, UpstreamModel};
+use crate::plan::lower::{self, to_span, Inputs, ModelSettings, SourceInput, Upstream, UpstreamModel};
 use crate::plan::node::{Column, ModelPlan};
 use crate::project::{self, model_file, model_settings, source_config};
+use crate::source::{applied_contracts, event_time};
 use crate::sql::parse::{parse_model_sql, ParsedQuery};
 
 /// The parsed SQL of a model file. `no_eq`: sqlparser's equality ignores
@@ -143,104 +143,36 @@ fn reaches_cycle_from(db: &dyn Db, project: Project, start: &str, seen: &BTreeSe
 }
 
 /// A source as models see it: sorted columns, its definition text and
-/// event-time column, with its contracts compiled.
+/// event-time column, with the contracts that apply to it.
 #[salsa::tracked(returns(ref))]
 pub fn source_input<'db>(db: &'db dyn Db, project: Project, name: SourceName<'db>) -> Option<SourceInput> {
     let s = source_config(db, project, name).as_ref()?;
-    let contracts = source_contracts(db, project, name);
+    let time = event_time(s);
+    let applied = applied_contracts(db, project, name);
     let mut def = match s.location() {
         Some(loc) => format!("{} ({} {loc})", s.name, s.connector.as_str()),
         None => format!("{} ({})", s.name, s.connector.as_str()),
     };
-    if let Some((et, _)) = &s.event_time {
-        let wm = s.watermark.map(|(d, _)| d).unwrap_or_default();
-        let late = s.late_events.map(|(l, _)| l).unwrap_or_default();
-        def.push_str(&format!(" event_time={et} watermark={wm} late={}", late.as_str()));
+    if let Some(t) = &time {
+        def.push_str(&format!(" event_time={} watermark={} late={}", t.column, t.watermark, t.late.as_str()));
     }
-    // A malformed contract (both or neither rule, an empty or unknown
-    // not_null list) drops the contracts from the plan; a `check` that does
-    // not compile stops every reader.
-    let well_formed = contracts.iter().all(|c| !matches!(c.expr, Err(ContractError::Malformed(_))));
-    let contracts_ok = contracts.iter().all(|c| !matches!(c.expr, Err(ContractError::Check(_))));
-    let mut planned = Vec::new();
-    let mut quarantine = None;
-    if !s.contracts.is_empty() && well_formed && contracts_ok {
-        planned = contracts.iter().map(|c| (c.name.clone(), c.expr.as_ref().map(|e| e.render()).unwrap_or_default())).collect::<Vec<_>>();
+    let planned: Vec<(String, String)> = applied.rules.iter().map(|(n, e)| (n.clone(), e.render())).collect();
+    if !planned.is_empty() {
         let parts: Vec<String> = planned.iter().map(|(n, e)| format!("{n}: {e}")).collect();
         def.push_str(&format!(" contracts=[{}]", parts.join(", ")));
-        if let Some((q, _)) = &s.quarantine {
-            def.push_str(&format!(" quarantine={q}"));
-            quarantine = Some(q.clone());
-        }
+    }
+    if let Some(q) = &applied.quarantine {
+        def.push_str(&format!(" quarantine={q}"));
     }
     Some(SourceInput {
         connector: s.connector,
         columns: s.columns.iter().map(|c| Column { name: c.name.clone(), ty: c.ty }).collect(),
         definition: def,
-        time: s.event_time.as_ref().map(|(t, _)| t.clone()).filter(|t| s.column(t).is_some_and(|c| c.ty.is_timestamp())),
-        contracts_ok,
+        time: time.as_ref().and_then(|t| t.clock()).map(str::to_string),
+        contracts_ok: applied.readable,
         contracts: planned,
-        quarantine,
+        quarantine: applied.quarantine,
     })
-}
-
-/// One compiled contract: its rule as a predicate that holds for good records.
-#[derive(Clone, Debug, PartialEq)]
-pub struct CompiledContract {
-    pub name: String,
-    pub expr: Result<Expr, ContractError>,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ContractError {
-    /// The rule is malformed: check reports it, planning ignores the contracts.
-    Malformed(String),
-    /// The `check:` predicate does not plan: readers cannot be planned.
-    Check(String),
-}
-
-impl ContractError {
-    pub fn message(&self) -> &str {
-        match self {
-            ContractError::Malformed(m) | ContractError::Check(m) => m,
-        }
-    }
-}
-
-#[salsa::tracked(returns(ref))]
-pub fn source_contracts<'db>(db: &'db dyn Db, project: Project, name: SourceName<'db>) -> Vec<CompiledContract> {
-    let Some(s) = source_config(db, project, name).as_ref() else { return Vec::new() };
-    compile_contracts(s)
-}
-
-pub fn compile_contracts(s: &SourceConfig) -> Vec<CompiledContract> {
-    let columns: Vec<Column> = s.columns.iter().map(|c| Column { name: c.name.clone(), ty: c.ty }).collect();
-    s.contracts
-        .iter()
-        .map(|c| {
-            let expr = match &c.rule {
-                Some(ContractRule::NotNull(cols)) if cols.is_empty() => Err(ContractError::Malformed("not_null lists no columns".into())),
-                Some(ContractRule::NotNull(cols)) => match cols.iter().find(|c| s.column(c).is_none()) {
-                    Some(bad) => Err(ContractError::Malformed(format!("not_null names `{bad}`, which is not a column of the source"))),
-                    None => {
-                        let text = cols.iter().map(|c| format!("{} IS NOT NULL", quote_ident(c))).collect::<Vec<_>>().join(" AND ");
-                        plan_check(&s.name, &columns, &text).map_err(ContractError::Malformed)
-                    }
-                },
-                Some(ContractRule::Check(text)) => plan_check(&s.name, &columns, text).map_err(ContractError::Check),
-                None => Err(ContractError::Malformed("it must declare exactly one of `not_null` and `check`".into())),
-            };
-            CompiledContract { name: c.name.clone(), expr }
-        })
-        .collect()
-}
-
-fn quote_ident(s: &str) -> String {
-    if s.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_') && !s.is_empty() {
-        s.to_string()
-    } else {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    }
 }
 
 /// A model's lowering result: its plan, or the planning error.

@@ -5,7 +5,7 @@
 //! Scalars are resolved with YAML 1.2 core-schema rules (what the original's
 //! loader uses): `yes` is a string, `1.0` a float, `~` null.
 
-use saphyr_parser::{Event, Parser, ScalarStyle};
+use saphyr_parser::{Event, Marker, Parser, ScalarStyle, Span as MarkedSpan};
 
 use crate::diagnostic::Span;
 
@@ -77,88 +77,23 @@ pub struct YamlError {
 
 /// Parses one YAML document. An empty document is `Null`.
 pub fn parse(text: &str) -> Result<Node, YamlError> {
-    let mut parser = Parser::new_from_str(text);
-    let mut stack: Vec<Frame> = Vec::new();
-    let mut anchors: Vec<(usize, Node)> = Vec::new();
-    let mut root: Option<Node> = None;
-    let mut documents = 0;
-    let mut offsets = CharOffsets::new(text);
-    let mut marker_span = |text: &str, ci: usize, line: usize, col: usize| {
-        let _ = text;
-        Span { line: line.max(1) as u32, col: col as u32 + 1, offset: offsets.byte_offset(ci) as u32, len: 0 }
-    };
-    for item in &mut parser {
-        let (event, span) = item.map_err(|e| YamlError {
-            message: e.info().to_string(),
-            span: marker_span(text, e.marker().index(), e.marker().line(), e.marker().col()),
-        })?;
-        let mut sp = marker_span(text, span.start.index(), span.start.line(), span.start.col());
-        if matches!(event, Event::Scalar(..)) && span.end.line() == span.start.line() {
-            let end = marker_span(text, span.end.index(), span.end.line(), span.end.col());
-            sp.len = end.offset.saturating_sub(sp.offset);
-        }
-        let node = match event {
-            Event::DocumentStart(_) => {
-                documents += 1;
-                if documents > 1 {
-                    return Err(YamlError {
-                        message: "a project file holds one YAML document; found a second `---`".into(),
-                        span: sp,
-                    });
-                }
-                continue;
-            }
-            Event::Scalar(text_value, style, anchor, _tag) => {
-                let value = if style == ScalarStyle::Plain { resolve_plain(&text_value) } else { Value::Str(text_value.into_owned()) };
-                let node = Node { span: sp, value };
-                if anchor > 0 {
-                    anchors.push((anchor, node.clone()));
-                }
-                node
-            }
-            Event::Alias(id) => match anchors.iter().rev().find(|(a, _)| *a == id) {
-                Some((_, n)) => Node { span: sp, value: n.value.clone() },
-                None => return Err(YamlError { message: "alias to an unknown anchor".into(), span: sp }),
-            },
-            Event::SequenceStart(anchor, _) => {
-                stack.push(Frame { span: sp, anchor, items: Vec::new(), is_map: false });
-                continue;
-            }
-            Event::MappingStart(anchor, _) => {
-                stack.push(Frame { span: sp, anchor, items: Vec::new(), is_map: true });
-                continue;
-            }
-            Event::SequenceEnd | Event::MappingEnd => {
-                let mut frame = stack.pop().expect("balanced events");
-                // A flow collection on one line (`{connector: kafka}`) is marked whole.
-                let end = marker_span(text, span.end.index(), span.end.line(), span.end.col());
-                if end.line == frame.span.line && matches!(text.as_bytes().get(frame.span.offset as usize), Some(b'{' | b'[')) {
-                    frame.span.len = end.offset.saturating_sub(frame.span.offset);
-                }
-                let value = if frame.is_map {
-                    let mut pairs = Vec::new();
-                    let mut it = frame.items.into_iter();
-                    while let (Some(k), Some(v)) = (it.next(), it.next()) {
-                        pairs.push((k, v));
-                    }
-                    Value::Map(pairs)
-                } else {
-                    Value::Seq(frame.items)
-                };
-                let node = Node { span: frame.span, value };
-                if frame.anchor > 0 {
-                    anchors.push((frame.anchor, node.clone()));
-                }
-                node
-            }
-            _ => continue,
-        };
-        match stack.last_mut() {
-            Some(frame) => frame.items.push(node),
-            None => root = Some(node),
-        }
+    let mut tree = Tree::new(text);
+    for item in Parser::new_from_str(text) {
+        let (event, span) = item.map_err(|e| YamlError { message: e.info().to_string(), span: tree.span_at(e.marker()) })?;
+        tree.push(event, span)?;
     }
-    Ok(root.unwrap_or(Node { span: Span::new(1, 1, 0), value: Value::Null }))
+    Ok(tree.root.unwrap_or(Node { span: Span::new(1, 1, 0), value: Value::Null }))
+}
+
+/// The tree as parser events build it: open collections on a stack,
+/// anchored nodes for aliases, the root once it closes.
+struct Tree<'t> {
+    text: &'t str,
+    offsets: CharOffsets<'t>,
+    stack: Vec<Frame>,
+    anchors: Vec<(usize, Node)>,
+    root: Option<Node>,
+    documents: usize,
 }
 
 struct Frame {
@@ -166,6 +101,84 @@ struct Frame {
     anchor: usize,
     items: Vec<Node>,
     is_map: bool,
+}
+
+impl<'t> Tree<'t> {
+    fn new(text: &'t str) -> Self {
+        Tree { text, offsets: CharOffsets::new(text), stack: Vec::new(), anchors: Vec::new(), root: None, documents: 0 }
+    }
+
+    fn span_at(&mut self, m: &Marker) -> Span {
+        Span { line: m.line().max(1) as u32, col: m.col() as u32 + 1, offset: self.offsets.byte_offset(m.index()) as u32, len: 0 }
+    }
+
+    /// One parser event: a scalar or alias becomes a node, a collection
+    /// opens or closes, a second document is an error.
+    fn push(&mut self, event: Event<'_>, span: MarkedSpan) -> Result<(), YamlError> {
+        let mut sp = self.span_at(&span.start);
+        if matches!(event, Event::Scalar(..)) && span.end.line() == span.start.line() {
+            let end = self.span_at(&span.end);
+            sp.len = end.offset.saturating_sub(sp.offset);
+        }
+        let node = match event {
+            Event::DocumentStart(_) => {
+                self.documents += 1;
+                if self.documents > 1 {
+                    return Err(YamlError { message: "a project file holds one YAML document; found a second `---`".into(), span: sp });
+                }
+                return Ok(());
+            }
+            Event::Scalar(text_value, style, anchor, _tag) => {
+                let value = if style == ScalarStyle::Plain { resolve_plain(&text_value) } else { Value::Str(text_value.into_owned()) };
+                self.anchored(anchor, Node { span: sp, value })
+            }
+            Event::Alias(id) => match self.anchors.iter().rev().find(|(a, _)| *a == id) {
+                Some((_, n)) => Node { span: sp, value: n.value.clone() },
+                None => return Err(YamlError { message: "alias to an unknown anchor".into(), span: sp }),
+            },
+            Event::SequenceStart(anchor, _) | Event::MappingStart(anchor, _) => {
+                let is_map = matches!(event, Event::MappingStart(..));
+                self.stack.push(Frame { span: sp, anchor, items: Vec::new(), is_map });
+                return Ok(());
+            }
+            Event::SequenceEnd | Event::MappingEnd => self.close(&span.end),
+            _ => return Ok(()),
+        };
+        match self.stack.last_mut() {
+            Some(frame) => frame.items.push(node),
+            None => self.root = Some(node),
+        }
+        Ok(())
+    }
+
+    /// The innermost open collection, ending at `end`, as a node.
+    fn close(&mut self, end: &Marker) -> Node {
+        let mut frame = self.stack.pop().expect("balanced events");
+        // A flow collection on one line (`{connector: kafka}`) is marked whole.
+        let end = self.span_at(end);
+        if end.line == frame.span.line && matches!(self.text.as_bytes().get(frame.span.offset as usize), Some(b'{' | b'[')) {
+            frame.span.len = end.offset.saturating_sub(frame.span.offset);
+        }
+        let value = if frame.is_map {
+            let mut pairs = Vec::new();
+            let mut it = frame.items.into_iter();
+            while let (Some(k), Some(v)) = (it.next(), it.next()) {
+                pairs.push((k, v));
+            }
+            Value::Map(pairs)
+        } else {
+            Value::Seq(frame.items)
+        };
+        self.anchored(frame.anchor, Node { span: frame.span, value })
+    }
+
+    /// `node`, remembered for aliases when it carries an anchor.
+    fn anchored(&mut self, anchor: usize, node: Node) -> Node {
+        if anchor > 0 {
+            self.anchors.push((anchor, node.clone()));
+        }
+        node
+    }
 }
 
 /// saphyr's markers count characters; spans also carry a byte offset.

@@ -4,12 +4,13 @@
 use sqlparser::ast::{self as sql, Spanned};
 
 use crate::config::{Connector, LatePolicy, Materialized, ModelConfig, SourceConfig};
-use crate::db::{Db, ModelName, Project, SourceName};
+use crate::db::{Db, ModelName, Project, SourceFile, SourceName};
 use crate::diagnostic::{did_you_mean, Diagnostic};
 use crate::model::{located_reads, lower_model, parse_model, upstream_sources};
 use crate::plan::lower::to_span;
-use crate::plan::node::NodeKind;
+use crate::plan::node::{ModelPlan, NodeKind};
 use crate::project::{self, model_config, model_file, source_config, CONFIG_FILE};
+use crate::source::event_time;
 
 /// One model's diagnostics, by the section of the report they belong to.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
@@ -38,83 +39,13 @@ pub fn model_checks<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>
     let n = name.text(db).clone();
     let mut out = ModelChecks::default();
     let Some(file) = model_file(db, project, &n) else { return out };
-    let path = file.path(db).clone();
     let c: &ModelConfig = model_config(db, project, name);
     let upstream = upstream_configs(db, project, name);
-    let has_clock = upstream.iter().any(|s| s.event_time.is_some());
+    let has_clock = upstream.iter().any(|s| event_time(s).is_some());
     config_checks(&n, c, has_clock, &mut out.config);
-
-    // Reads.
-    let mut self_ref = false;
-    if let Ok(query) = parse_model(db, file) {
-        // Existence is asked per target, not of the whole name list, so
-        // adding or removing another model does not re-check this one.
-        let models = || project::model_names(db, project);
-        let sources = project::source_names(db, project);
-        let mut seen: Vec<(bool, String)> = Vec::new();
-        for (is_source, target, span) in located_reads(query, file.text(db)) {
-            if seen.contains(&(is_source, target.clone())) {
-                continue;
-            }
-            seen.push((is_source, target.clone()));
-            if is_source {
-                if sources.contains(&target) {
-                    continue;
-                }
-                let mut d = Diagnostic::error("E0730", format!("model `{n}` reads source('{target}'), but sources.yml declares no such source")).at(path.clone(), span);
-                d.help = Some(match did_you_mean(&target, sources.iter().map(String::as_str)) {
-                    Some(s) => format!("did you mean source('{s}')?"),
-                    None if project::model_exists(db, project, &target) => format!("`{target}` is a model: read it with ref('{target}')"),
-                    None => format!("declare `{target}` under `sources:` in sources.yml"),
-                });
-                out.refs.push(d);
-            } else if target == n {
-                self_ref = true;
-                out.refs.push(
-                    Diagnostic::error("E0732", format!("model `{n}` reads ref('{n}'), its own output"))
-                        .at(path.clone(), span)
-                        .help("a model cannot read itself; read the source or the model it is computed from"),
-                );
-            } else if !project::model_exists(db, project, &target) {
-                let mut d = Diagnostic::error("E0731", format!("model `{n}` reads ref('{target}'), but there is no models/{target}.sql")).at(path.clone(), span);
-                d.help = Some(match did_you_mean(&target, models().iter().map(String::as_str)) {
-                    Some(s) => format!("did you mean ref('{s}')?"),
-                    None if sources.contains(&target) => format!("`{target}` is a source: read it with source('{target}')"),
-                    None => "ref() names another model of this project, the stem of a file under models/".into(),
-                });
-                out.refs.push(d);
-            }
-        }
-    }
-
-    // Window × upstream sources.
+    let self_ref = read_checks(db, project, &n, file, &mut out.refs);
     if c.window.is_some() {
-        for s in upstream.iter() {
-            let Some((et, _)) = &s.event_time else { continue };
-            let sn = &s.name;
-            if s.idle_timeout.is_none() {
-                out.window.push(
-                    Diagnostic::warning("W0762", format!("model `{n}` declares a window, and source `{sn}` upstream of it declares no idle_timeout; while any partition of `{sn}` is silent, event time stops and no window closes"))
-                        .at(project::SOURCES_FILE, Some(s.span.with_len(sn.len())))
-                        .help(format!("add `idle_timeout: 30s` to `{sn}`: a partition silent for that long stops holding event time back (its later events may then be late)")),
-                );
-            }
-            let guarded = s.contracts.iter().any(|k| matches!(&k.rule, Some(crate::config::ContractRule::NotNull(cols)) if cols.contains(et)));
-            if !guarded {
-                out.window.push(
-                    Diagnostic::warning("W0763", format!("model `{n}` declares a window, and no `not_null` contract of source `{sn}` covers its event time `{et}`; on Flink a record without `{et}` fails the job at every restart"))
-                        .at(project::SOURCES_FILE, Some(s.span.with_len(sn.len())))
-                        .help(format!("add a contract `{{name: has_{et}, not_null: [{et}]}}` and a `quarantine:` topic to `{sn}`, so such records are set aside")),
-                );
-            }
-            if let Some((LatePolicy::Keep, span)) = s.late_events {
-                out.window.push(
-                    Diagnostic::error("E0722", format!("model `{n}` declares a window, but source `{sn}` upstream of it keeps late events (`late_events: keep`); a window that has closed cannot take them"))
-                        .at(project::SOURCES_FILE, Some(span.with_len(4)))
-                        .help(format!("set `late_events: drop` on `{sn}`, or remove the window from `{n}`")),
-                );
-            }
-        }
+        window_source_checks(&n, &upstream, &mut out.window);
     }
 
     // Planning.
@@ -127,50 +58,149 @@ pub fn model_checks<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>
         }
     }
     let Some(plan) = &lowered.plan else { return out };
-    if let Ok(query) = parse_model(db, file) {
-        if let sql::SetExpr::Select(sel) = query.body.as_ref() {
-            let schema = &plan.sink().schema;
-            let positional = !sel.projection.iter().any(|i| matches!(i, sql::SelectItem::Wildcard(_) | sql::SelectItem::QualifiedWildcard(..)));
-            for (i, item) in sel.projection.iter().enumerate() {
-                let sql::SelectItem::UnnamedExpr(e) = item else { continue };
-                if matches!(e, sql::Expr::Identifier(_) | sql::Expr::CompoundIdentifier(_)) || matches!(e, sql::Expr::Nested(x) if matches!(**x, sql::Expr::Identifier(_))) {
-                    continue;
-                }
-                let named = if positional { schema.get(i).map(|c| format!(", so it is named `{}`", c.name)).unwrap_or_default() } else { String::new() };
-                out.planning.push(
-                    Diagnostic::warning("W0764", format!("model `{n}`: the output column computed by `{e}` has no alias{named}"))
-                        .at(path.clone(), to_span(file.text(db), e.span()))
-                        .help(format!("name it with AS, for example `{e} AS {}`: readers, fixtures and sinks use this name", suggest_alias(e))),
-                );
+    unaliased_column_warnings(db, &n, file, plan, &mut out.planning);
+    if let Some(root) = upstream.first() {
+        key_order_checks(&n, plan, root, &mut out.key_order);
+    }
+    out
+}
+
+/// Each source() and ref() that names nothing, once per target, in the
+/// order met. Returns whether the model reads its own output.
+fn read_checks(db: &dyn Db, project: Project, n: &str, file: SourceFile, out: &mut Vec<Diagnostic>) -> bool {
+    let Ok(query) = parse_model(db, file) else { return false };
+    let path = file.path(db);
+    let sources = project::source_names(db, project);
+    let mut self_ref = false;
+    let mut seen: Vec<(bool, String)> = Vec::new();
+    for (is_source, target, span) in located_reads(query, file.text(db)) {
+        if seen.contains(&(is_source, target.clone())) {
+            continue;
+        }
+        seen.push((is_source, target.clone()));
+        if is_source {
+            if !sources.contains(&target) {
+                out.push(unknown_source(db, project, n, &target, sources).at(path.clone(), span));
             }
+        } else if target == n {
+            self_ref = true;
+            out.push(
+                Diagnostic::error("E0732", format!("model `{n}` reads ref('{n}'), its own output"))
+                    .at(path.clone(), span)
+                    .help("a model cannot read itself; read the source or the model it is computed from"),
+            );
+        } else if !project::model_exists(db, project, &target) {
+            out.push(unknown_model(db, project, n, &target, sources).at(path.clone(), span));
         }
     }
+    self_ref
+}
 
-    // Source partitioning key against the aggregate's key.
+/// E0730, without a location: `source('target')` names no declared source.
+fn unknown_source(db: &dyn Db, project: Project, n: &str, target: &str, sources: &[String]) -> Diagnostic {
+    let mut d = Diagnostic::error("E0730", format!("model `{n}` reads source('{target}'), but sources.yml declares no such source"));
+    d.help = Some(match did_you_mean(target, sources.iter().map(String::as_str)) {
+        Some(s) => format!("did you mean source('{s}')?"),
+        None if project::model_exists(db, project, target) => format!("`{target}` is a model: read it with ref('{target}')"),
+        None => format!("declare `{target}` under `sources:` in sources.yml"),
+    });
+    d
+}
+
+/// E0731, without a location: `ref('target')` names no model file.
+fn unknown_model(db: &dyn Db, project: Project, n: &str, target: &str, sources: &[String]) -> Diagnostic {
+    let mut d = Diagnostic::error("E0731", format!("model `{n}` reads ref('{target}'), but there is no models/{target}.sql"));
+    // Existence is asked per target, not of the whole name list, so adding
+    // or removing another model does not re-check this one; the list is
+    // read only to suggest a name.
+    d.help = Some(match did_you_mean(target, project::model_names(db, project).iter().map(String::as_str)) {
+        Some(s) => format!("did you mean ref('{s}')?"),
+        None if sources.contains(&target.to_string()) => format!("`{target}` is a source: read it with source('{target}')"),
+        None => "ref() names another model of this project, the stem of a file under models/".into(),
+    });
+    d
+}
+
+/// What a window needs of each event-time source upstream: an idle
+/// timeout, a `not_null` contract on its event time, and dropped late events.
+fn window_source_checks(n: &str, upstream: &[SourceConfig], out: &mut Vec<Diagnostic>) {
+    for s in upstream {
+        let Some(time) = event_time(s) else { continue };
+        let et = &time.column;
+        let sn = &s.name;
+        let at = Some(s.span.with_len(sn.len()));
+        if time.idle_timeout.is_none() {
+            out.push(
+                Diagnostic::warning("W0762", format!("model `{n}` declares a window, and source `{sn}` upstream of it declares no idle_timeout; while any partition of `{sn}` is silent, event time stops and no window closes"))
+                    .at(project::SOURCES_FILE, at)
+                    .help(format!("add `idle_timeout: 30s` to `{sn}`: a partition silent for that long stops holding event time back (its later events may then be late)")),
+            );
+        }
+        let guarded = s.contracts.iter().any(|k| matches!(&k.rule, Some(crate::config::ContractRule::NotNull(cols)) if cols.contains(et)));
+        if !guarded {
+            out.push(
+                Diagnostic::warning("W0763", format!("model `{n}` declares a window, and no `not_null` contract of source `{sn}` covers its event time `{et}`; on Flink a record without `{et}` fails the job at every restart"))
+                    .at(project::SOURCES_FILE, at)
+                    .help(format!("add a contract `{{name: has_{et}, not_null: [{et}]}}` and a `quarantine:` topic to `{sn}`, so such records are set aside")),
+            );
+        }
+        // `keep` is never the default, so it was written and has a span.
+        if let (LatePolicy::Keep, Some((_, span))) = (time.late, s.late_events) {
+            out.push(
+                Diagnostic::error("E0722", format!("model `{n}` declares a window, but source `{sn}` upstream of it keeps late events (`late_events: keep`); a window that has closed cannot take them"))
+                    .at(project::SOURCES_FILE, Some(span.with_len(4)))
+                    .help(format!("set `late_events: drop` on `{sn}`, or remove the window from `{n}`")),
+            );
+        }
+    }
+}
+
+/// W0764: an output column computed by an expression without an alias.
+fn unaliased_column_warnings(db: &dyn Db, n: &str, file: SourceFile, plan: &ModelPlan, out: &mut Vec<Diagnostic>) {
+    let Ok(query) = parse_model(db, file) else { return };
+    let sql::SetExpr::Select(sel) = query.body.as_ref() else { return };
+    let schema = &plan.sink().schema;
+    let positional = !sel.projection.iter().any(|i| matches!(i, sql::SelectItem::Wildcard(_) | sql::SelectItem::QualifiedWildcard(..)));
+    for (i, item) in sel.projection.iter().enumerate() {
+        let sql::SelectItem::UnnamedExpr(e) = item else { continue };
+        if matches!(e, sql::Expr::Identifier(_) | sql::Expr::CompoundIdentifier(_)) || matches!(e, sql::Expr::Nested(x) if matches!(**x, sql::Expr::Identifier(_))) {
+            continue;
+        }
+        let named = if positional { schema.get(i).map(|c| format!(", so it is named `{}`", c.name)).unwrap_or_default() } else { String::new() };
+        out.push(
+            Diagnostic::warning("W0764", format!("model `{n}`: the output column computed by `{e}` has no alias{named}"))
+                .at(file.path(db).clone(), to_span(file.text(db), e.span()))
+                .help(format!("name it with AS, for example `{e} AS {}`: readers, fixtures and sinks use this name", suggest_alias(e))),
+        );
+    }
+}
+
+/// W0765/W0766: how the root Kafka source's partitioning key meets the
+/// key of an unwindowed aggregate.
+fn key_order_checks(n: &str, plan: &ModelPlan, root: &SourceConfig, out: &mut Vec<Diagnostic>) {
     let agg_keys: Option<Vec<String>> = plan.nodes.iter().find_map(|node| match (&node.kind, &node.state) {
         // A window emits each group once, final: arrival order does not show.
         (NodeKind::Aggregate { window: None, .. }, Some(st)) => Some(st.keys.iter().filter(|k| *k != "window_start" && *k != "window_end").cloned().collect()),
         _ => None,
     });
-    if let (Some(keys), Some(root)) = (agg_keys, upstream.first()) {
-        if root.connector == Connector::Kafka {
-            let sn = &root.name;
-            match &root.key {
-                None => out.key_order.push(
-                    Diagnostic::warning("W0765", format!("model `{n}` aggregates source `{sn}`, which declares no key; if its topic has several partitions, one group's updates may reach the sink in a different order than the tests show (final values are the same)"))
-                        .at(project::SOURCES_FILE, Some(root.span.with_len(sn.len())))
-                        .help(format!("declare `key:` on `{sn}`: the columns its producers partition messages by")),
-                ),
-                Some((skey, span)) if !skey.iter().all(|k| keys.contains(k)) => out.key_order.push(
-                    Diagnostic::warning("W0766", format!("model `{n}` groups by [{}], which does not include all of source `{sn}`'s key ({}); one group's events can arrive on several partitions, so its updates may reach the sink in a different order than the tests show (final values are the same)", keys.join(", "), skey.join(", ")))
-                        .at(project::SOURCES_FILE, Some(*span))
-                        .help("group by the source's key columns too, or make sure the sink's readers only need the latest value per key"),
-                ),
-                _ => {}
-            }
-        }
+    let Some(keys) = agg_keys else { return };
+    if root.connector != Connector::Kafka {
+        return;
     }
-    out
+    let sn = &root.name;
+    match &root.key {
+        None => out.push(
+            Diagnostic::warning("W0765", format!("model `{n}` aggregates source `{sn}`, which declares no key; if its topic has several partitions, one group's updates may reach the sink in a different order than the tests show (final values are the same)"))
+                .at(project::SOURCES_FILE, Some(root.span.with_len(sn.len())))
+                .help(format!("declare `key:` on `{sn}`: the columns its producers partition messages by")),
+        ),
+        Some((skey, span)) if !skey.iter().all(|k| keys.contains(k)) => out.push(
+            Diagnostic::warning("W0766", format!("model `{n}` groups by [{}], which does not include all of source `{sn}`'s key ({}); one group's events can arrive on several partitions, so its updates may reach the sink in a different order than the tests show (final values are the same)", keys.join(", "), skey.join(", ")))
+                .at(project::SOURCES_FILE, Some(*span))
+                .help("group by the source's key columns too, or make sure the sink's readers only need the latest value per key"),
+        ),
+        _ => {}
+    }
 }
 
 fn suggest_alias(e: &sql::Expr) -> String {

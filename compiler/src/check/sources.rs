@@ -3,7 +3,7 @@
 use crate::config::{Connector, ContractRule, SourceConfig};
 use crate::db::{Db, Project, SourceName};
 use crate::diagnostic::{did_you_mean, Diagnostic};
-use crate::model::source_contracts;
+use crate::source::{source_contracts, CompiledContract, ContractError};
 use crate::project::{source_config, SOURCES_FILE};
 
 fn columns_help(s: &SourceConfig, name: &str) -> String {
@@ -20,34 +20,52 @@ fn columns_help(s: &SourceConfig, name: &str) -> String {
 #[salsa::tracked(returns(ref))]
 pub fn source_diagnostics<'db>(db: &'db dyn Db, project: Project, name: SourceName<'db>) -> Vec<Diagnostic> {
     let Some(s) = source_config(db, project, name).as_ref() else { return Vec::new() };
-    let f = SOURCES_FILE;
-    let n = &s.name;
     let mut out = Vec::new();
-    match s.connector {
-        Connector::Kafka if s.topic.is_none() => out.push(
-            Diagnostic::error("E0740", format!("source `{n}` reads from kafka but names no topic"))
-                .at(f, Some(s.span.with_len(n.len())))
-                .help(format!("add `topic: {n}` to the source")),
-        ),
-        Connector::File if s.path.is_none() => out.push(
-            Diagnostic::error("E0740", format!("source `{n}` reads from a file but names no path"))
-                .at(f, Some(s.span.with_len(n.len())))
-                .help(format!("add `path: /data/{n}` to the source")),
-        ),
-        Connector::Iceberg => out.push(
-            Diagnostic::error("E0741", format!("source `{n}` uses the iceberg connector; models can write Iceberg tables but cannot read them yet"))
-                .at(f, Some(s.span.with_len(n.len())))
-                .help("read the Kafka topic the table is written from instead"),
-        ),
-        _ => {}
-    }
+    out.extend(connector_check(s));
     if !s.schema_declared {
+        let n = &s.name;
         out.push(
             Diagnostic::warning("W0742", format!("source `{n}` declares no schema"))
-                .at(f, Some(s.span.with_len(n.len())))
+                .at(SOURCES_FILE, Some(s.span.with_len(n.len())))
                 .help(format!("models can only plan against typed columns: add `schema:` to `{n}` with each column and its type")),
         );
     }
+    event_time_checks(s, &mut out);
+    out.extend(quarantine_check(s));
+    contract_checks(s, source_contracts(db, project, name), &mut out);
+    key_checks(s, &mut out);
+    out
+}
+
+/// E0740/E0741: the connector names where to read, and can be read.
+fn connector_check(s: &SourceConfig) -> Option<Diagnostic> {
+    let n = &s.name;
+    let at = Some(s.span.with_len(n.len()));
+    match s.connector {
+        Connector::Kafka if s.topic.is_none() => Some(
+            Diagnostic::error("E0740", format!("source `{n}` reads from kafka but names no topic"))
+                .at(SOURCES_FILE, at)
+                .help(format!("add `topic: {n}` to the source")),
+        ),
+        Connector::File if s.path.is_none() => Some(
+            Diagnostic::error("E0740", format!("source `{n}` reads from a file but names no path"))
+                .at(SOURCES_FILE, at)
+                .help(format!("add `path: /data/{n}` to the source")),
+        ),
+        Connector::Iceberg => Some(
+            Diagnostic::error("E0741", format!("source `{n}` uses the iceberg connector; models can write Iceberg tables but cannot read them yet"))
+                .at(SOURCES_FILE, at)
+                .help("read the Kafka topic the table is written from instead"),
+        ),
+        _ => None,
+    }
+}
+
+/// E0743/E0744: `event_time` names a timestamp column; E0745: the clock
+/// settings are only declared together with it.
+fn event_time_checks(s: &SourceConfig, out: &mut Vec<Diagnostic>) {
+    let f = SOURCES_FILE;
+    let n = &s.name;
     match &s.event_time {
         Some((et, span)) => match s.column(et) {
             None => out.push(
@@ -79,21 +97,31 @@ pub fn source_diagnostics<'db>(db: &'db dyn Db, project: Project, name: SourceNa
             }
         }
     }
-    // Contracts and quarantine.
+}
+
+/// E0746/E0747: contracts and a quarantine come together.
+fn quarantine_check(s: &SourceConfig) -> Option<Diagnostic> {
+    let n = &s.name;
     match (s.contracts.is_empty(), &s.quarantine) {
-        (false, None) => out.push(
+        (false, None) => Some(
             Diagnostic::error("E0746", format!("source `{n}` declares contracts but no quarantine, so records that break them have nowhere to go"))
-                .at(f, s.contracts_span)
+                .at(SOURCES_FILE, s.contracts_span)
                 .help(format!("add `quarantine: {{topic: {n}-quarantine}}` to the source")),
         ),
-        (true, Some((_, span))) => out.push(
+        (true, Some((_, span))) => Some(
             Diagnostic::error("E0747", format!("source `{n}` declares a quarantine but no contracts, so nothing would ever be quarantined"))
-                .at(f, Some(*span))
+                .at(SOURCES_FILE, Some(*span))
                 .help("add `contracts:` (for example `- {name: ids_present, not_null: [id]}`), or remove `quarantine`"),
         ),
-        _ => {}
+        _ => None,
     }
-    let compiled = source_contracts(db, project, name);
+}
+
+/// E0748–E0752, contract by contract: unique names, one rule each, and a
+/// rule that compiles against the source's columns.
+fn contract_checks(s: &SourceConfig, compiled: &[CompiledContract], out: &mut Vec<Diagnostic>) {
+    let f = SOURCES_FILE;
+    let n = &s.name;
     for (i, c) in s.contracts.iter().enumerate() {
         if s.contracts[..i].iter().any(|p| p.name == c.name) {
             out.push(
@@ -123,7 +151,7 @@ pub fn source_diagnostics<'db>(db: &'db dyn Db, project: Project, name: SourceNa
                 }
             }
             Some(ContractRule::Check(text)) => {
-                if let Some(Err(crate::model::ContractError::Check(why))) = compiled.get(i).map(|cc| &cc.expr) {
+                if let Some(Err(ContractError::Check(why))) = compiled.get(i).map(|cc| &cc.expr) {
                     out.push(
                         Diagnostic::error("E0752", format!("contract `{}` of source `{n}`: the check `{text}` does not compile: {why}", c.name))
                             .at(f, c.check_span.or(Some(c.span)))
@@ -133,14 +161,16 @@ pub fn source_diagnostics<'db>(db: &'db dyn Db, project: Project, name: SourceNa
             }
         }
     }
-    if let Some((key, span)) = &s.key {
-        for k in key.iter().filter(|k| s.column(k).is_none()) {
-            out.push(
-                Diagnostic::error("E0753", format!("source `{n}` declares the key column `{k}`, which is not in its schema"))
-                    .at(f, Some(*span))
-                    .help(columns_help(s, k)),
-            );
-        }
+}
+
+/// E0753: the key names columns of the schema.
+fn key_checks(s: &SourceConfig, out: &mut Vec<Diagnostic>) {
+    let Some((key, span)) = &s.key else { return };
+    for k in key.iter().filter(|k| s.column(k).is_none()) {
+        out.push(
+            Diagnostic::error("E0753", format!("source `{}` declares the key column `{k}`, which is not in its schema", s.name))
+                .at(SOURCES_FILE, Some(*span))
+                .help(columns_help(s, k)),
+        );
     }
-    out
 }

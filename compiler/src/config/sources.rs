@@ -1,6 +1,6 @@
 //! `sources.yml`: the typed streams models read.
 
-use super::decode::Decoder;
+use super::decode::{Decoder, Fields};
 use super::project::{Connector, Format};
 use crate::diagnostic::{Diagnostic, Span};
 use crate::duration::Duration;
@@ -115,6 +115,8 @@ pub fn decode_sources(path: &str, text: &str) -> Result<Vec<SourceConfig>, Vec<D
     }
 }
 
+/// One source; `None` (with errors recorded) when a field does not decode.
+/// Fields decode in the order of `SOURCE_KEYS`, which is the order of errors.
 fn decode_source(d: &mut Decoder, name: &str, span: Span, node: &yaml::Node) -> Option<SourceConfig> {
     let what = format!("sources.{name}");
     let f = d.map(node, &what, SOURCE_KEYS)?;
@@ -138,6 +140,31 @@ fn decode_source(d: &mut Decoder, name: &str, span: Span, node: &yaml::Node) -> 
         contracts_span: None,
         quarantine: None,
     };
+    decode_location(d, &f, &what, &mut s)?;
+    if let Some(v) = f.get_some("schema") {
+        s.columns = decode_schema(d, v, &what, name)?;
+        s.schema_declared = !s.columns.is_empty();
+        s.columns.sort_by(|a, b| a.name.cmp(&b.name));
+    }
+    decode_clock(d, &f, &what, &mut s)?;
+    if let Some(v) = f.get_some("key") {
+        s.key = Some((d.string_list(v, &format!("{what}.key"))?, v.span));
+    }
+    if let Some(v) = f.get("contracts") {
+        s.contracts_span = Some(v.span);
+        s.contracts = decode_contracts(d, v, &format!("{what}.contracts"))?;
+    }
+    if let Some(v) = f.get_some("quarantine") {
+        let qw = format!("{what}.quarantine");
+        let qf = d.map(v, &qw, &["topic"])?;
+        let topic = d.required(&qf, "topic", &qw)?;
+        s.quarantine = Some((d.string(topic, &format!("{qw}.topic"))?, v.span));
+    }
+    Some(s)
+}
+
+/// `topic`, `path` and `format`: where the connector reads, and how.
+fn decode_location(d: &mut Decoder, f: &Fields, what: &str, s: &mut SourceConfig) -> Option<()> {
     if let Some(v) = f.get_some("topic") {
         s.topic = Some(d.string(v, &format!("{what}.topic"))?);
     }
@@ -147,40 +174,50 @@ fn decode_source(d: &mut Decoder, name: &str, span: Span, node: &yaml::Node) -> 
     if let Some(v) = f.get_some("format") {
         s.format = d.one_of(v, &format!("{what}.format"), &[("json", Format::Json), ("csv", Format::Csv)])?;
     }
-    if let Some(v) = f.get_some("schema") {
-        let sw = format!("{what}.schema");
-        let mut ok = true;
-        for (col, key, ty) in d.named_map(v, &sw) {
-            let text = ty.scalar_text().unwrap_or_default();
-            match DataType::parse(&text) {
-                Ok(t) => s.columns.push(Column { name: col, ty: t, span: key.span }),
-                Err(TypeError::MalformedDecimal) => {
-                    ok = false;
-                    d.error("E0109", ty.span, format!("column `{col}` of source `{name}` has the malformed decimal type `{text}`"),
-                        Some("write decimal(precision,scale) with precision 1 to 38 and scale 0 to precision, for example decimal(12,2)".into()));
-                }
-                Err(TypeError::Unsupported) => {
-                    ok = false;
-                    let hint = match text.to_ascii_lowercase().as_str() {
-                        "int" | "integer" | "int4" => " (did you mean `int32`?)",
-                        "bigint" | "long" | "int8" => " (did you mean `int64`?)",
-                        "double" | "float" | "float32" | "real" => " (did you mean `float64`?)",
-                        "varchar" | "text" | "str" | "utf8" => " (did you mean `string`?)",
-                        "bool" => " (did you mean `boolean`?)",
-                        "datetime" | "date" | "timestamp(3)" | "instant" => " (did you mean `timestamp`?)",
-                        _ => "",
-                    };
-                    d.error("E0109", ty.span, format!("column `{col}` of source `{name}` has the unsupported type `{text}`"),
-                        Some(format!("the types are {SUPPORTED_TYPES}{hint}")));
-                }
+    Some(())
+}
+
+/// `schema:`, columns as written; `None` when any type does not parse
+/// (each one that does not is an error).
+fn decode_schema(d: &mut Decoder, v: &yaml::Node, what: &str, name: &str) -> Option<Vec<Column>> {
+    let sw = format!("{what}.schema");
+    let mut columns = Vec::new();
+    let mut ok = true;
+    for (col, key, ty) in d.named_map(v, &sw) {
+        let text = ty.scalar_text().unwrap_or_default();
+        match DataType::parse(&text) {
+            Ok(t) => columns.push(Column { name: col, ty: t, span: key.span }),
+            Err(TypeError::MalformedDecimal) => {
+                ok = false;
+                d.error("E0109", ty.span, format!("column `{col}` of source `{name}` has the malformed decimal type `{text}`"),
+                    Some("write decimal(precision,scale) with precision 1 to 38 and scale 0 to precision, for example decimal(12,2)".into()));
+            }
+            Err(TypeError::Unsupported) => {
+                ok = false;
+                d.error("E0109", ty.span, format!("column `{col}` of source `{name}` has the unsupported type `{text}`"),
+                    Some(format!("the types are {SUPPORTED_TYPES}{}", type_hint(&text))));
             }
         }
-        if !ok {
-            return None;
-        }
-        s.schema_declared = !s.columns.is_empty();
-        s.columns.sort_by(|a, b| a.name.cmp(&b.name));
     }
+    ok.then_some(columns)
+}
+
+/// The type a name from another system most likely means.
+fn type_hint(text: &str) -> &'static str {
+    match text.to_ascii_lowercase().as_str() {
+        "int" | "integer" | "int4" => " (did you mean `int32`?)",
+        "bigint" | "long" | "int8" => " (did you mean `int64`?)",
+        "double" | "float" | "float32" | "real" => " (did you mean `float64`?)",
+        "varchar" | "text" | "str" | "utf8" => " (did you mean `string`?)",
+        "bool" => " (did you mean `boolean`?)",
+        "datetime" | "date" | "timestamp(3)" | "instant" => " (did you mean `timestamp`?)",
+        _ => "",
+    }
+}
+
+/// `event_time`, `watermark`, `late_events` and `idle_timeout`, as written
+/// (`source::event_time` says what they mean together).
+fn decode_clock(d: &mut Decoder, f: &Fields, what: &str, s: &mut SourceConfig) -> Option<()> {
     if let Some(v) = f.get_some("event_time") {
         s.event_time = Some((d.string(v, &format!("{what}.event_time"))?, v.span));
     }
@@ -193,47 +230,39 @@ fn decode_source(d: &mut Decoder, name: &str, span: Span, node: &yaml::Node) -> 
     if let Some(v) = f.get_some("idle_timeout") {
         s.idle_timeout = Some((d.duration(v, &format!("{what}.idle_timeout"))?, v.span));
     }
-    if let Some(v) = f.get_some("key") {
-        s.key = Some((d.string_list(v, &format!("{what}.key"))?, v.span));
-    }
-    if let Some(v) = f.get("contracts") {
-        s.contracts_span = Some(v.span);
-        let cw = format!("{what}.contracts");
-        match &v.value {
-            Value::Seq(items) => {
-                for item in items {
-                    let cf = d.map(item, &cw, &["name", "not_null", "check"])?;
-                    let cname = d.required(&cf, "name", &cw)?;
-                    let cname = d.string(cname, &format!("{cw}.name"))?;
-                    let not_null = match cf.get("not_null") {
-                        Some(v) => Some(d.string_list(v, &format!("{cw}.not_null"))?),
-                        None => None,
-                    };
-                    let check = match cf.get("check") {
-                        Some(v) => Some((d.string(v, &format!("{cw}.check"))?, v.span)),
-                        None => None,
-                    };
-                    let (rule, check_span) = match (not_null, check) {
-                        (Some(cols), None) => (Some(ContractRule::NotNull(cols)), None),
-                        (None, Some((c, sp))) => (Some(ContractRule::Check(c)), Some(sp)),
-                        _ => (None, None),
-                    };
-                    s.contracts.push(Contract { name: cname, rule, span: item.span, check_span });
-                }
-            }
-            Value::Null => {}
-            other => {
-                d.error("E0102", v.span, format!("`{cw}` must be a list of contracts, found {}", other.describe()),
-                    Some("write `- {name: ids_present, not_null: [order_id]}` or `- {name: positive, check: amount > 0}`".into()));
-                return None;
-            }
+    Some(())
+}
+
+/// `contracts:`, a list of `{name, not_null | check}` (null is none).
+fn decode_contracts(d: &mut Decoder, v: &yaml::Node, cw: &str) -> Option<Vec<Contract>> {
+    let items = match &v.value {
+        Value::Seq(items) => items,
+        Value::Null => return Some(Vec::new()),
+        other => {
+            d.error("E0102", v.span, format!("`{cw}` must be a list of contracts, found {}", other.describe()),
+                Some("write `- {name: ids_present, not_null: [order_id]}` or `- {name: positive, check: amount > 0}`".into()));
+            return None;
         }
+    };
+    let mut contracts = Vec::new();
+    for item in items {
+        let cf = d.map(item, cw, &["name", "not_null", "check"])?;
+        let cname = d.required(&cf, "name", cw)?;
+        let cname = d.string(cname, &format!("{cw}.name"))?;
+        let not_null = match cf.get("not_null") {
+            Some(v) => Some(d.string_list(v, &format!("{cw}.not_null"))?),
+            None => None,
+        };
+        let check = match cf.get("check") {
+            Some(v) => Some((d.string(v, &format!("{cw}.check"))?, v.span)),
+            None => None,
+        };
+        let (rule, check_span) = match (not_null, check) {
+            (Some(cols), None) => (Some(ContractRule::NotNull(cols)), None),
+            (None, Some((c, sp))) => (Some(ContractRule::Check(c)), Some(sp)),
+            _ => (None, None),
+        };
+        contracts.push(Contract { name: cname, rule, span: item.span, check_span });
     }
-    if let Some(v) = f.get_some("quarantine") {
-        let qw = format!("{what}.quarantine");
-        let qf = d.map(v, &qw, &["topic"])?;
-        let topic = d.required(&qf, "topic", &qw)?;
-        s.quarantine = Some((d.string(topic, &format!("{qw}.topic"))?, v.span));
-    }
-    Some(s)
+    Some(contracts)
 }

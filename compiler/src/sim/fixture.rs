@@ -12,9 +12,10 @@ use super::value::{parse_rfc3339_ms, Value};
 use crate::check::fixtures::{fixture, GivenItem, Row as WrittenRow};
 use crate::db::{Db, ModelName, Project, SourceFile, SourceName};
 use crate::diagnostic::{Diagnostic, Span};
-use crate::model::{model_plan, source_contracts};
+use crate::model::model_plan;
 use crate::plan::node::{Column, ModelPlan, NodeKind};
 use crate::project::source_config;
+use crate::source::{applied_contracts, event_time};
 use crate::yaml::{Node, Value as Yaml};
 
 /// An event as written: its columns sorted by name (how reports show and
@@ -64,16 +65,15 @@ pub struct TypedFixture {
 pub fn source_spec<'db>(db: &'db dyn Db, project: Project, name: SourceName<'db>) -> Option<SourceSpec> {
     let s = source_config(db, project, name).as_ref()?;
     let columns: Vec<Column> = s.columns.iter().map(|c| Column { name: c.name.clone(), ty: c.ty }).collect();
-    let time = s.event_time.as_ref().and_then(|(t, _)| columns.iter().position(|c| &c.name == t && c.ty.is_timestamp()));
-    let compiled = source_contracts(db, project, name);
-    // Malformed contracts leave the plan (and are check errors): none apply.
-    let contracts = if compiled.iter().all(|c| c.expr.is_ok()) { compiled.iter().map(|c| (c.name.clone(), c.expr.clone().expect("checked"))).collect() } else { Vec::new() };
+    let et = event_time(s);
+    let time = et.as_ref().and_then(|e| e.clock()).and_then(|t| columns.iter().position(|c| c.name == t));
+    let contracts = applied_contracts(db, project, name).rules;
     Some(SourceSpec {
         name: s.name.clone(),
         columns,
         time,
-        delay_ms: s.watermark.map(|(d, _)| d.millis().min(i64::MAX as u64) as i64).unwrap_or(0),
-        late: s.late_events.map(|(l, _)| l).unwrap_or_default(),
+        delay_ms: et.as_ref().map(|e| e.watermark.millis().min(i64::MAX as u64) as i64).unwrap_or(0),
+        late: et.as_ref().map(|e| e.late).unwrap_or_default(),
         contracts,
     })
 }

@@ -4,9 +4,10 @@
 use super::expr::{ident, render, sql_type, string_literal};
 use super::query::interval;
 use crate::config::project::{IcebergTarget, Startup};
-use crate::config::{Connector, Format, LatePolicy, Materialized, SinkConfig, SourceConfig, Target};
+use crate::config::{Connector, Format, Materialized, SinkConfig, SourceConfig, Target};
 use crate::plan::expr::Expr;
 use crate::plan::node::Column;
+use crate::source::{AppliedContracts, EventTime};
 
 /// The catalog Iceberg sink tables live in.
 pub const ICEBERG_CATALOG: &str = "streamform_iceberg";
@@ -50,19 +51,44 @@ pub struct SourceDdl {
     pub quarantine_insert: Option<String>,
 }
 
-/// A source's statements. `contracts` are the planned contracts, compiled.
-pub fn source_ddl(s: &SourceConfig, contracts: &[(String, Expr)], quarantine: Option<&str>, target: &Target) -> SourceDdl {
+/// A source's statements: its table, then the views that apply its
+/// contracts and drop its late events, then its quarantine table.
+pub fn source_ddl(s: &SourceConfig, time: Option<&EventTime>, contracts: &AppliedContracts, target: &Target) -> SourceDdl {
     let name = &s.name;
-    let event_time = s.event_time.as_ref().map(|(c, _)| c.as_str()).filter(|c| s.column(c).is_some_and(|c| c.ty.is_timestamp()));
-    let late_drop = event_time.is_some() && s.late_events.map(|(l, _)| l).unwrap_or_default() == LatePolicy::Drop;
-    let checked = !contracts.is_empty();
+    let clock = time.and_then(EventTime::clock);
+    let late_drop = time.is_some_and(EventTime::drops_late);
+    let checked = !contracts.rules.is_empty();
     let table = if late_drop || checked { format!("{name}_raw") } else { name.clone() };
     let columns: Vec<Column> = s.columns.iter().map(|c| Column { name: c.name.clone(), ty: c.ty }).collect();
+    let mut statements = vec![source_table(s, &table, &columns, time, target)];
+    let late_filter = clock.map(|et| format!("CURRENT_WATERMARK({0}) IS NULL OR {0} >= CURRENT_WATERMARK({0})", ident(et)));
+    let mut quarantine_insert = None;
+    if checked {
+        let checked_view = format!("{name}__checked");
+        let late_filter = late_filter.as_deref().filter(|_| late_drop);
+        statements.extend(contract_views(name, &table, &checked_view, &columns, &contracts.rules, late_filter));
+        if let Some(topic) = &contracts.quarantine {
+            statements.push(quarantine_table(name, topic, &columns, target));
+            quarantine_insert = Some(quarantine_insert_into(name, &checked_view, &columns, clock));
+        }
+    } else if late_drop {
+        statements.push(format!(
+            "CREATE TEMPORARY VIEW {} AS\nSELECT * FROM {} WHERE {};",
+            ident(name),
+            ident(&table),
+            late_filter.expect("event time")
+        ));
+    }
+    SourceDdl { statements, quarantine_insert }
+}
 
-    let mut lines = column_lines(&columns);
-    if let Some(et) = event_time {
-        let wm = s.watermark.map(|(d, _)| d).unwrap_or_default();
-        lines.push(format!("  WATERMARK FOR {} AS {} - {}", ident(et), ident(et), interval(wm)));
+/// `CREATE TABLE` of the source as its connector delivers it, with the
+/// watermark of its event-time rule.
+fn source_table(s: &SourceConfig, table: &str, columns: &[Column], time: Option<&EventTime>, target: &Target) -> String {
+    let clock = time.and_then(|t| Some((t.clock()?, t)));
+    let mut lines = column_lines(columns);
+    if let Some((et, t)) = clock {
+        lines.push(format!("  WATERMARK FOR {} AS {} - {}", ident(et), ident(et), interval(t.watermark)));
     }
     let mut opts = Options::new();
     match s.connector {
@@ -83,73 +109,67 @@ pub fn source_ddl(s: &SourceConfig, contracts: &[(String, Expr)], quarantine: Op
             opts.add("format", s.format.as_str());
         }
     }
-    if event_time.is_some() && s.format == Format::Json {
+    if clock.is_some() && s.format == Format::Json {
         opts.add("json.timestamp-format.standard", "ISO-8601");
     }
-    if let (Some(_), Some((idle, _))) = (event_time, s.idle_timeout) {
+    if let Some(idle) = clock.and_then(|(_, t)| t.idle_timeout) {
         opts.add("scan.watermark.idle-timeout", idle.to_string());
     }
-    let mut statements = vec![format!("CREATE TABLE {} (\n{}\n) {};", ident(&table), lines.join(",\n"), opts.render())];
+    format!("CREATE TABLE {} (\n{}\n) {};", ident(table), lines.join(",\n"), opts.render())
+}
 
+/// The `__checked` view naming the first contract each record breaks, and
+/// the source's view of the records that break none (and are not late,
+/// when `late_filter` is given).
+fn contract_views(name: &str, table: &str, checked_view: &str, columns: &[Column], rules: &[(String, Expr)], late_filter: Option<&str>) -> [String; 2] {
     let col_list = columns.iter().map(|c| ident(&c.name)).collect::<Vec<_>>().join(", ");
-    let late_filter = event_time.map(|et| format!("CURRENT_WATERMARK({0}) IS NULL OR {0} >= CURRENT_WATERMARK({0})", ident(et)));
-    let mut quarantine_insert = None;
-    if checked {
-        let cases: Vec<String> = contracts
-            .iter()
-            .map(|(n, e)| format!("WHEN NOT COALESCE({}, FALSE) THEN {}", render(e), string_literal(n)))
-            .collect();
-        let checked_view = format!("{name}__checked");
-        statements.push(format!(
-            "CREATE TEMPORARY VIEW {} AS\nSELECT {col_list}, CASE {} END AS `_contract` FROM {};",
-            ident(&checked_view),
-            cases.join(" "),
-            ident(&table)
-        ));
-        let mut filter = "`_contract` IS NULL".to_string();
-        if let (true, Some(lf)) = (late_drop, &late_filter) {
-            filter.push_str(&format!(" AND ({lf})"));
-        }
-        statements.push(format!("CREATE TEMPORARY VIEW {} AS\nSELECT {col_list} FROM {} WHERE {filter};", ident(name), ident(&checked_view)));
-        if let Some(topic) = quarantine {
-            let mut qcols = column_lines(&columns);
-            qcols.push("  `_contract` STRING".into());
-            qcols.push("  `_source` STRING".into());
-            let mut q = Options::new();
-            q.add("connector", "kafka");
-            q.add("topic", topic);
-            q.add("properties.bootstrap.servers", kafka_servers(target));
-            q.add("format", "json");
-            q.add("json.encode.decimal-as-plain-number", "true");
-            q.add("json.timestamp-format.standard", "ISO-8601");
-            let qtable = format!("quarantine_{name}");
-            statements.push(format!("CREATE TABLE {} (\n{}\n) {};", ident(&qtable), qcols.join(",\n"), q.render()));
-            // The event-time column is a rowtime attribute in the view; a
-            // cast makes it a plain timestamp for the sink.
-            let select: Vec<String> = columns
-                .iter()
-                .map(|c| match event_time {
-                    Some(et) if et == c.name => format!("CAST({0} AS {1}) AS {0}", ident(et), sql_type(c.ty).unwrap_or_default()),
-                    _ => ident(&c.name),
-                })
-                .collect();
-            quarantine_insert = Some(format!(
-                "INSERT INTO {} SELECT {}, `_contract`, {} FROM {} WHERE `_contract` IS NOT NULL;",
-                ident(&qtable),
-                select.join(", "),
-                string_literal(name),
-                ident(&checked_view)
-            ));
-        }
-    } else if late_drop {
-        statements.push(format!(
-            "CREATE TEMPORARY VIEW {} AS\nSELECT * FROM {} WHERE {};",
-            ident(name),
-            ident(&table),
-            late_filter.expect("event time")
-        ));
+    let cases: Vec<String> = rules.iter().map(|(n, e)| format!("WHEN NOT COALESCE({}, FALSE) THEN {}", render(e), string_literal(n))).collect();
+    let checked = format!("CREATE TEMPORARY VIEW {} AS\nSELECT {col_list}, CASE {} END AS `_contract` FROM {};", ident(checked_view), cases.join(" "), ident(table));
+    let mut filter = "`_contract` IS NULL".to_string();
+    if let Some(lf) = late_filter {
+        filter.push_str(&format!(" AND ({lf})"));
     }
-    SourceDdl { statements, quarantine_insert }
+    let good = format!("CREATE TEMPORARY VIEW {} AS\nSELECT {col_list} FROM {} WHERE {filter};", ident(name), ident(checked_view));
+    [checked, good]
+}
+
+/// `CREATE TABLE` of the Kafka topic that records breaking a contract go to.
+fn quarantine_table(name: &str, topic: &str, columns: &[Column], target: &Target) -> String {
+    let mut qcols = column_lines(columns);
+    qcols.push("  `_contract` STRING".into());
+    qcols.push("  `_source` STRING".into());
+    let mut q = Options::new();
+    q.add("connector", "kafka");
+    q.add("topic", topic);
+    q.add("properties.bootstrap.servers", kafka_servers(target));
+    q.add("format", "json");
+    q.add("json.encode.decimal-as-plain-number", "true");
+    q.add("json.timestamp-format.standard", "ISO-8601");
+    format!("CREATE TABLE {} (\n{}\n) {};", ident(&quarantine_table_name(name)), qcols.join(",\n"), q.render())
+}
+
+fn quarantine_table_name(source: &str) -> String {
+    format!("quarantine_{source}")
+}
+
+/// The INSERT feeding the quarantine table from the `__checked` view.
+fn quarantine_insert_into(name: &str, checked_view: &str, columns: &[Column], clock: Option<&str>) -> String {
+    // The event-time column is a rowtime attribute in the view; a cast
+    // makes it a plain timestamp for the sink.
+    let select: Vec<String> = columns
+        .iter()
+        .map(|c| match clock {
+            Some(et) if et == c.name => format!("CAST({0} AS {1}) AS {0}", ident(et), sql_type(c.ty).unwrap_or_default()),
+            _ => ident(&c.name),
+        })
+        .collect();
+    format!(
+        "INSERT INTO {} SELECT {}, `_contract`, {} FROM {} WHERE `_contract` IS NOT NULL;",
+        ident(&quarantine_table_name(name)),
+        select.join(", "),
+        string_literal(name),
+        ident(checked_view)
+    )
 }
 
 /// The table a model's sink writes: its name in INSERT statements.

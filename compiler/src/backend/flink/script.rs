@@ -3,17 +3,19 @@
 //! EXECUTE STATEMENT SET.
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 use super::ddl::{self, iceberg_catalog, sink_ddl, sink_table_name, source_ddl, SourceDdl};
 use super::expr::{ident, sql_type};
 use super::query::{model_query, ModelQuery};
-use crate::config::Connector;
+use crate::config::{Connector, Target};
 use crate::db::{Db, ModelName, Project, SourceName};
 use crate::diagnostic::Diagnostic;
 use crate::graph::dependency_graph;
-use crate::model::{model_contract, model_plan, model_reads, source_contracts, source_input};
-use crate::plan::node::NodeKind;
+use crate::model::{model_contract, model_plan, model_reads};
+use crate::plan::node::{ModelPlan, NodeKind, Retention};
 use crate::project::{model_config, project_config, source_config, CONFIG_FILE};
+use crate::source::{applied_contracts, event_time};
 
 /// A deployment target's name, interned so the script can be keyed by it.
 #[salsa::interned(debug)]
@@ -36,7 +38,7 @@ pub struct FlinkScript {
 pub type BuildErrors = Vec<String>;
 
 /// The relation a model's first node reads: its source, or its upstream model.
-fn model_input(plan: &crate::plan::node::ModelPlan) -> String {
+fn model_input(plan: &ModelPlan) -> String {
     match plan.nodes.first().map(|n| &n.kind) {
         Some(NodeKind::Source(read)) => read.source.clone(),
         _ => plan.reads_model.clone().unwrap_or_default(),
@@ -60,14 +62,7 @@ pub fn flink_source_ddl<'db>(db: &'db dyn Db, project: Project, source: SourceNa
     let config = project_config(db, project).as_ref().ok()?;
     let t = config.targets.iter().find(|t| t.name == *target.text(db))?;
     let s = source_config(db, project, source).as_ref()?;
-    let input = source_input(db, project, source).as_ref()?;
-    // The planned contracts (none when they are malformed), compiled.
-    let contracts: Vec<(String, crate::plan::expr::Expr)> = if input.contracts.is_empty() {
-        Vec::new()
-    } else {
-        source_contracts(db, project, source).iter().filter_map(|c| Some((c.name.clone(), c.expr.clone().ok()?))).collect()
-    };
-    Some(source_ddl(s, &contracts, input.quarantine.as_deref(), t))
+    Some(source_ddl(s, event_time(s).as_ref(), &applied_contracts(db, project, source), t))
 }
 
 /// The whole script for a target. The project must check cleanly (build
@@ -79,14 +74,36 @@ pub fn flink_script<'db>(db: &'db dyn Db, project: Project, target: TargetName<'
         return Err(vec![format!("no target named `{}`", target.text(db))]);
     };
     let order = &dependency_graph(db, project).order;
-    let mut errors: BuildErrors = Vec::new();
-    let mut warnings = Vec::new();
-
-    let plans: Vec<_> = order.iter().filter_map(|m| model_plan(db, project, ModelName::new(db, m.clone())).clone()).collect();
+    let plans: Vec<Arc<ModelPlan>> = order.iter().filter_map(|m| model_plan(db, project, ModelName::new(db, m.clone())).clone()).collect();
     let read_models: BTreeSet<String> = order.iter().flat_map(|m| model_reads(db, project, ModelName::new(db, m.clone())).models.clone()).collect();
-
-    let mut head: Vec<String> = Vec::new();
     let iceberg_used = plans.iter().any(|p| sink_of(db, project, &p.name).is_some_and(|s| s.connector == Connector::Iceberg));
+
+    let mut script = Parts { body: set_statements(&plans, t, iceberg_used), ..Parts::default() };
+    script.sources(db, project, &plans, target);
+    if iceberg_used {
+        script.iceberg(db, project, &plans, t);
+    }
+    for p in &plans {
+        script.model(db, project, p, t, read_models.contains(&p.name));
+    }
+    script.finish()
+}
+
+/// The script as it is assembled: statements in order, the INSERTs of the
+/// statement set, and what the models say about it.
+#[derive(Default)]
+struct Parts {
+    body: Vec<String>,
+    inserts: Vec<String>,
+    quarantine_inserts: Vec<String>,
+    warnings: Vec<Diagnostic>,
+    errors: BuildErrors,
+}
+
+/// The SET statements the application needs: checkpoints when it writes
+/// Iceberg, one-phase aggregation when it has windows.
+fn set_statements(plans: &[Arc<ModelPlan>], t: &Target, iceberg_used: bool) -> Vec<String> {
+    let mut head: Vec<String> = Vec::new();
     if iceberg_used {
         let every = t.flink.as_ref().and_then(|f| f.checkpoint_interval).map(|d| d.to_string()).unwrap_or_else(|| "60s".into());
         head.push(format!("SET 'execution.checkpointing.interval' = '{every}';"));
@@ -94,30 +111,35 @@ pub fn flink_script<'db>(db: &'db dyn Db, project: Project, target: TargetName<'
     if plans.iter().any(|p| p.nodes.iter().any(|n| matches!(n.kind, NodeKind::Aggregate { window: Some(_), .. }))) {
         head.push("SET 'table.optimizer.agg-phase-strategy' = 'ONE_PHASE';".into());
     }
+    head
+}
 
-    // Sources in order of first use.
-    let mut sources: Vec<String> = Vec::new();
-    for p in &plans {
-        if let Some(NodeKind::Source(read)) = p.nodes.first().map(|n| &n.kind) {
-            if !sources.contains(&read.source) {
-                sources.push(read.source.clone());
+impl Parts {
+    /// Each source's DDL, in order of first use.
+    fn sources<'db>(&mut self, db: &'db dyn Db, project: Project, plans: &[Arc<ModelPlan>], target: TargetName<'db>) {
+        let mut sources: Vec<String> = Vec::new();
+        for p in plans {
+            if let Some(NodeKind::Source(read)) = p.nodes.first().map(|n| &n.kind) {
+                if !sources.contains(&read.source) {
+                    sources.push(read.source.clone());
+                }
+            }
+        }
+        for s in &sources {
+            if let Some(ddl) = flink_source_ddl(db, project, SourceName::new(db, s.clone()), target) {
+                self.body.extend(ddl.statements.iter().cloned());
+                self.quarantine_inserts.extend(ddl.quarantine_insert.clone());
             }
         }
     }
-    let mut body: Vec<String> = head;
-    let mut quarantine_inserts = Vec::new();
-    for s in &sources {
-        if let Some(ddl) = flink_source_ddl(db, project, SourceName::new(db, s.clone()), target) {
-            body.extend(ddl.statements.iter().cloned());
-            quarantine_inserts.extend(ddl.quarantine_insert.clone());
-        }
-    }
-    if iceberg_used {
+
+    /// The Iceberg catalog, and each namespace the sinks write, in order of first use.
+    fn iceberg(&mut self, db: &dyn Db, project: Project, plans: &[Arc<ModelPlan>], t: &Target) {
         if let Some(ice) = &t.iceberg {
-            body.push(iceberg_catalog(ice));
+            self.body.push(iceberg_catalog(ice));
         }
         let mut namespaces: Vec<String> = Vec::new();
-        for p in &plans {
+        for p in plans {
             let sink = sink_of(db, project, &p.name).filter(|s| s.connector == Connector::Iceberg);
             if let Some((ns, _)) = sink.as_ref().and_then(|s| s.table.as_deref()).and_then(|t| t.split_once('.')) {
                 if !namespaces.iter().any(|n| n == ns) {
@@ -126,23 +148,24 @@ pub fn flink_script<'db>(db: &'db dyn Db, project: Project, target: TargetName<'
             }
         }
         for ns in namespaces {
-            body.push(format!("CREATE DATABASE IF NOT EXISTS {}.{};", ident(ddl::ICEBERG_CATALOG), ident(&ns)));
+            self.body.push(format!("CREATE DATABASE IF NOT EXISTS {}.{};", ident(ddl::ICEBERG_CATALOG), ident(&ns)));
         }
     }
 
-    let mut inserts = Vec::new();
-    for p in &plans {
+    /// A model's views, then its sink table and INSERT; or why Flink runs
+    /// it differently (W0790) or not at all (W0791).
+    fn model(&mut self, db: &dyn Db, project: Project, p: &ModelPlan, t: &Target, has_reader: bool) {
         let name = ModelName::new(db, p.name.clone());
-        let Some(q) = flink_model_query(db, project, name) else { continue };
+        let Some(q) = flink_model_query(db, project, name) else { return };
         if let Some(w) = &q.window_input {
-            body.push(format!("CREATE TEMPORARY VIEW {} AS\n{w};", ident(&format!("{}__window_input", p.name))));
+            self.body.push(format!("CREATE TEMPORARY VIEW {} AS\n{w};", ident(&format!("{}__window_input", p.name))));
         }
-        body.push(format!("CREATE TEMPORARY VIEW {} AS\n{};", ident(&p.name), q.view));
+        self.body.push(format!("CREATE TEMPORARY VIEW {} AS\n{};", ident(&p.name), q.view));
         let sink = p.sink();
         let cfg = model_config(db, project, name);
         if let Some(st) = p.nodes.iter().find_map(|n| n.state.as_ref()) {
-            if let crate::plan::node::Retention::After(d) = st.retention {
-                warnings.push(
+            if let Retention::After(d) = st.retention {
+                self.warnings.push(
                     Diagnostic::warning("W0790", format!("model `{}` declares retention {d}; on Flink it is a STATE_TTL hint, enforced in processing time, so it is approximate — and under replay it may keep state a fresh run would have dropped", p.name))
                         .at(CONFIG_FILE, cfg.retention_span)
                         .help("the simulator expires state by event time; docs/flink.md lists the differences"),
@@ -153,13 +176,13 @@ pub fn flink_script<'db>(db: &'db dyn Db, project: Project, target: TargetName<'
             Some(sc) => {
                 for c in &sink.schema {
                     if sql_type(c.ty).is_none() {
-                        errors.push(format!("model `{}`: column `{}` has type {}, which has no Flink SQL type", p.name, c.name, c.ty));
+                        self.errors.push(format!("model `{}`: column `{}` has type {}, which has no Flink SQL type", p.name, c.name, c.ty));
                     }
                 }
-                body.push(sink_ddl(&p.name, sc, p.materialized, &p.key, &sink.schema, t));
-                inserts.push(format!("INSERT INTO {} SELECT * FROM {};", sink_table_name(&p.name, sc), ident(&p.name)));
+                self.body.push(sink_ddl(&p.name, sc, p.materialized, &p.key, &sink.schema, t));
+                self.inserts.push(format!("INSERT INTO {} SELECT * FROM {};", sink_table_name(&p.name, sc), ident(&p.name)));
             }
-            None if !read_models.contains(&p.name) => warnings.push(
+            None if !has_reader => self.warnings.push(
                 Diagnostic::warning("W0791", format!("model `{}` has no sink and no reader, so nothing on Flink runs it", p.name))
                     .at(CONFIG_FILE, None)
                     .help(format!("add a `sink:` to `{}` in streamform.yml, or read it with ref('{}')", p.name, p.name)),
@@ -167,19 +190,24 @@ pub fn flink_script<'db>(db: &'db dyn Db, project: Project, target: TargetName<'
             None => {}
         }
     }
-    if !errors.is_empty() {
-        return Err(errors);
+
+    /// The statements joined, then one EXECUTE STATEMENT SET of every INSERT.
+    fn finish(self) -> Result<FlinkScript, BuildErrors> {
+        if !self.errors.is_empty() {
+            return Err(self.errors);
+        }
+        let mut inserts = self.inserts;
+        inserts.extend(self.quarantine_inserts);
+        let mut statements = self.body.len();
+        let mut text = self.body.join("\n\n");
+        if !inserts.is_empty() {
+            statements += 1;
+            let lines: Vec<String> = inserts.iter().map(|i| format!("  {i}")).collect();
+            text.push_str(&format!("\n\nEXECUTE STATEMENT SET\nBEGIN\n{}\nEND;", lines.join("\n")));
+        }
+        text.push('\n');
+        Ok(FlinkScript { text, statements, warnings: self.warnings })
     }
-    inserts.extend(quarantine_inserts);
-    let mut statements = body.len();
-    let mut text = body.join("\n\n");
-    if !inserts.is_empty() {
-        statements += 1;
-        let lines: Vec<String> = inserts.iter().map(|i| format!("  {i}")).collect();
-        text.push_str(&format!("\n\nEXECUTE STATEMENT SET\nBEGIN\n{}\nEND;", lines.join("\n")));
-    }
-    text.push('\n');
-    Ok(FlinkScript { text, statements, warnings })
 }
 
 fn sink_of(db: &dyn Db, project: Project, model: &str) -> Option<crate::config::SinkConfig> {
