@@ -45,6 +45,9 @@ golden!(iceberg_sink, "iceberg_sink");
 // A global aggregate (empty key) is `upsert`, not `upsert()`, and the kind
 // column is only as wide as the kinds shown.
 golden!(global_aggregate, "global_aggregate");
+// After the sources, every model not drawn yet is a root, in name order,
+// even one whose upstream model is drawn later.
+golden!(unreached, "unreached");
 
 #[test]
 fn cycle_fails_text_and_dot_but_prints_the_json_document() {

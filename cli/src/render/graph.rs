@@ -4,14 +4,12 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use streamform::graph_doc::{GraphDocument, GraphModel};
 
-/// Where a model hangs in the forest: under every source and model it reads
-/// that exists; a model that reads none of those is a root, listed after
-/// the sources.
+/// Where a model hangs in the forest: under every source and model it
+/// reads that exists.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Parent<'a> {
     Source(&'a str),
     Model(&'a str),
-    Root,
 }
 
 fn parents<'a>(doc: &'a GraphDocument, m: &'a GraphModel) -> Vec<Parent<'a>> {
@@ -25,9 +23,6 @@ fn parents<'a>(doc: &'a GraphDocument, m: &'a GraphModel) -> Vec<Parent<'a>> {
         if doc.models.iter().any(|x| &x.name == r) {
             out.push(Parent::Model(r));
         }
-    }
-    if out.is_empty() {
-        out.push(Parent::Root);
     }
     out
 }
@@ -53,21 +48,20 @@ pub fn graph_text(doc: &GraphDocument) -> String {
             children.entry(p).or_default().push(m);
         }
     }
-    let mut rows: Vec<Row> = Vec::new();
-    // The models on the path being drawn: a cycle is never followed twice.
-    let mut path: BTreeSet<&str> = BTreeSet::new();
+    let mut forest = Forest { children: &children, rows: Vec::new(), path: BTreeSet::new(), printed: BTreeSet::new() };
     for s in &doc.sources {
-        rows.push(Row { label: s.name.clone(), kind: "source".into(), target: with_connector(s.connector, s.target.as_deref()) });
-        let kids = children.get(&Parent::Source(&s.name)).map(Vec::as_slice).unwrap_or(&[]);
-        walk(&children, kids, "", &mut rows, &mut path);
+        forest.rows.push(Row { label: s.name.clone(), kind: "source".into(), target: with_connector(s.connector, s.target.as_deref()) });
+        forest.walk(Parent::Source(&s.name), "");
     }
-    for m in children.get(&Parent::Root).map(Vec::as_slice).unwrap_or(&[]) {
-        rows.push(model_row(m, String::new()));
-        path.insert(&m.name);
-        let kids = children.get(&Parent::Model(&m.name)).map(Vec::as_slice).unwrap_or(&[]);
-        walk(&children, kids, "", &mut rows, &mut path);
-        path.remove(m.name.as_str());
+    // Then, in name order, every model not drawn yet is a root with its
+    // subtree (a model drawn before may be drawn again there), as the
+    // original lays out models that no declared source reaches.
+    for m in &doc.models {
+        if !forest.printed.contains(m.name.as_str()) {
+            forest.draw(m, String::new(), "");
+        }
     }
+    let rows = forest.rows;
     let lw = rows.iter().map(|r| r.label.chars().count()).max().unwrap_or(0) + 3;
     let kw = rows.iter().map(|r| r.kind.chars().count()).max().unwrap_or(0) + 3;
     let mut out = format!("{}\n\n", doc.project);
@@ -89,22 +83,33 @@ fn model_row(m: &GraphModel, label: String) -> Row {
     Row { label: format!("{label}{}", m.name), kind: m.kind(), target }
 }
 
-fn walk<'a>(
-    children: &BTreeMap<Parent<'a>, Vec<&'a GraphModel>>,
-    kids: &[&'a GraphModel],
-    indent: &str,
-    rows: &mut Vec<Row>,
-    path: &mut BTreeSet<&'a str>,
-) {
-    for (i, m) in kids.iter().enumerate() {
-        let last = i + 1 == kids.len();
-        let branch = if last { "\u{2514}\u{2500} " } else { "\u{251c}\u{2500} " };
-        rows.push(model_row(m, format!("{indent}{branch}")));
-        let next = format!("{indent}{}", if last { "   " } else { "\u{2502}  " });
-        if path.insert(&m.name) {
-            let grand = children.get(&Parent::Model(&m.name)).map(Vec::as_slice).unwrap_or(&[]);
-            walk(children, grand, &next, rows, path);
-            path.remove(m.name.as_str());
+struct Forest<'a, 'c> {
+    children: &'c BTreeMap<Parent<'a>, Vec<&'a GraphModel>>,
+    rows: Vec<Row>,
+    /// The models on the path being drawn: a cycle is never followed twice.
+    path: BTreeSet<&'a str>,
+    printed: BTreeSet<&'a str>,
+}
+
+impl<'a> Forest<'a, '_> {
+    /// Draws `m` with `label` before its name, then its readers below it.
+    fn draw(&mut self, m: &'a GraphModel, label: String, indent: &str) {
+        self.rows.push(model_row(m, label));
+        self.printed.insert(&m.name);
+        if self.path.insert(&m.name) {
+            self.walk(Parent::Model(&m.name), indent);
+            self.path.remove(m.name.as_str());
+        }
+    }
+
+    /// Draws the readers of `parent`, each on a branch.
+    fn walk(&mut self, parent: Parent<'a>, indent: &str) {
+        let kids = self.children.get(&parent).cloned().unwrap_or_default();
+        for (i, m) in kids.iter().enumerate() {
+            let last = i + 1 == kids.len();
+            let branch = if last { "\u{2514}\u{2500} " } else { "\u{251c}\u{2500} " };
+            let next = format!("{indent}{}", if last { "   " } else { "\u{2502}  " });
+            self.draw(m, format!("{indent}{branch}"), &next);
         }
     }
 }
