@@ -60,6 +60,15 @@ impl Severity {
     }
 }
 
+/// A secondary location of a diagnostic that involves two places: where
+/// the other half of the conflict is written, and what it says.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Label {
+    pub path: String,
+    pub span: Option<Span>,
+    pub message: String,
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Diagnostic {
     pub severity: Severity,
@@ -70,15 +79,17 @@ pub struct Diagnostic {
     pub path: Option<String>,
     pub span: Option<Span>,
     pub help: Option<String>,
+    /// Secondary locations, after the primary one (where the user acts).
+    pub labels: Vec<Label>,
 }
 
 impl Diagnostic {
     pub fn error(code: &'static str, message: impl Into<String>) -> Diagnostic {
-        Diagnostic { severity: Severity::Error, code, message: message.into(), path: None, span: None, help: None }
+        Diagnostic { severity: Severity::Error, code, message: message.into(), path: None, span: None, help: None, labels: Vec::new() }
     }
 
     pub fn warning(code: &'static str, message: impl Into<String>) -> Diagnostic {
-        Diagnostic { severity: Severity::Warning, code, message: message.into(), path: None, span: None, help: None }
+        Diagnostic { severity: Severity::Warning, code, message: message.into(), path: None, span: None, help: None, labels: Vec::new() }
     }
 
     pub fn at(mut self, path: impl Into<String>, span: Option<Span>) -> Diagnostic {
@@ -94,6 +105,12 @@ impl Diagnostic {
 
     pub fn with_span(mut self, span: Span) -> Diagnostic {
         self.span = Some(span);
+        self
+    }
+
+    /// Adds a secondary location: `message` says what is written there.
+    pub fn label(mut self, path: impl Into<String>, span: Option<Span>, message: impl Into<String>) -> Diagnostic {
+        self.labels.push(Label { path: path.into(), span, message: message.into() });
         self
     }
 

@@ -171,11 +171,30 @@ pub struct DiagnosticReport {
     pub message: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub help: Option<String>,
+    /// The other places a diagnostic that involves two places points at
+    /// (an addition to the original's report; absent when there are none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub labels: Vec<LabelReport>,
+}
+
+#[derive(Serialize)]
+pub struct LabelReport {
+    pub path: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub column: Option<u32>,
+    pub message: String,
 }
 
 impl DiagnosticReport {
     pub fn of(d: &Diagnostic) -> DiagnosticReport {
-        DiagnosticReport { severity: d.severity.as_str(), path: d.path.clone(), message: d.message.clone(), help: d.help.clone() }
+        let labels = d
+            .labels
+            .iter()
+            .map(|l| LabelReport { path: l.path.clone(), line: l.span.map(|s| s.line), column: l.span.map(|s| s.col), message: l.message.clone() })
+            .collect();
+        DiagnosticReport { severity: d.severity.as_str(), path: d.path.clone(), message: d.message.clone(), help: d.help.clone(), labels }
     }
 }
 

@@ -2,39 +2,51 @@
 
 use std::fmt::Write;
 
-use streamform::diagnostic::Diagnostic;
+use streamform::diagnostic::{Diagnostic, Span};
 
 /// ```text
-/// error[E0509]: model `m` uses the column `nope`, which does not exist here
-///   --> models/m.sql:1:8
+/// error[E0722]: model `w` declares a window, but source `orders` upstream of it keeps late events …
+///   --> streamform.yml:4:13
 ///    |
-///  1 | SELECT nope FROM source('orders')
-///    |        ^^^^
-///   help: the columns are amount, customer_id
+///  4 |     window: {type: tumbling, size: 5m}
+///    |             ^^^^^^^^^^^^^^^^^^^^^^^^^^
+///    |
+///   ::: sources.yml:6:18
+///    |
+///  6 |     late_events: keep
+///    |                  ---- `orders` keeps late events here
+///   help: set `late_events: drop` on `orders`, or remove the window from `w`
 /// ```
+///
+/// The primary location is marked with `^`, each secondary one (a label)
+/// with `-` and what it says.
 pub fn render(d: &Diagnostic, file_text: &dyn Fn(&str) -> Option<String>) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "{}[{}]: {}", d.severity.as_str(), d.code, d.message);
+    // One gutter for every location shown, as wide as the largest line number.
+    let widest = d.span.iter().chain(d.labels.iter().filter_map(|l| l.span.as_ref())).map(|sp| sp.line.to_string().len()).max().unwrap_or(1);
+    let gutter = " ".repeat(widest);
     if let Some(path) = &d.path {
         match d.span {
             Some(span) => {
                 let _ = writeln!(s, "  --> {path}:{}:{}", span.line, span.col);
-                if let Some(line) = file_text(path).and_then(|t| t.lines().nth(span.line as usize - 1).map(str::to_string)) {
-                    let num = span.line.to_string();
-                    let pad = " ".repeat(num.len());
-                    let shown = line.replace('\t', "    ");
-                    let before: String = line.chars().take(span.col.saturating_sub(1) as usize).collect();
-                    let indent = before.replace('\t', "    ").chars().count();
-                    let rest: String = line.chars().skip(span.col.saturating_sub(1) as usize).collect();
-                    let marked_bytes = (span.len as usize).max(1);
-                    let width = rest.char_indices().take_while(|(i, _)| *i < marked_bytes).count().max(1);
-                    let _ = writeln!(s, " {pad} |");
-                    let _ = writeln!(s, " {num} | {shown}");
-                    let _ = writeln!(s, " {pad} | {}{}", " ".repeat(indent), "^".repeat(width));
-                }
+                snippet(&mut s, &gutter, file_text(path).as_deref(), span, '^', "");
             }
             None => {
                 let _ = writeln!(s, "  --> {path}");
+            }
+        }
+    }
+    for label in &d.labels {
+        let _ = writeln!(s, " {gutter} |");
+        match label.span {
+            Some(span) => {
+                let _ = writeln!(s, "  ::: {}:{}:{}", label.path, span.line, span.col);
+                snippet(&mut s, &gutter, file_text(&label.path).as_deref(), span, '-', &label.message);
+            }
+            None => {
+                let _ = writeln!(s, "  ::: {}", label.path);
+                let _ = writeln!(s, " {gutter} = {}", label.message);
             }
         }
     }
@@ -42,4 +54,22 @@ pub fn render(d: &Diagnostic, file_text: &dyn Fn(&str) -> Option<String>) -> Str
         let _ = writeln!(s, "  help: {help}");
     }
     s
+}
+
+/// The marked source line under a `-->` or `:::` line: nothing when the
+/// file or the line is not there.
+fn snippet(s: &mut String, gutter: &str, text: Option<&str>, span: Span, mark: char, message: &str) {
+    let Some(line) = text.and_then(|t| t.lines().nth(span.line as usize - 1)) else { return };
+    let num = format!("{:>width$}", span.line, width = gutter.len());
+    let shown = line.replace('\t', "    ");
+    let before: String = line.chars().take(span.col.saturating_sub(1) as usize).collect();
+    let indent = before.replace('\t', "    ").chars().count();
+    let rest: String = line.chars().skip(span.col.saturating_sub(1) as usize).collect();
+    let marked_bytes = (span.len as usize).max(1);
+    let width = rest.char_indices().take_while(|(i, _)| *i < marked_bytes).count().max(1);
+    let marks = mark.to_string().repeat(width);
+    let after = if message.is_empty() { String::new() } else { format!(" {message}") };
+    let _ = writeln!(s, " {gutter} |");
+    let _ = writeln!(s, " {num} | {shown}");
+    let _ = writeln!(s, " {gutter} | {}{marks}{after}", " ".repeat(indent));
 }

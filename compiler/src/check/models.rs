@@ -3,6 +3,7 @@
 
 use sqlparser::ast::{self as sql, Spanned};
 
+use crate::config::project::WindowConfig;
 use crate::config::{Connector, LatePolicy, Materialized, ModelConfig, SourceConfig};
 use crate::db::{Db, ModelName, Project, SourceFile, SourceName};
 use crate::diagnostic::{did_you_mean, Diagnostic};
@@ -42,10 +43,10 @@ pub fn model_checks<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>
     let c: &ModelConfig = model_config(db, project, name);
     let upstream = upstream_configs(db, project, name);
     let has_clock = upstream.iter().any(|s| event_time(s).is_some());
-    config_checks(&n, c, has_clock, &mut out.config);
+    config_checks(&n, c, &upstream, has_clock, &mut out.config);
     let self_ref = read_checks(db, project, &n, file, &mut out.refs);
-    if c.window.is_some() {
-        window_source_checks(&n, &upstream, &mut out.window);
+    if let Some(w) = &c.window {
+        window_source_checks(&n, w, &upstream, &mut out.window);
     }
 
     // Planning.
@@ -123,7 +124,8 @@ fn unknown_model(db: &dyn Db, project: Project, n: &str, target: &str, sources: 
 
 /// What a window needs of each event-time source upstream: an idle
 /// timeout, a `not_null` contract on its event time, and dropped late events.
-fn window_source_checks(n: &str, upstream: &[SourceConfig], out: &mut Vec<Diagnostic>) {
+fn window_source_checks(n: &str, w: &WindowConfig, upstream: &[SourceConfig], out: &mut Vec<Diagnostic>) {
+    let window_here = format!("the window of `{n}` is declared here");
     for s in upstream {
         let Some(time) = event_time(s) else { continue };
         let et = &time.column;
@@ -133,6 +135,7 @@ fn window_source_checks(n: &str, upstream: &[SourceConfig], out: &mut Vec<Diagno
             out.push(
                 Diagnostic::warning("W0762", format!("model `{n}` declares a window, and source `{sn}` upstream of it declares no idle_timeout; while any partition of `{sn}` is silent, event time stops and no window closes"))
                     .at(project::SOURCES_FILE, at)
+                    .label(CONFIG_FILE, Some(w.span), &window_here)
                     .help(format!("add `idle_timeout: 30s` to `{sn}`: a partition silent for that long stops holding event time back (its later events may then be late)")),
             );
         }
@@ -141,6 +144,7 @@ fn window_source_checks(n: &str, upstream: &[SourceConfig], out: &mut Vec<Diagno
             out.push(
                 Diagnostic::warning("W0763", format!("model `{n}` declares a window, and no `not_null` contract of source `{sn}` covers its event time `{et}`; on Flink a record without `{et}` fails the job at every restart"))
                     .at(project::SOURCES_FILE, at)
+                    .label(CONFIG_FILE, Some(w.span), &window_here)
                     .help(format!("add a contract `{{name: has_{et}, not_null: [{et}]}}` and a `quarantine:` topic to `{sn}`, so such records are set aside")),
             );
         }
@@ -148,7 +152,8 @@ fn window_source_checks(n: &str, upstream: &[SourceConfig], out: &mut Vec<Diagno
         if let (LatePolicy::Keep, Some((_, span))) = (time.late, s.late_events) {
             out.push(
                 Diagnostic::error("E0722", format!("model `{n}` declares a window, but source `{sn}` upstream of it keeps late events (`late_events: keep`); a window that has closed cannot take them"))
-                    .at(project::SOURCES_FILE, Some(span.with_len(4)))
+                    .at(CONFIG_FILE, Some(w.span))
+                    .label(project::SOURCES_FILE, Some(span.with_len(4)), format!("`{sn}` keeps late events here"))
                     .help(format!("set `late_events: drop` on `{sn}`, or remove the window from `{n}`")),
             );
         }
@@ -219,7 +224,7 @@ fn suggest_alias(e: &sql::Expr) -> String {
     "value".into()
 }
 
-fn config_checks(n: &str, c: &ModelConfig, has_clock: bool, out: &mut Vec<Diagnostic>) {
+fn config_checks(n: &str, c: &ModelConfig, upstream: &[SourceConfig], has_clock: bool, out: &mut Vec<Diagnostic>) {
     let f = CONFIG_FILE;
     if let Some(sink) = &c.sink {
         let missing = match sink.connector {
@@ -281,18 +286,25 @@ fn config_checks(n: &str, c: &ModelConfig, has_clock: bool, out: &mut Vec<Diagno
         }
         if !has_clock {
             out.push(
-                Diagnostic::error("E0721", format!("model `{n}` declares a window, but no source upstream of it declares event_time, so there is no clock to close windows by"))
-                    .at(f, Some(w.span))
+                without_clock(upstream, Diagnostic::error("E0721", format!("model `{n}` declares a window, but no source upstream of it declares event_time, so there is no clock to close windows by"))
+                    .at(f, Some(w.span)))
                     .help("declare `event_time:` on the source the model reads, directly or through ref()"),
             );
         }
     } else if c.retention.is_some() && !has_clock {
         out.push(
-            Diagnostic::error("E0717", format!("model `{n}` declares retention, but no source upstream of it declares event_time, so there is no clock to expire state by"))
-                .at(f, c.retention_span.or(Some(c.span.with_len(n.len()))))
+            without_clock(upstream, Diagnostic::error("E0717", format!("model `{n}` declares retention, but no source upstream of it declares event_time, so there is no clock to expire state by"))
+                .at(f, c.retention_span.or(Some(c.span.with_len(n.len())))))
                 .help("declare `event_time:` on the source the model reads (directly or through ref()), or remove `retention`"),
         );
     }
+}
+
+/// Labels each upstream source: none of them declares event_time.
+fn without_clock(upstream: &[SourceConfig], d: Diagnostic) -> Diagnostic {
+    upstream.iter().fold(d, |d, s| {
+        d.label(project::SOURCES_FILE, Some(s.span.with_len(s.name.len())), format!("source `{}` declares no event_time", s.name))
+    })
 }
 
 fn sanitize(t: &str) -> String {
