@@ -19,12 +19,6 @@ pub enum EventError {
 }
 
 impl EventError {
-    pub fn field(&self) -> usize {
-        match self {
-            EventError::UndeclaredColumn { field, .. } | EventError::BadValue { field, .. } => *field,
-        }
-    }
-
     pub fn message(&self) -> String {
         match self {
             EventError::UndeclaredColumn { column, source, .. } => format!("event has column `{column}`, which source `{source}` does not declare"),
