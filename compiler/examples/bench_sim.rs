@@ -12,8 +12,7 @@ use std::time::Instant;
 
 use streamform::db::{Database, Project, SourceFile, SourceName};
 use streamform::sim::decimal::Decimal;
-use streamform::sim::fixture::{chain_to, source_spec};
-use streamform::sim::{Dataflow, Value};
+use streamform::sim::{chain_to, source_spec, Dataflow, Value};
 
 const SOURCES: &str = "sources:\n  orders:\n    connector: kafka\n    topic: orders\n    schema:\n      amount: decimal(38,9)\n      customer_id: int64\n";
 const CONFIG: &str = "name: shop\nversion: 1\nmodels:\n  customer_metrics:\n    materialized: upsert\n    key: [customer_id]\n    sink: {connector: kafka, topic: customer-metrics}\n";

@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 use streamform::db::{Database, ModelName, Project, SourceFile, SourceName};
 use streamform::graph::dependency_graph;
 use streamform::model::model_plan;
-use streamform::sim::fixture::{chain_to, source_spec, typed_fixture, Given};
-use streamform::sim::Dataflow;
+use streamform::sim::fixture::Given;
+use streamform::sim::{chain_to, source_spec, typed_fixture, Dataflow};
 
 fn walk(root: &Path, rel: &str, ext: &str, out: &mut Vec<(String, String)>) {
     let Ok(entries) = std::fs::read_dir(root.join(rel)) else { return };

@@ -6,6 +6,10 @@
 //! (the final table), plus `<source>.late.jsonl` / `.quarantined.jsonl`
 //! when events were dropped or quarantined. Every file is written to a
 //! temporary name and renamed at the end, so a failed run writes nothing.
+//!
+//! The simulator reads the lines ([`LineFeed`]: typing, watermarks, error
+//! texts) and keeps the final tables ([`FinalTable`]); this file reads
+//! and writes the files, shows progress and writes the summary.
 
 use std::collections::BTreeMap;
 use std::fs::{self, File};
@@ -13,19 +17,17 @@ use std::io::{BufRead, BufReader, BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use streamform::config::Materialized;
 use streamform::graph::dependency_graph;
 use streamform::plan::node::ModelPlan;
-use streamform::sim::fixture::{chain_to, source_spec};
-use streamform::sim::jsonl::parse_object;
-use streamform::sim::scalar::{type_scalar, Scalar};
-use streamform::sim::value::parse_rfc3339_ms;
-use streamform::sim::{Change, ChangeOp, Dataflow, Outcome, Row, SimError, SourceSpec, Value};
+use streamform::sim::final_table::FinalTable;
+use streamform::sim::line_feed::{Line, LineFeed};
+use streamform::sim::scalar::Scalar;
+use streamform::sim::{chain_to, source_spec, Change, Outcome, SourceSpec};
 use streamform::SourceName;
 
 use crate::out::{eprint, print};
 use crate::render::json::Json;
-use crate::render::test::{change_json, scalar_json, value_json};
+use crate::render::test::{change_json, event_json, value_json};
 
 pub fn run(project: &str, input: &str, output: &str) -> u8 {
     let loaded = match super::load_checked(project, "running") {
@@ -62,7 +64,7 @@ pub fn run(project: &str, input: &str, output: &str) -> u8 {
     match out.commit() {
         Ok(n) => {
             print(&summary);
-            print(&format!("ok: {n} file{} written to {output}\n", if n == 1 { "" } else { "s" }));
+            print(&format!("ok: {n} file{} written to {output}\n", plural(n)));
             0
         }
         Err(e) => {
@@ -111,33 +113,73 @@ struct ModelOut {
     plan: Arc<ModelPlan>,
     changelog: BufWriter<File>,
     records: usize,
-    /// Upsert models: the final table, by key.
-    table: Option<(Vec<usize>, BTreeMap<Vec<Value>, Row>)>,
+    /// Upsert models only.
+    table: Option<FinalTable>,
 }
 
 impl ModelOut {
+    fn new(plan: &Arc<ModelPlan>, out: &mut Outputs) -> Result<ModelOut, String> {
+        let changelog = out.create(&format!("{}.changelog.jsonl", plan.name))?;
+        Ok(ModelOut { plan: plan.clone(), changelog, records: 0, table: FinalTable::of(plan) })
+    }
+
     fn record(&mut self, c: &Change) -> std::io::Result<()> {
         self.records += 1;
         let columns = &self.plan.sink().schema;
         let mut line = change_json(columns, c).compact();
         line.push('\n');
         self.changelog.write_all(line.as_bytes())?;
-        if let Some((key, table)) = &mut self.table {
-            let k = |r: &Row| -> Vec<Value> { if key.is_empty() { r.clone() } else { key.iter().map(|&i| r[i].clone()).collect() } };
-            match c.op {
-                ChangeOp::Insert => {
-                    table.insert(k(&c.row), c.row.clone());
-                }
-                ChangeOp::Update => {
-                    if let Some(b) = &c.before {
-                        table.remove(&k(b));
-                    }
-                    table.insert(k(&c.row), c.row.clone());
-                }
-                ChangeOp::Delete => {
-                    table.remove(&k(&c.row));
-                }
+        if let Some(table) = &mut self.table {
+            table.apply(c);
+        }
+        Ok(())
+    }
+
+    /// Flushes the changelog and writes the final table; the model's line
+    /// of the summary.
+    fn finish(self, out: &mut Outputs, width: usize) -> Result<String, String> {
+        let mut summary = format!("  {:width$}  {} changelog record{}", self.plan.name, self.records, plural(self.records));
+        let mut changelog = self.changelog;
+        changelog.flush().map_err(|e| e.to_string())?;
+        if let Some(table) = self.table {
+            let columns = &self.plan.sink().schema;
+            let mut w = out.create(&format!("{}.table.jsonl", self.plan.name))?;
+            for row in table.rows() {
+                let obj = Json::Obj(columns.iter().zip(row).map(|(c, v)| (c.name.clone(), value_json(v))).collect());
+                writeln!(w, "{}", obj.compact()).map_err(|e| e.to_string())?;
             }
+            w.flush().map_err(|e| e.to_string())?;
+            summary.push_str(&format!(", {} row{} in the final table", table.len(), plural(table.len())));
+        }
+        summary.push('\n');
+        Ok(summary)
+    }
+}
+
+/// A source's late and quarantined files, each made at its first event.
+struct Dropped {
+    source: String,
+    late: Option<BufWriter<File>>,
+    quarantined: Option<BufWriter<File>>,
+}
+
+impl Dropped {
+    fn write(&mut self, out: &mut Outputs, fields: &[(String, Scalar)], outcome: &Outcome) -> Result<(), String> {
+        let (file, kind, contract) = match outcome {
+            Outcome::Processed => return Ok(()),
+            Outcome::Late => (&mut self.late, "late", None),
+            Outcome::Quarantined(c) => (&mut self.quarantined, "quarantined", Some(c.as_str())),
+        };
+        let w = match file {
+            Some(w) => w,
+            None => file.insert(out.create(&format!("{}.{kind}.jsonl", self.source))?),
+        };
+        writeln!(w, "{}", event_json(fields, contract).compact()).map_err(|e| e.to_string())
+    }
+
+    fn flush(self) -> Result<(), String> {
+        for mut w in [self.late, self.quarantined].into_iter().flatten() {
+            w.flush().map_err(|e| e.to_string())?;
         }
         Ok(())
     }
@@ -145,131 +187,80 @@ impl ModelOut {
 
 fn run_source(input: &Path, spec: SourceSpec, plans: Vec<Arc<ModelPlan>>, out: &mut Outputs) -> Result<String, String> {
     let source = spec.name.clone();
-    let mut models = Vec::new();
-    for plan in &plans {
-        let changelog = out.create(&format!("{}.changelog.jsonl", plan.name))?;
-        let table = (plan.materialized == Materialized::Upsert).then(|| {
-            let schema = &plan.sink().schema;
-            let key: Option<Vec<usize>> = plan.key.iter().map(|k| schema.iter().position(|c| &c.name == k)).collect();
-            (key.unwrap_or_default(), BTreeMap::new())
-        });
-        models.push(ModelOut { plan: plan.clone(), changelog, records: 0, table });
-    }
+    let mut models = plans.iter().map(|plan| ModelOut::new(plan, out)).collect::<Result<Vec<_>, _>>()?;
+    let mut feed = LineFeed::new(spec, plans);
+    let mut dropped = Dropped { source: source.clone(), late: None, quarantined: None };
     let path = input.join(format!("{source}.jsonl"));
     let display = path.display().to_string();
-    let mut flow = Dataflow::new(spec.clone(), plans);
-    let (mut events, mut processed) = (0usize, 0usize);
-    let mut late: Option<BufWriter<File>> = None;
-    let mut quarantined: Option<BufWriter<File>> = None;
-    let (mut late_n, mut quarantined_n) = (0usize, 0usize);
-    let mut io_error: Option<std::io::Error> = None;
     match File::open(&path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             eprint(&format!("warning: no input for source `{source}` ({display}); its models run on no events\n"));
         }
         Err(e) => return Err(format!("could not read {display}: {e}")),
-        Ok(f) => {
-            let size = f.metadata().map(|m| m.len()).unwrap_or(0);
-            let progress = progress_bar(&source, size);
-            let mut reader = BufReader::with_capacity(1 << 20, f);
-            let mut line = String::new();
-            let (mut lineno, mut read) = (0usize, 0u64);
-            loop {
-                line.clear();
-                let n = reader.read_line(&mut line).map_err(|e| format!("could not read {display}: {e}"))?;
-                if n == 0 {
-                    break;
-                }
-                lineno += 1;
-                read += n as u64;
-                if lineno % 65_536 == 0 {
-                    if let Some(pb) = &progress {
-                        pb.set_position(read);
-                    }
-                }
-                let text = line.trim();
-                if text.is_empty() {
-                    continue;
-                }
-                let at = |m: String| format!("{display}:{lineno}: {m}");
-                let fields = parse_object(text).map_err(at)?;
-                let mut emit = |m: usize, c: &Change| {
-                    if let Err(e) = models[m].record(c) {
-                        io_error.get_or_insert(e);
-                    }
-                };
-                if let [(k, v)] = fields.as_slice() {
-                    if k == "watermark" && spec.columns.iter().all(|c| c.name != "watermark") {
-                        let ms = match v {
-                            Scalar::Int(i) => i64::try_from(*i).ok(),
-                            Scalar::Str(s) => parse_rfc3339_ms(s),
-                            _ => None,
-                        }
-                        .ok_or_else(|| at(format!("watermark {} is neither an RFC 3339 instant nor epoch milliseconds", v.render())))?;
-                        flow.push_watermark(ms, &mut emit).map_err(|e| at(sim_error(e, &source)))?;
-                        continue;
-                    }
-                }
-                events += 1;
-                let row = type_row(&spec, &fields).map_err(at)?;
-                match flow.push_event(&row, &mut emit).map_err(|e| at(sim_error(e, &source)))? {
-                    Outcome::Processed => processed += 1,
-                    Outcome::Late => {
-                        late_n += 1;
-                        let w = match &mut late {
-                            Some(w) => w,
-                            None => late.insert(out.create(&format!("{source}.late.jsonl"))?),
-                        };
-                        writeln!(w, "{}", written_json(&fields, None).compact()).map_err(|e| e.to_string())?;
-                    }
-                    Outcome::Quarantined(contract) => {
-                        quarantined_n += 1;
-                        let w = match &mut quarantined {
-                            Some(w) => w,
-                            None => quarantined.insert(out.create(&format!("{source}.quarantined.jsonl"))?),
-                        };
-                        writeln!(w, "{}", written_json(&fields, Some(&contract)).compact()).map_err(|e| e.to_string())?;
-                    }
-                }
-                if let Some(e) = io_error.take() {
-                    return Err(format!("could not write the changelog: {e}"));
-                }
-            }
-            if let Some(pb) = progress {
-                pb.finish_and_clear();
-            }
-        }
+        Ok(f) => feed_file(f, &display, &mut feed, &mut models, &mut dropped, out)?,
     }
-    let mut summary = format!("{source}: {events} event{} read, {processed} processed", if events == 1 { "" } else { "s" });
-    if late_n > 0 {
-        summary.push_str(&format!(", {late_n} dropped as late"));
+    let mut summary = format!("{source}: {} event{} read, {} processed", feed.events, plural(feed.events), feed.processed);
+    if feed.late > 0 {
+        summary.push_str(&format!(", {} dropped as late", feed.late));
     }
-    if quarantined_n > 0 {
-        summary.push_str(&format!(", {quarantined_n} quarantined"));
+    if feed.quarantined > 0 {
+        summary.push_str(&format!(", {} quarantined", feed.quarantined));
     }
     summary.push('\n');
     let width = models.iter().map(|m| m.plan.name.chars().count()).max().unwrap_or(0);
     for m in models {
-        summary.push_str(&format!("  {:width$}  {} changelog record{}", m.plan.name, m.records, if m.records == 1 { "" } else { "s" }));
-        let mut changelog = m.changelog;
-        changelog.flush().map_err(|e| e.to_string())?;
-        if let Some((_, table)) = m.table {
-            let columns = &m.plan.sink().schema;
-            let mut w = out.create(&format!("{}.table.jsonl", m.plan.name))?;
-            for row in table.values() {
-                let obj = Json::Obj(columns.iter().zip(row).map(|(c, v)| (c.name.clone(), value_json(v))).collect());
-                writeln!(w, "{}", obj.compact()).map_err(|e| e.to_string())?;
-            }
-            w.flush().map_err(|e| e.to_string())?;
-            summary.push_str(&format!(", {} row{} in the final table", table.len(), if table.len() == 1 { "" } else { "s" }));
-        }
-        summary.push('\n');
+        summary.push_str(&m.finish(out, width)?);
     }
-    for w in [late, quarantined].into_iter().flatten() {
-        let mut w = w;
-        w.flush().map_err(|e| e.to_string())?;
-    }
+    dropped.flush()?;
     Ok(summary)
+}
+
+/// Feeds the source's file into the simulator line by line, writing what
+/// the models emit and the events dropped or quarantined.
+fn feed_file(f: File, display: &str, feed: &mut LineFeed, models: &mut [ModelOut], dropped: &mut Dropped, out: &mut Outputs) -> Result<(), String> {
+    let size = f.metadata().map(|m| m.len()).unwrap_or(0);
+    let progress = progress_bar(&feed.source().name, size);
+    let mut reader = BufReader::with_capacity(1 << 20, f);
+    let mut line = String::new();
+    let (mut lineno, mut read) = (0usize, 0u64);
+    let mut io_error: Option<std::io::Error> = None;
+    loop {
+        line.clear();
+        let n = reader.read_line(&mut line).map_err(|e| format!("could not read {display}: {e}"))?;
+        if n == 0 {
+            break;
+        }
+        lineno += 1;
+        read += n as u64;
+        if lineno % 65_536 == 0 {
+            if let Some(pb) = &progress {
+                pb.set_position(read);
+            }
+        }
+        let mut emit = |m: usize, c: &Change| {
+            if let Err(e) = models[m].record(c) {
+                io_error.get_or_insert(e);
+            }
+        };
+        if let Line::Event { fields, outcome } = feed.push_line(&line, &mut emit).map_err(|m| format!("{display}:{lineno}: {m}"))? {
+            dropped.write(out, &fields, &outcome)?;
+            if let Some(e) = io_error.take() {
+                return Err(format!("could not write the changelog: {e}"));
+            }
+        }
+    }
+    if let Some(pb) = progress {
+        pb.finish_and_clear();
+    }
+    Ok(())
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
 }
 
 fn progress_bar(source: &str, size: u64) -> Option<indicatif::ProgressBar> {
@@ -281,34 +272,4 @@ fn progress_bar(source: &str, size: u64) -> Option<indicatif::ProgressBar> {
     pb.set_style(style);
     pb.set_prefix(source.to_string());
     Some(pb)
-}
-
-fn type_row(spec: &SourceSpec, fields: &[(String, Scalar)]) -> Result<Row, String> {
-    let mut row: Row = vec![Value::Null; spec.columns.len()];
-    for (name, s) in fields {
-        let i = spec
-            .columns
-            .iter()
-            .position(|c| &c.name == name)
-            .ok_or_else(|| format!("event has column `{name}`, which source `{}` does not declare", spec.name))?;
-        row[i] = type_scalar(name, s, spec.columns[i].ty)?.0;
-    }
-    Ok(row)
-}
-
-fn sim_error(e: SimError, source: &str) -> String {
-    match e {
-        SimError::MissingTime { column } => format!("the event has no `{column}`; source `{source}` runs on event time, so every event needs one"),
-        SimError::Eval(e) => e.to_string(),
-    }
-}
-
-/// An input event as written, columns sorted, with its contract when quarantined.
-fn written_json(fields: &[(String, Scalar)], contract: Option<&str>) -> Json {
-    let mut pairs: Vec<(String, Json)> = fields.iter().map(|(k, v)| (k.clone(), scalar_json(v))).collect();
-    if let Some(c) = contract {
-        pairs.push(("_contract".into(), Json::Str(c.to_string())));
-    }
-    pairs.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
-    Json::Obj(pairs)
 }

@@ -170,7 +170,17 @@ fn row_json(columns: &[Column], row: &[Value]) -> Json {
 }
 
 fn written_json(w: &WrittenEvent) -> Json {
-    sorted_object(w.iter().map(|(k, v)| (k.clone(), scalar_json(v))).collect())
+    event_json(w, None)
+}
+
+/// An input event as written, columns sorted, with the contract it broke
+/// when it was quarantined (`run`'s late and quarantined files).
+pub fn event_json(fields: &[(String, Scalar)], contract: Option<&str>) -> Json {
+    let mut pairs: Vec<(String, Json)> = fields.iter().map(|(k, v)| (k.clone(), scalar_json(v))).collect();
+    if let Some(c) = contract {
+        pairs.push(("_contract".into(), Json::Str(c.to_string())));
+    }
+    sorted_object(pairs)
 }
 
 fn problem_json(p: &Option<String>) -> Json {

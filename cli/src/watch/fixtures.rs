@@ -9,7 +9,7 @@ use std::sync::Arc;
 use streamform::check::fixture;
 use streamform::plan::node::ModelPlan;
 use streamform::sim::dataflow::SourceSpec;
-use streamform::sim::fixture::{chain_to, source_spec};
+use streamform::sim::{chain_to, source_spec};
 use streamform::sim::fixture_report;
 use streamform::{Database, Project, SourceName};
 

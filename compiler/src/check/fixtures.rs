@@ -96,46 +96,18 @@ pub fn decode_fixture(path: &str, text: &str) -> Result<Fixture, Vec<Diagnostic>
             }
             "expect" => {
                 for (i, item) in list(path, v, "expect", &mut errors).iter().enumerate() {
-                    let w = format!("expect[{i}]");
-                    let Some(mut row) = row(path, &w, item, &mut errors) else { continue };
-                    let Some(pos) = row.columns.iter().position(|(c, _, _)| c == "op") else {
-                        errors.push(err(path, item.span, format!("{w}: missing `op` (one of: insert, update, delete)"), Some("add `op: insert` (or update, delete) to the row".into())));
-                        continue;
-                    };
-                    let (_, _, opv) = row.columns.remove(pos);
-                    let op = opv.scalar_text().unwrap_or_default();
-                    if !OPS.contains(&op.as_str()) {
-                        let help = match did_you_mean(&op, OPS.iter().copied()) {
-                            Some(s) => format!("did you mean `{s}`? the ops are insert, update (with the row after the change) and delete"),
-                            None => "the ops are insert, update (with the row after the change) and delete".into(),
-                        };
-                        errors.push(err(path, opv.span, format!("{w}: unknown op `{op}`"), Some(help)));
-                        continue;
-                    }
-                    fx.expect.push(Expectation { op, row });
+                    fx.expect.extend(expectation(path, i, item, &mut errors));
                 }
             }
             "late" | "quarantined" => {
-                let mut rows = Vec::new();
-                for (i, item) in list(path, v, key, &mut errors).iter().enumerate() {
-                    if let Some(r) = row(path, &format!("{key}[{i}]"), item, &mut errors) {
-                        rows.push(r);
-                    }
-                }
+                let rows = list(path, v, key, &mut errors).iter().enumerate().filter_map(|(i, item)| row(path, &format!("{key}[{i}]"), item, &mut errors)).collect();
                 if key == "late" {
                     fx.late = rows;
                 } else {
                     fx.quarantined = rows;
                 }
             }
-            other => {
-                let list = FIXTURE_KEYS.iter().map(|a| format!("`{a}`")).collect::<Vec<_>>().join(", ");
-                let help = match did_you_mean(other, FIXTURE_KEYS.iter().copied()) {
-                    Some(s) => format!("did you mean `{s}`? a fixture takes {list}"),
-                    None => format!("a fixture takes {list}"),
-                };
-                errors.push(Diagnostic::error("E0771", format!("unknown key `{other}` in fixture {path}")).at(path, Some(k.span.with_len(other.len()))).help(help));
-            }
+            other => errors.push(unknown_key(path, other, k.span)),
         }
     }
     if !have_model && errors.is_empty() {
@@ -146,6 +118,36 @@ pub fn decode_fixture(path: &str, text: &str) -> Result<Fixture, Vec<Diagnostic>
     } else {
         Err(errors)
     }
+}
+
+/// `expect[i]`: a row with its `op` taken out.
+fn expectation(path: &str, i: usize, item: &Node, errors: &mut Vec<Diagnostic>) -> Option<Expectation> {
+    let w = format!("expect[{i}]");
+    let mut row = row(path, &w, item, errors)?;
+    let Some(pos) = row.columns.iter().position(|(c, _, _)| c == "op") else {
+        errors.push(err(path, item.span, format!("{w}: missing `op` (one of: insert, update, delete)"), Some("add `op: insert` (or update, delete) to the row".into())));
+        return None;
+    };
+    let (_, _, opv) = row.columns.remove(pos);
+    let op = opv.scalar_text().unwrap_or_default();
+    if !OPS.contains(&op.as_str()) {
+        let help = match did_you_mean(&op, OPS.iter().copied()) {
+            Some(s) => format!("did you mean `{s}`? the ops are insert, update (with the row after the change) and delete"),
+            None => "the ops are insert, update (with the row after the change) and delete".into(),
+        };
+        errors.push(err(path, opv.span, format!("{w}: unknown op `{op}`"), Some(help)));
+        return None;
+    }
+    Some(Expectation { op, row })
+}
+
+fn unknown_key(path: &str, key: &str, span: Span) -> Diagnostic {
+    let list = FIXTURE_KEYS.iter().map(|a| format!("`{a}`")).collect::<Vec<_>>().join(", ");
+    let help = match did_you_mean(key, FIXTURE_KEYS.iter().copied()) {
+        Some(s) => format!("did you mean `{s}`? a fixture takes {list}"),
+        None => format!("a fixture takes {list}"),
+    };
+    Diagnostic::error("E0771", format!("unknown key `{key}` in fixture {path}")).at(path, Some(span.with_len(key.len()))).help(help)
 }
 
 fn list<'n>(path: &str, v: &'n Node, what: &str, errors: &mut Vec<Diagnostic>) -> &'n [Node] {

@@ -5,9 +5,10 @@
 
 use std::sync::Arc;
 
+use super::change::{Change, ChangeOp, Input};
 use super::eval::{holds, EvalError};
-use super::operators::{Change, ChangeOp, Context, Input, Operator, Step};
-use super::rows::RecordBuf;
+use super::operators::{Context, Operator, Step};
+use super::record_buf::RecordBuf;
 use super::state::KeyedStore;
 use super::value::Value;
 use crate::config::LatePolicy;
@@ -44,6 +45,21 @@ pub enum SimError {
     /// An event on an event-time source has no event time.
     MissingTime { column: String },
     Eval(EvalError),
+}
+
+impl SimError {
+    /// The error's text. `event` numbers the event in its input when the
+    /// text is not located otherwise (a fixture's report), as in "event 3
+    /// has no `ts`"; `run` puts the file and line before it instead.
+    pub fn message(&self, source: &str, event: Option<usize>) -> String {
+        match self {
+            SimError::MissingTime { column } => {
+                let which = event.map_or_else(|| "the event".to_string(), |n| format!("event {n}"));
+                format!("{which} has no `{column}`; source `{source}` runs on event time, so every event needs one")
+            }
+            SimError::Eval(e) => e.to_string(),
+        }
+    }
 }
 
 impl From<EvalError> for SimError {

@@ -253,29 +253,9 @@ pub fn cast(v: Value, to: DataType) -> EvalResult {
     if v.is_null() {
         return Ok(Value::Null);
     }
-    let fail = |v: &Value| EvalError::Cast(format!("cannot cast {} to {to}", v.render_text()));
+    let fail = |v: &Value| cast_error(v, to);
     match to {
-        DataType::Int32 | DataType::Int64 | DataType::Unsupported(Unsupported::Int8 | Unsupported::Int16) => {
-            let i: i128 = match &v {
-                Value::Int(i) => *i as i128,
-                Value::Decimal(d) => d.mantissa / super::decimal::POW10[d.scale as usize] as i128,
-                Value::Float(f) if f.is_finite() => f.trunc() as i128,
-                Value::Bool(b) => *b as i128,
-                Value::Str(s) => s.trim().parse::<i128>().map_err(|_| fail(&v))?,
-                _ => return Err(fail(&v)),
-            };
-            let ok = match to {
-                DataType::Int32 => i32::try_from(i).is_ok(),
-                DataType::Unsupported(Unsupported::Int16) => i16::try_from(i).is_ok(),
-                DataType::Unsupported(Unsupported::Int8) => i8::try_from(i).is_ok(),
-                _ => i64::try_from(i).is_ok(),
-            };
-            if ok {
-                Ok(Value::Int(i as i64))
-            } else {
-                Err(EvalError::Overflow(format!("CAST({} AS {to})", v.render_text())))
-            }
-        }
+        DataType::Int32 | DataType::Int64 | DataType::Unsupported(Unsupported::Int8 | Unsupported::Int16) => cast_to_integer(&v, to),
         DataType::Float64 | DataType::Unsupported(Unsupported::Float32) => {
             let f = match &v {
                 Value::Bool(b) => *b as i64 as f64,
@@ -284,21 +264,7 @@ pub fn cast(v: Value, to: DataType) -> EvalResult {
             };
             Ok(Value::Float(if to == DataType::Float64 { f } else { f as f32 as f64 }))
         }
-        DataType::Decimal(p, s) => {
-            let d = match &v {
-                Value::Int(i) => Decimal::from_int(*i).rescale(s),
-                Value::Decimal(d) => d.rescale(s),
-                Value::Float(f) => Decimal::from_f64(*f, s),
-                Value::Str(t) => Decimal::parse(t.trim(), 38.min(s.saturating_add(20))).ok().and_then(|d| d.rescale(s)),
-                Value::Bool(b) => Decimal::from_int(*b as i64).rescale(s),
-                _ => return Err(fail(&v)),
-            };
-            match d {
-                Some(d) if d.fits(p) => Ok(Value::Decimal(d)),
-                _ if matches!(v, Value::Str(_)) && d.is_none() => Err(fail(&v)),
-                _ => Err(EvalError::Overflow(format!("CAST({} AS {to})", v.render_text()))),
-            }
-        }
+        DataType::Decimal(p, s) => cast_to_decimal(&v, to, p, s),
         DataType::String | DataType::Unsupported(Unsupported::Utf8View) => Ok(Value::Str(Arc::from(cast_to_string(&v).as_str()))),
         DataType::Boolean => match &v {
             Value::Bool(b) => Ok(Value::Bool(*b)),
@@ -310,18 +276,7 @@ pub fn cast(v: Value, to: DataType) -> EvalResult {
             },
             _ => Err(fail(&v)),
         },
-        DataType::Timestamp => match &v {
-            Value::Timestamp(t) => Ok(Value::Timestamp(*t)),
-            Value::TimestampNanos(n) => Ok(Value::Timestamp(n.div_euclid(1_000_000))),
-            Value::Str(s) => parse_instant_nanos(s).map(|n| Value::Timestamp(n.div_euclid(1_000_000))).ok_or_else(|| fail(&v)),
-            _ => Err(fail(&v)),
-        },
-        DataType::TimestampNanos => match &v {
-            Value::Timestamp(t) => t.checked_mul(1_000_000).map(Value::TimestampNanos).ok_or_else(|| fail(&v)),
-            Value::TimestampNanos(n) => Ok(Value::TimestampNanos(*n)),
-            Value::Str(s) => parse_instant_nanos(s).map(Value::TimestampNanos).ok_or_else(|| fail(&v)),
-            _ => Err(fail(&v)),
-        },
+        DataType::Timestamp | DataType::TimestampNanos => cast_to_instant(&v, to),
         // A date is held as the instant of its midnight (UTC).
         DataType::Unsupported(Unsupported::Date32) => match cast(v.clone(), DataType::Timestamp)? {
             Value::Timestamp(ms) => Ok(Value::Timestamp(ms.div_euclid(86_400_000) * 86_400_000)),
@@ -332,6 +287,65 @@ pub fn cast(v: Value, to: DataType) -> EvalResult {
             _ => Err(fail(&v)),
         },
         DataType::Unsupported(Unsupported::Null) => Ok(Value::Null),
+    }
+}
+
+fn cast_error(v: &Value, to: DataType) -> EvalError {
+    EvalError::Cast(format!("cannot cast {} to {to}", v.render_text()))
+}
+
+/// CAST to an integer type: decimals and floats truncate toward zero.
+fn cast_to_integer(v: &Value, to: DataType) -> EvalResult {
+    let i: i128 = match v {
+        Value::Int(i) => *i as i128,
+        Value::Decimal(d) => d.mantissa / super::decimal::POW10[d.scale as usize] as i128,
+        Value::Float(f) if f.is_finite() => f.trunc() as i128,
+        Value::Bool(b) => *b as i128,
+        Value::Str(s) => s.trim().parse::<i128>().map_err(|_| cast_error(v, to))?,
+        _ => return Err(cast_error(v, to)),
+    };
+    let ok = match to {
+        DataType::Int32 => i32::try_from(i).is_ok(),
+        DataType::Unsupported(Unsupported::Int16) => i16::try_from(i).is_ok(),
+        DataType::Unsupported(Unsupported::Int8) => i8::try_from(i).is_ok(),
+        _ => i64::try_from(i).is_ok(),
+    };
+    if ok {
+        Ok(Value::Int(i as i64))
+    } else {
+        Err(EvalError::Overflow(format!("CAST({} AS {to})", v.render_text())))
+    }
+}
+
+/// CAST to decimal(p, s): a string that is no number fails the cast; a
+/// number with too many digits overflows.
+fn cast_to_decimal(v: &Value, to: DataType, p: u8, s: u8) -> EvalResult {
+    let d = match v {
+        Value::Int(i) => Decimal::from_int(*i).rescale(s),
+        Value::Decimal(d) => d.rescale(s),
+        Value::Float(f) => Decimal::from_f64(*f, s),
+        Value::Str(t) => Decimal::parse(t.trim(), 38.min(s.saturating_add(20))).ok().and_then(|d| d.rescale(s)),
+        Value::Bool(b) => Decimal::from_int(*b as i64).rescale(s),
+        _ => return Err(cast_error(v, to)),
+    };
+    match d {
+        Some(d) if d.fits(p) => Ok(Value::Decimal(d)),
+        _ if matches!(v, Value::Str(_)) && d.is_none() => Err(cast_error(v, to)),
+        _ => Err(EvalError::Overflow(format!("CAST({} AS {to})", v.render_text()))),
+    }
+}
+
+/// CAST to timestamp (milliseconds) or timestamp_ns.
+fn cast_to_instant(v: &Value, to: DataType) -> EvalResult {
+    let nanos = to == DataType::TimestampNanos;
+    match v {
+        Value::Timestamp(t) if nanos => t.checked_mul(1_000_000).map(Value::TimestampNanos).ok_or_else(|| cast_error(v, to)),
+        Value::Timestamp(t) => Ok(Value::Timestamp(*t)),
+        Value::TimestampNanos(n) if nanos => Ok(Value::TimestampNanos(*n)),
+        Value::TimestampNanos(n) => Ok(Value::Timestamp(n.div_euclid(1_000_000))),
+        Value::Str(s) if nanos => parse_instant_nanos(s).map(Value::TimestampNanos).ok_or_else(|| cast_error(v, to)),
+        Value::Str(s) => parse_instant_nanos(s).map(|n| Value::Timestamp(n.div_euclid(1_000_000))).ok_or_else(|| cast_error(v, to)),
+        _ => Err(cast_error(v, to)),
     }
 }
 

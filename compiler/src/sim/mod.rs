@@ -2,31 +2,50 @@
 //! the oracle Flink's output is checked against (spec §6).
 //!
 //! It executes each model's typed [`ModelPlan`](crate::plan::node::ModelPlan),
-//! never the manifest, with exact values ([`decimal`], [`value`]), an
-//! evaluator for the plan's expressions ([`eval`]), keyed state shaped by
-//! each node's state fingerprint ([`state`], [`small`]; integer-keyed sums
-//! and counts held raw, [`sums`]), operators over changelog records
-//! ([`operators`], their buffers reused by [`rows`]) and the per-source
-//! dataflow with its clock ([`dataflow`]). Fixtures are typed and run by
-//! [`fixture`] and compared by [`compare`]; [`jsonl`] reads
-//! `streamform run`'s input lines.
+//! never the manifest. From the leaves up:
+//!
+//! - values: exact decimals ([`decimal`]), runtime values ([`value`]),
+//!   values as written and their typing against a column ([`scalar`]);
+//! - [`change`]: a row and one changelog record, read by everything above;
+//! - [`eval`]: the plan's expressions over a row;
+//! - keyed state: [`small_slice`] (one-element keys and accumulators held
+//!   inline), [`raw_sums`] (integer-keyed SUM/COUNT state held raw) and
+//!   [`state`] (the keyed store of an Aggregate node, shaped by its state
+//!   fingerprint);
+//! - [`record_buf`] (record buffers reused across events), [`operators`]
+//!   (the plan's nodes over changelog records) and [`dataflow`] (every model
+//!   rooted at one source, with the source's clock);
+//! - [`source`]: what the simulator reads of the project (a source's spec,
+//!   the chain of models from a source);
+//! - [`event`]: typing an event against its source, for fixtures and `run`;
+//! - [`fixture`]: fixtures typed, run and compared;
+//! - `run`'s input: [`jsonl`] reads a line, [`line_feed`] feeds a source's
+//!   lines into its dataflow, [`final_table`] is an upsert model's final
+//!   table.
 
-pub mod compare;
+pub mod change;
 pub mod dataflow;
 pub mod decimal;
 pub mod eval;
+pub mod event;
+pub mod final_table;
 pub mod fixture;
 pub mod jsonl;
+pub mod line_feed;
 pub mod operators;
-pub mod rows;
+pub mod raw_sums;
+pub mod record_buf;
 pub mod scalar;
-pub mod small;
+pub mod small_slice;
+pub mod source;
 pub mod state;
-pub mod sums;
 pub mod value;
 
-pub use compare::{EventRowReport, FixtureReport, RowReport};
+pub use change::{Change, ChangeOp, Row};
 pub use dataflow::{Dataflow, Outcome, SimError, SourceSpec};
-pub use fixture::{fixture_report, run_fixture, source_spec, typed_fixture, TypedFixture};
-pub use operators::{Change, ChangeOp, Row};
+pub use fixture::compare::{EventRowReport, FixtureReport, RowReport};
+pub use fixture::runner::{fixture_report, run_fixture};
+pub use fixture::typing::typed_fixture;
+pub use fixture::TypedFixture;
+pub use source::{chain_to, source_spec};
 pub use value::Value;

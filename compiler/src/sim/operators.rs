@@ -1,59 +1,13 @@
 //! The operators of one model's plan, executed on changelog records.
 
+use super::change::{Change, ChangeOp, Input, Row};
 use super::eval::{eval, holds, EvalError};
-use super::rows::RecordBuf;
+use super::record_buf::RecordBuf;
 use super::state::KeyedStore;
 use super::value::Value;
 use crate::plan::expr::Expr;
 use crate::plan::node::{Column, NodeKind, PlanNode, Retention};
 use crate::types::DataType;
-
-pub type Row = Vec<Value>;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ChangeOp {
-    Insert,
-    Update,
-    Delete,
-}
-
-impl ChangeOp {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ChangeOp::Insert => "insert",
-            ChangeOp::Update => "update",
-            ChangeOp::Delete => "delete",
-        }
-    }
-}
-
-/// One changelog record: the after-image (the deleted row for a delete)
-/// and, for an update, the row it replaces.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Change {
-    pub op: ChangeOp,
-    pub row: Row,
-    pub before: Option<Row>,
-}
-
-impl Change {
-    pub fn insert(row: Row) -> Change {
-        Change { op: ChangeOp::Insert, row, before: None }
-    }
-
-    pub fn input(&self) -> Input<'_> {
-        Input { op: self.op, row: &self.row, before: self.before.as_deref() }
-    }
-}
-
-/// A record as an operator reads it: borrowed, from a source event or
-/// the record the operator before wrote.
-#[derive(Clone, Copy, Debug)]
-pub struct Input<'a> {
-    pub op: ChangeOp,
-    pub row: &'a [Value],
-    pub before: Option<&'a [Value]>,
-}
 
 /// What an operator made of a record.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

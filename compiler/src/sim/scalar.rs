@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use super::decimal::{Decimal, ParseError};
+use super::decimal::Decimal;
 use super::value::{parse_rfc3339_nanos, Value};
 use crate::types::{DataType, Unsupported};
 
@@ -57,84 +57,89 @@ pub fn type_scalar(name: &str, s: &Scalar, ty: DataType) -> Result<Typed, String
     if let Scalar::Null = s {
         return Ok((Value::Null, None));
     }
+    let plain = |v: Option<Value>| v.map(|v| (v, None)).ok_or_else(bad);
     match ty {
-        DataType::Int32 | DataType::Int64 => {
-            let i: i128 = match s {
-                Scalar::Int(i) => *i,
-                Scalar::Float(f, _) if f.fract() == 0.0 && f.is_finite() => *f as i128,
-                _ => return Err(bad()),
-            };
-            if ty == DataType::Int32 {
-                return i32::try_from(i).map(|v| (Value::Int(v as i64), None)).map_err(|_| bad());
-            }
-            match i64::try_from(i) {
-                Ok(v) => Ok((Value::Int(v), None)),
-                Err(_) => {
-                    // The original saturates; fixtures depend on it, so keep it and say so.
-                    let v = if i < 0 { i64::MIN } else { i64::MAX };
-                    Ok((Value::Int(v), Some(format!("column `{name}`: {} is outside int64's range; the simulator uses {v}", s.render()))))
-                }
-            }
-        }
-        DataType::Float64 | DataType::Unsupported(Unsupported::Float32) => match s {
-            Scalar::Int(i) => Ok((Value::Float(*i as f64), None)),
-            Scalar::Float(f, _) => Ok((Value::Float(*f), None)),
-            _ => Err(bad()),
-        },
-        DataType::Decimal(p, sc) => {
-            let text = match s {
-                Scalar::Int(i) => i.to_string(),
-                Scalar::Float(_, t) => t.clone(),
-                Scalar::Str(t) => t.clone(),
-                _ => return Err(bad()),
-            };
-            match Decimal::parse(&text, sc) {
-                Ok(d) if d.fits(p) => Ok((Value::Decimal(d), None)),
-                Ok(d) => Ok((
-                    Value::Decimal(d),
-                    Some(format!("column `{name}` is {ty}, but {} has {} integer digits (at most {}); Flink reads such a value as null", s.render(), d.digits().saturating_sub(sc as u32), p - sc)),
-                )),
-                Err(ParseError::TooLarge) => Err(bad()),
-                Err(_) => Err(bad()),
-            }
-        }
-        DataType::String | DataType::Unsupported(Unsupported::Utf8View) => match s {
-            Scalar::Str(t) => Ok((Value::Str(Arc::from(t.as_str())), None)),
-            _ => Err(bad()),
-        },
-        DataType::Boolean => match s {
-            Scalar::Bool(b) => Ok((Value::Bool(*b), None)),
-            _ => Err(bad()),
-        },
-        DataType::Timestamp => match s {
-            Scalar::Int(i) => i64::try_from(*i).map(|v| (Value::Timestamp(v), None)).map_err(|_| bad()),
-            Scalar::Str(t) => match parse_rfc3339_nanos(t) {
-                Some(ns) => i64::try_from(ns.div_euclid(1_000_000)).map(|v| (Value::Timestamp(v), None)).map_err(|_| bad()),
-                None => Err(bad()),
-            },
-            _ => Err(bad()),
-        },
-        DataType::TimestampNanos => match s {
-            Scalar::Int(i) => i64::try_from(*i).ok().and_then(|v| v.checked_mul(1_000_000)).map(|v| (Value::TimestampNanos(v), None)).ok_or_else(bad),
-            Scalar::Str(t) => parse_rfc3339_nanos(t).and_then(|ns| i64::try_from(ns).ok()).map(|v| (Value::TimestampNanos(v), None)).ok_or_else(bad),
-            _ => Err(bad()),
-        },
-        DataType::Unsupported(Unsupported::Int8 | Unsupported::Int16) => match s {
+        DataType::Int32 | DataType::Int64 => type_integer(name, s, ty).ok_or_else(bad),
+        DataType::Float64 | DataType::Unsupported(Unsupported::Float32) => plain(match s {
+            Scalar::Int(i) => Some(Value::Float(*i as f64)),
+            Scalar::Float(f, _) => Some(Value::Float(*f)),
+            _ => None,
+        }),
+        DataType::Decimal(p, sc) => type_decimal(name, s, ty, p, sc).ok_or_else(bad),
+        DataType::String | DataType::Unsupported(Unsupported::Utf8View) => plain(match s {
+            Scalar::Str(t) => Some(Value::Str(Arc::from(t.as_str()))),
+            _ => None,
+        }),
+        DataType::Boolean => plain(match s {
+            Scalar::Bool(b) => Some(Value::Bool(*b)),
+            _ => None,
+        }),
+        DataType::Timestamp | DataType::TimestampNanos => plain(type_instant(s, ty)),
+        DataType::Unsupported(Unsupported::Int8 | Unsupported::Int16) => plain(match s {
             Scalar::Int(i) => {
                 let ok = if ty == DataType::Unsupported(Unsupported::Int8) { i8::try_from(*i).is_ok() } else { i16::try_from(*i).is_ok() };
-                if ok { Ok((Value::Int(*i as i64), None)) } else { Err(bad()) }
+                ok.then_some(Value::Int(*i as i64))
             }
-            _ => Err(bad()),
-        },
+            _ => None,
+        }),
         DataType::Unsupported(Unsupported::Date32) => match type_scalar(name, s, DataType::Timestamp) {
             Ok((Value::Timestamp(ms), w)) => Ok((Value::Timestamp(ms.div_euclid(86_400_000) * 86_400_000), w)),
             _ => Err(bad()),
         },
-        DataType::Unsupported(Unsupported::DurationMs) => match s {
-            Scalar::Int(i) => i64::try_from(*i).map(|v| (Value::Int(v), None)).map_err(|_| bad()),
-            _ => Err(bad()),
-        },
+        DataType::Unsupported(Unsupported::DurationMs) => plain(match s {
+            Scalar::Int(i) => i64::try_from(*i).ok().map(Value::Int),
+            _ => None,
+        }),
         DataType::Unsupported(Unsupported::Null) => Err(bad()),
+    }
+}
+
+/// An int32 or int64; `None` when `s` is not an integer of the type.
+fn type_integer(name: &str, s: &Scalar, ty: DataType) -> Option<Typed> {
+    let i: i128 = match s {
+        Scalar::Int(i) => *i,
+        Scalar::Float(f, _) if f.fract() == 0.0 && f.is_finite() => *f as i128,
+        _ => return None,
+    };
+    if ty == DataType::Int32 {
+        return i32::try_from(i).ok().map(|v| (Value::Int(v as i64), None));
+    }
+    Some(match i64::try_from(i) {
+        Ok(v) => (Value::Int(v), None),
+        Err(_) => {
+            // The original saturates; fixtures depend on it, so keep it and say so.
+            let v = if i < 0 { i64::MIN } else { i64::MAX };
+            (Value::Int(v), Some(format!("column `{name}`: {} is outside int64's range; the simulator uses {v}", s.render())))
+        }
+    })
+}
+
+/// A decimal(p, sc), warned about when it has more integer digits than
+/// `p` allows; `None` when `s` is not a number at that scale.
+fn type_decimal(name: &str, s: &Scalar, ty: DataType, p: u8, sc: u8) -> Option<Typed> {
+    let text = match s {
+        Scalar::Int(i) => i.to_string(),
+        Scalar::Float(_, t) => t.clone(),
+        Scalar::Str(t) => t.clone(),
+        _ => return None,
+    };
+    let d = Decimal::parse(&text, sc).ok()?;
+    if d.fits(p) {
+        return Some((Value::Decimal(d), None));
+    }
+    let warning = format!("column `{name}` is {ty}, but {} has {} integer digits (at most {}); Flink reads such a value as null", s.render(), d.digits().saturating_sub(sc as u32), p - sc);
+    Some((Value::Decimal(d), Some(warning)))
+}
+
+/// A timestamp (milliseconds) or timestamp_ns from epoch milliseconds or
+/// an RFC 3339 instant.
+fn type_instant(s: &Scalar, ty: DataType) -> Option<Value> {
+    match (s, ty) {
+        (Scalar::Int(i), DataType::Timestamp) => i64::try_from(*i).ok().map(Value::Timestamp),
+        (Scalar::Str(t), DataType::Timestamp) => parse_rfc3339_nanos(t).and_then(|ns| i64::try_from(ns.div_euclid(1_000_000)).ok()).map(Value::Timestamp),
+        (Scalar::Int(i), _) => i64::try_from(*i).ok().and_then(|v| v.checked_mul(1_000_000)).map(Value::TimestampNanos),
+        (Scalar::Str(t), _) => parse_rfc3339_nanos(t).and_then(|ns| i64::try_from(ns).ok()).map(Value::TimestampNanos),
+        _ => None,
     }
 }
 

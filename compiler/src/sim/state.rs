@@ -1,7 +1,7 @@
 //! The keyed store of one Aggregate node, shaped exactly as its state
 //! fingerprint says: per key, one accumulator per `accumulators=` entry,
 //! of the recorded type. Windowed nodes keep one group per key and window.
-//! Integer-keyed sums and counts are held raw (sums.rs) and reported as
+//! Integer-keyed sums and counts are held raw (raw_sums.rs) and reported as
 //! values of those types.
 
 use std::cmp::Reverse;
@@ -11,8 +11,8 @@ use rustc_hash::FxHashMap;
 
 use super::decimal::DecimalError;
 use super::eval::{eval, EvalError};
-use super::small::SmallSlice;
-use super::sums::{Fold, IntSums};
+use super::raw_sums::{Fold, RawSums};
+use super::small_slice::SmallSlice;
 use super::value::Value;
 use crate::plan::expr::{AggCall, AggFunc, Expr};
 use crate::plan::node::Column;
@@ -40,8 +40,8 @@ pub struct KeyedStore {
     calls: Vec<AggCall>,
     retention_ms: Option<i64>,
     /// The groups, held raw while the node's shape and every row so far
-    /// allow it (see sums.rs); `groups` holds them otherwise.
-    raw: Option<IntSums>,
+    /// allow it (see raw_sums.rs); `groups` holds them otherwise.
+    raw: Option<RawSums>,
     groups: FxHashMap<Key, Group>,
     /// Windowed state: window start → key → group, both in emission order.
     windows: BTreeMap<i64, BTreeMap<Key, Group>>,
@@ -54,7 +54,7 @@ impl KeyedStore {
     pub fn new(keys: Vec<Column>, calls: Vec<AggCall>, retention_ms: Option<i64>, windowed: bool) -> KeyedStore {
         let accumulators = calls.iter().map(|c| Column { name: c.name.clone(), ty: c.ty }).collect();
         // The raw form keeps no event times, so no retention, and no windows.
-        let raw = if retention_ms.is_none() && !windowed { IntSums::of(&keys, &calls) } else { None };
+        let raw = if retention_ms.is_none() && !windowed { RawSums::of(&keys, &calls) } else { None };
         KeyedStore { keys, accumulators, calls, retention_ms, raw, groups: FxHashMap::default(), windows: BTreeMap::new(), timers: BinaryHeap::new() }
     }
 
@@ -175,7 +175,7 @@ impl KeyedStore {
     }
 
     pub fn len(&self) -> usize {
-        self.raw.as_ref().map_or(0, IntSums::len) + self.groups.len() + self.windows.values().map(BTreeMap::len).sum::<usize>()
+        self.raw.as_ref().map_or(0, RawSums::len) + self.groups.len() + self.windows.values().map(BTreeMap::len).sum::<usize>()
     }
 
     pub fn is_empty(&self) -> bool {

@@ -1,7 +1,7 @@
 //! Record buffers reused across events: each model builds its records in
 //! the same few vectors, so a steady stream of events allocates no rows.
 
-use super::operators::{Change, ChangeOp, Row};
+use super::change::{Change, ChangeOp, Row};
 use super::value::Value;
 
 /// One record under construction; its vectors keep their capacity from

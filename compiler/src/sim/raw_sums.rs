@@ -9,7 +9,7 @@
 //!
 //! A row the plan's types do not describe (a key that is not an integer,
 //! a sum argument of another kind or scale) is refused before anything
-//! changes, and the owning [`KeyedStore`](super::state::KeyedStore) moves
+//! changes ([`Fold::Unfit`]); the keyed store above (state.rs) then moves
 //! every group to its generic form and carries on there.
 
 use std::collections::hash_map::Entry;
@@ -58,17 +58,17 @@ enum Groups {
 }
 
 #[derive(Debug)]
-pub struct IntSums {
+pub struct RawSums {
     accs: Vec<Acc>,
     groups: Groups,
     /// The NULL key's group, a group of its own.
     null_key: Option<Box<[i128]>>,
 }
 
-impl IntSums {
+impl RawSums {
     /// The raw store for a node keyed by `keys` computing `calls`, when
     /// its shape allows one.
-    pub fn of(keys: &[Column], calls: &[AggCall]) -> Option<IntSums> {
+    pub fn of(keys: &[Column], calls: &[AggCall]) -> Option<RawSums> {
         if !matches!(keys, [Column { ty: DataType::Int32 | DataType::Int64, .. }]) {
             return None;
         }
@@ -83,7 +83,7 @@ impl IntSums {
             })
             .collect::<Option<Vec<Acc>>>()?;
         let groups = if accs.len() == 1 { Groups::Narrow(FxHashMap::default()) } else { Groups::Many(FxHashMap::default()) };
-        Some(IntSums { accs, groups, null_key: None })
+        Some(RawSums { accs, groups, null_key: None })
     }
 
     /// Folds one row into the key's group and writes the group's output
@@ -349,7 +349,7 @@ mod tests {
         let col = |index| Some(Expr::Column { index, name: "x".into(), ty: DataType::Decimal(10, 2) });
         let call = |func, arg, ty| AggCall { func, arg, name: String::new(), ty, identity: String::new() };
         let calls = [call(AggFunc::Sum, col(1), DataType::Decimal(38, 2)), call(AggFunc::Count, None, DataType::Int64)];
-        let mut s = IntSums::of(&keys, &calls).expect("raw-shaped");
+        let mut s = RawSums::of(&keys, &calls).expect("raw-shaped");
         let (mut before, mut after) = (Vec::new(), Vec::new());
         assert_eq!(s.accumulate(&Value::Int(1), &[Value::Null, Value::Null], &mut before, &mut after), Ok(Fold::Done));
         assert!(before.is_empty());
@@ -375,7 +375,7 @@ mod tests {
         let keys = [Column { name: "k".into(), ty: DataType::Int64 }];
         let call = |ty| AggCall { func: AggFunc::Sum, arg: Some(Expr::Column { index: 0, name: "x".into(), ty }), name: String::new(), ty, identity: String::new() };
         let (mut before, mut after) = (Vec::new(), Vec::new());
-        let mut s = IntSums::of(&keys, &[call(DataType::Decimal(38, 2))]).expect("raw-shaped");
+        let mut s = RawSums::of(&keys, &[call(DataType::Decimal(38, 2))]).expect("raw-shaped");
         let half = i64::MAX as i128 / 2 + 1;
         for k in [1, 2] {
             s.accumulate(&Value::Int(k), &[dec(half)], &mut before, &mut after).unwrap();
@@ -390,7 +390,7 @@ mod tests {
         groups.sort();
         assert_eq!(groups, [(Value::Null, vec![Value::Null]), (Value::Int(1), vec![dec(2 * half)]), (Value::Int(2), vec![dec(half)])]);
         // A sum of exactly i64::MIN is a value, not the narrow form's NULL.
-        let mut s = IntSums::of(&keys, &[call(DataType::Int64)]).expect("raw-shaped");
+        let mut s = RawSums::of(&keys, &[call(DataType::Int64)]).expect("raw-shaped");
         s.accumulate(&Value::Int(1), &[Value::Int(i64::MIN)], &mut before, &mut after).unwrap();
         assert_eq!(after, [Value::Int(1), Value::Int(i64::MIN)]);
         s.accumulate(&Value::Int(1), &[Value::Int(0)], &mut before, &mut after).unwrap();

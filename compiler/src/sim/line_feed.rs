@@ -1,0 +1,77 @@
+//! `run`'s input of one source, fed into its dataflow line by line: a
+//! line is blank, a watermark (`{"watermark": …}`, unless the source has
+//! a column of that name) or an event, typed by the one event-typing path
+//! (sim/event.rs). Counts what became of the events. Errors are `run`'s
+//! texts for one line; the caller puts the file and line number first.
+
+use std::sync::Arc;
+
+use super::dataflow::{Dataflow, Emit, Outcome, SourceSpec};
+use super::event::{type_event, watermark_ms};
+use super::jsonl::parse_object;
+use super::scalar::Scalar;
+use crate::plan::node::ModelPlan;
+
+#[derive(Debug)]
+pub struct LineFeed {
+    pub flow: Dataflow,
+    /// Events read (watermarks are not events).
+    pub events: usize,
+    pub processed: usize,
+    /// Dropped as late.
+    pub late: usize,
+    pub quarantined: usize,
+}
+
+/// What one line was.
+#[derive(Debug)]
+pub enum Line {
+    Blank,
+    Watermark,
+    /// An event: its columns as written, and what became of it.
+    Event { fields: Vec<(String, Scalar)>, outcome: Outcome },
+}
+
+impl LineFeed {
+    /// `plans` in dependency order, as [`Dataflow::new`] takes them.
+    pub fn new(source: SourceSpec, plans: Vec<Arc<ModelPlan>>) -> LineFeed {
+        LineFeed { flow: Dataflow::new(source, plans), events: 0, processed: 0, late: 0, quarantined: 0 }
+    }
+
+    pub fn source(&self) -> &SourceSpec {
+        &self.flow.source
+    }
+
+    /// Feeds one line (its line break may be left on); each record a model
+    /// emits goes to `emit` with the model's index in the plans.
+    pub fn push_line(&mut self, line: &str, emit: &mut Emit<'_>) -> Result<Line, String> {
+        let text = line.trim();
+        if text.is_empty() {
+            return Ok(Line::Blank);
+        }
+        let fields = parse_object(text)?;
+        if let Some(v) = self.watermark(&fields) {
+            let ms = watermark_ms(v).ok_or_else(|| format!("watermark {} is neither an RFC 3339 instant nor epoch milliseconds", v.render()))?;
+            self.flow.push_watermark(ms, emit).map_err(|e| e.message(&self.flow.source.name, None))?;
+            return Ok(Line::Watermark);
+        }
+        self.events += 1;
+        let row = type_event(&self.flow.source, &fields, |_, _| {}).map_err(|e| e.message())?;
+        let outcome = self.flow.push_event(&row, emit).map_err(|e| e.message(&self.flow.source.name, None))?;
+        match outcome {
+            Outcome::Processed => self.processed += 1,
+            Outcome::Late => self.late += 1,
+            Outcome::Quarantined(_) => self.quarantined += 1,
+        }
+        Ok(Line::Event { fields, outcome })
+    }
+
+    /// The value of a watermark line: one field, `watermark`, on a source
+    /// without a column of that name.
+    fn watermark<'f>(&self, fields: &'f [(String, Scalar)]) -> Option<&'f Scalar> {
+        match fields {
+            [(k, v)] if k == "watermark" && self.flow.source.columns.iter().all(|c| c.name != "watermark") => Some(v),
+            _ => None,
+        }
+    }
+}
