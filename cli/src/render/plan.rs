@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use streamform::diff::reader::short;
+use streamform::identity::digest::short;
 use streamform::diff::{Change, Classification, ModelDiff, PlanDiff};
 
 /// The three header lines' variable parts.

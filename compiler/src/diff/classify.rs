@@ -25,7 +25,9 @@ use std::collections::HashMap;
 
 use super::matching::Matching;
 use super::{Change, ChangeKind, Classification, FieldChange, ModelDiff, NodeDiff, PlanDiff};
-use crate::manifest::{ChangelogEntry, ColumnEntry, Manifest, ModelEntry, NodeEntry, WindowEntry};
+use crate::identity::entry::KeyedEntry;
+use crate::identity::text::{changelog_text, schema_text, window_text};
+use crate::manifest::{ColumnEntry, Manifest, ModelEntry, NodeEntry, WindowEntry};
 
 /// Every model added, nothing to compare: the first deploy.
 pub(crate) fn fresh(desired: &Manifest) -> PlanDiff {
@@ -40,38 +42,20 @@ pub(crate) fn fresh(desired: &Manifest) -> PlanDiff {
     }
 }
 
-// ---- renderings of manifest fields, as text outputs and fields show them
-
-/// `[a: int64, b: string]`.
-pub fn columns_text(cols: &[ColumnEntry]) -> String {
-    let inner: Vec<String> = cols.iter().map(|c| format!("{}: {}", c.name, c.ty)).collect();
-    format!("[{}]", inner.join(", "))
-}
+// ---- renderings of manifest fields, as the fields of a change show them
 
 /// `[a, b]`.
 pub fn list_text(items: &[String]) -> String {
     format!("[{}]", items.join(", "))
 }
 
-/// `append`, `upsert(a, b)`, `upsert` (empty key).
-pub fn changelog_text(c: &ChangelogEntry) -> String {
-    if c.key.is_empty() {
-        c.mode.clone()
-    } else {
-        format!("{}({})", c.mode, c.key.join(", "))
-    }
-}
-
 /// `tumbling(time=ts size=5m align=epoch emit=final)`, or `none`.
-pub fn window_text(w: Option<&WindowEntry>) -> String {
-    match w {
-        Some(w) => format!("{}(time={} size={} align={} emit={})", w.kind, w.time, w.size, w.alignment, w.emission),
-        None => "none".into(),
-    }
+fn window_or_none(w: Option<&WindowEntry>) -> String {
+    w.map_or_else(|| "none".into(), window_text)
 }
 
 pub fn is_keyed(n: &NodeEntry) -> bool {
-    n.state.kind == "keyed"
+    KeyedEntry::of(&n.state).is_some()
 }
 
 /// Where a Sink's definition says it writes: `` `out` ``, or `the append
@@ -169,8 +153,8 @@ impl<'a> Ctx<'a> {
             push("inputs", old, new);
         }
         push("definition", rn.definition.clone(), dn.definition.clone());
-        push("schema", columns_text(&rn.schema), columns_text(&dn.schema));
-        push("changelog", changelog_text(&rn.changelog), changelog_text(&dn.changelog));
+        push("schema", schema_text(&rn.schema), schema_text(&dn.schema));
+        push("changelog", changelog_text(&rn.changelog.mode, &rn.changelog.key), changelog_text(&dn.changelog.mode, &dn.changelog.key));
         if rn.operator == "sink" && dn.operator == "sink" {
             if let (Some(rm), Some(dm)) = (self.running_models.get(rn.model.as_str()), self.desired_models.get(dn.model.as_str())) {
                 push("materialized", rm.materialized.clone(), dm.materialized.clone());
@@ -181,9 +165,9 @@ impl<'a> Ctx<'a> {
         let both_keyed = is_keyed(rn) && is_keyed(dn);
         if both_keyed {
             push("key", list_text(rs.keys.as_deref().unwrap_or(&[])), list_text(ds.keys.as_deref().unwrap_or(&[])));
-            push("accumulators", columns_text(rs.accumulators.as_deref().unwrap_or(&[])), columns_text(ds.accumulators.as_deref().unwrap_or(&[])));
+            push("accumulators", schema_text(rs.accumulators.as_deref().unwrap_or(&[])), schema_text(ds.accumulators.as_deref().unwrap_or(&[])));
             push("retention", rs.retention.clone().unwrap_or_default(), ds.retention.clone().unwrap_or_default());
-            push("window", window_text(rs.window.as_ref()), window_text(ds.window.as_ref()));
+            push("window", window_or_none(rs.window.as_ref()), window_or_none(ds.window.as_ref()));
         }
         push("state", rs.kind.clone(), ds.kind.clone());
         if both_keyed {
@@ -279,7 +263,7 @@ impl<'a> Ctx<'a> {
                     } else if a.time != b.time {
                         format!("the window's time column changed from `{}` to `{}`; existing windows cannot be re-cut", a.time, b.time)
                     } else {
-                        format!("the window changed from {} to {}; existing windows cannot be re-cut", window_text(Some(a)), window_text(Some(b)))
+                        format!("the window changed from {} to {}; existing windows cannot be re-cut", window_text(a), window_text(b))
                     };
                     c.push((C::StateIncompatible, K::WindowChanged, reason));
                 }

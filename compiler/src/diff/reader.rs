@@ -14,8 +14,8 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
-use super::classify::{columns_text, window_text};
-use crate::identity::digest::sha256_hex;
+use crate::identity::digest::{sha256_hex, short};
+use crate::identity::entry::{schema_fingerprint_of, state_fingerprint_of};
 use crate::manifest::{application_digest, Manifest, ModelEntry, NodeEntry, MANIFEST_VERSION};
 
 pub const RECORD_VERSION: u32 = 1;
@@ -356,32 +356,10 @@ fn validate(document: DocKind, m: &Manifest) -> Result<(), ReadError> {
     Ok(())
 }
 
-/// The first 12 characters, as text outputs show digests (any text: a
-/// damaged file's digest need not be hex).
-pub fn short(digest: &str) -> String {
-    digest.chars().take(12).collect()
-}
-
-/// `aggregate key=[..] accumulators=[..] retention=..[ window=..]` of an
-/// entry's keyed state.
-pub fn state_fingerprint_of(n: &NodeEntry) -> Option<String> {
-    let s = &n.state;
-    if s.kind != "keyed" {
-        return None;
-    }
-    let accs = columns_text(s.accumulators.as_deref().unwrap_or(&[]));
-    let mut out = format!("aggregate key=[{}] accumulators={accs} retention={}", s.keys.as_deref().unwrap_or(&[]).join(", "), s.retention.as_deref().unwrap_or(""));
-    if let Some(w) = &s.window {
-        out.push_str(" window=");
-        out.push_str(&window_text(Some(w)));
-    }
-    Some(out)
-}
-
 /// Every digest of a manifest against what it digests.
 pub fn verify(m: &Manifest) -> Result<(), ReadError> {
     for n in &m.nodes {
-        let schema = sha256_hex(&columns_text(&n.schema));
+        let schema = sha256_hex(&schema_fingerprint_of(n));
         if schema != n.schema_digest {
             return Err(ReadError::Digest {
                 node: Some(n.id.clone()),

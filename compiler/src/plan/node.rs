@@ -50,12 +50,6 @@ pub struct Column {
     pub ty: DataType,
 }
 
-/// `[a: int64, b: string]`: the schema fingerprint text.
-pub fn render_schema(columns: &[Column]) -> String {
-    let inner: Vec<String> = columns.iter().map(|c| format!("{}: {}", c.name, c.ty)).collect();
-    format!("[{}]", inner.join(", "))
-}
-
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Changelog {
     Append,
@@ -86,16 +80,6 @@ impl Changelog {
     }
 }
 
-impl fmt::Display for Changelog {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Changelog::Append => f.write_str("append"),
-            Changelog::Upsert(k) if k.is_empty() => f.write_str("upsert"),
-            Changelog::Upsert(k) => write!(f, "upsert({})", k.join(", ")),
-        }
-    }
-}
-
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Retention {
     Unbounded,
@@ -118,6 +102,15 @@ pub struct TumblingWindow {
     /// The event-time column windows are cut from.
     pub time: String,
     pub size: Duration,
+}
+
+impl TumblingWindow {
+    /// The manifest's window `type`.
+    pub const KIND: &'static str = "tumbling";
+    /// Windows start at multiples of their size since the epoch.
+    pub const ALIGNMENT: &'static str = "epoch";
+    /// A window emits once, when it closes.
+    pub const EMISSION: &'static str = "final";
 }
 
 /// What a keyed node stores: the state fingerprint's content.
