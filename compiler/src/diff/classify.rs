@@ -224,115 +224,116 @@ impl<'a> Ctx<'a> {
     /// The kind of a matched node's change, or `None` when it did not
     /// change.
     fn classify(&self, d: usize, r: usize, fields: &[FieldChange], upstream: Option<usize>) -> Option<Verdict> {
-        use ChangeKind as K;
-        use Classification as C;
         let (dn, rn) = (&self.desired.nodes[d], &self.running.nodes[r]);
-        let has = |f: &str| fields.iter().any(|x| x.field == f);
         if is_keyed(rn) != is_keyed(dn) {
-            return Some((C::StateIncompatible, K::StateKindChanged, "the node's kind of state changed; existing state cannot be reused".into()));
+            return Some((Classification::StateIncompatible, ChangeKind::StateKindChanged, "the node's kind of state changed; existing state cannot be reused".into()));
         }
         if is_keyed(dn) {
-            let (rs, ds) = (&rn.state, &dn.state);
-            let (rk, dk) = (rs.keys.as_deref().unwrap_or(&[]), ds.keys.as_deref().unwrap_or(&[]));
-            let (ra, da) = (rs.accumulators.as_deref().unwrap_or(&[]), ds.accumulators.as_deref().unwrap_or(&[]));
-            let mut c: Vec<Verdict> = Vec::new();
-            if rk != dk || key_types(rn, rk) != key_types(dn, dk) {
-                c.push((C::StateIncompatible, K::KeyChanged, "the grouping key changed; existing state cannot be reused".into()));
-            }
-            if let Some((old, new)) = da.iter().find_map(|n| ra.iter().find(|o| o.name == n.name && o.ty != n.ty).map(|o| (o, n))) {
-                c.push((
-                    C::StateIncompatible,
-                    K::AccumulatorTypeChanged,
-                    format!("accumulator `{}` changed type from {} to {}; existing values cannot be reused", new.name, old.ty, new.ty),
-                ));
-            }
-            match (&rs.window, &ds.window) {
-                (None, Some(_)) => c.push((
-                    C::StateIncompatible,
-                    K::WindowChanged,
-                    "the aggregate became windowed; state kept per key cannot become state per key and window".into(),
-                )),
-                (Some(_), None) => c.push((
-                    C::StateIncompatible,
-                    K::WindowChanged,
-                    "the aggregate is no longer windowed; state kept per key and window cannot become state per key".into(),
-                )),
-                (Some(a), Some(b)) if a != b => {
-                    let reason = if a.size != b.size {
-                        format!("the window's size changed from {} to {}; existing windows cannot be re-cut", a.size, b.size)
-                    } else if a.time != b.time {
-                        format!("the window's time column changed from `{}` to `{}`; existing windows cannot be re-cut", a.time, b.time)
-                    } else {
-                        format!("the window changed from {} to {}; existing windows cannot be re-cut", window_text(a), window_text(b))
-                    };
-                    c.push((C::StateIncompatible, K::WindowChanged, reason));
-                }
-                _ => {}
-            }
-            if let Some(n) = da.iter().find(|n| !ra.iter().any(|o| o.name == n.name)) {
-                c.push((
-                    C::BackfillRequired,
-                    K::AccumulatorAdded,
-                    format!("accumulator `{}` added; it starts empty for every existing key, replay history to fill it", n.name),
-                ));
-            }
-            if let Some(u) = upstream {
-                c.push((
-                    C::BackfillRequired,
-                    K::InputChanged,
-                    format!("input definition changed upstream at `{}`; existing state was accumulated under the previous definition", self.desired.nodes[u].id),
-                ));
-            } else if has("inputs") {
-                c.push((C::BackfillRequired, K::InputChanged, "its input changed; existing state was accumulated from the previous input".into()));
-            }
-            if let Some(o) = ra.iter().find(|o| !da.iter().any(|n| n.name == o.name)) {
-                c.push((C::StateMigrationRequired, K::AccumulatorRemoved, format!("accumulator `{}` removed; drop it from existing state", o.name)));
-            }
-            if rs.retention != ds.retention {
-                c.push((C::StateMigrationRequired, K::RetentionChanged, "retention changed; timers change, stored values do not".into()));
-            }
-            if !fields.is_empty() {
-                c.push((C::Compatible, K::KeyedCompatible, "no stored value is affected".into()));
-            }
-            return worst(c);
+            return self.keyed(dn, rn, fields, upstream);
         }
         if fields.is_empty() {
             return None;
         }
-        if dn.operator == "sink" {
-            if has("materialized") || has("key") {
-                return Some((
-                    C::BackfillRequired,
-                    K::SinkKeyChanged,
-                    format!("rows already written to {} are keyed the old way; rebuild the sink", sink_place(&rn.definition)),
-                ));
-            }
-            if sink_target(&rn.definition) != sink_target(&dn.definition) {
-                return Some((
-                    C::Compatible,
-                    K::SinkTarget,
-                    format!("output moves to {}; {} is left as it is", sink_place(&dn.definition), sink_place(&rn.definition)),
-                ));
-            }
-            if has("schema") {
-                let kind = if same_types(&rn.schema, &dn.schema) { K::SinkRenamed } else { K::SinkReshaped };
-                return Some((C::Compatible, kind, format!("readers of {} see the new columns; rows already written keep the old shape", sink_place(&dn.definition))));
-            }
-            return Some((C::Compatible, K::StatelessDefinition, "stateless; no stored value is affected".into()));
+        Some(if dn.operator == "sink" { sink(dn, rn, fields) } else { stateless(dn, rn, fields) })
+    }
+
+    /// Every kind that applies to a keyed node, the worst chosen.
+    fn keyed(&self, dn: &NodeEntry, rn: &NodeEntry, fields: &[FieldChange], upstream: Option<usize>) -> Option<Verdict> {
+        use ChangeKind as K;
+        use Classification as C;
+        let (rs, ds) = (&rn.state, &dn.state);
+        let (rk, dk) = (rs.keys.as_deref().unwrap_or(&[]), ds.keys.as_deref().unwrap_or(&[]));
+        let (ra, da) = (rs.accumulators.as_deref().unwrap_or(&[]), ds.accumulators.as_deref().unwrap_or(&[]));
+        let mut c: Vec<Verdict> = Vec::new();
+        if rk != dk || key_types(rn, rk) != key_types(dn, dk) {
+            c.push((C::StateIncompatible, K::KeyChanged, "the grouping key changed; existing state cannot be reused".into()));
         }
-        if dn.operator == "source" && contract_part(&rn.definition) != contract_part(&dn.definition) {
-            return Some((
-                C::Compatible,
-                K::ContractChanged,
-                "records are checked against other contracts from now on; records already read are not checked again".into(),
+        if let Some((old, new)) = da.iter().find_map(|n| ra.iter().find(|o| o.name == n.name && o.ty != n.ty).map(|o| (o, n))) {
+            c.push((
+                C::StateIncompatible,
+                K::AccumulatorTypeChanged,
+                format!("accumulator `{}` changed type from {} to {}; existing values cannot be reused", new.name, old.ty, new.ty),
             ));
         }
-        if has("schema") {
-            let kind = if same_types(&rn.schema, &dn.schema) { K::OutputRenamed } else { K::OutputReshaped };
-            return Some((C::Compatible, kind, "stateless; no stored value is affected".into()));
+        c.extend(window_change(rs.window.as_ref(), ds.window.as_ref()));
+        if let Some(n) = da.iter().find(|n| !ra.iter().any(|o| o.name == n.name)) {
+            c.push((
+                C::BackfillRequired,
+                K::AccumulatorAdded,
+                format!("accumulator `{}` added; it starts empty for every existing key, replay history to fill it", n.name),
+            ));
         }
-        Some((C::Compatible, K::StatelessDefinition, "stateless; no stored value is affected".into()))
+        if let Some(u) = upstream {
+            c.push((
+                C::BackfillRequired,
+                K::InputChanged,
+                format!("input definition changed upstream at `{}`; existing state was accumulated under the previous definition", self.desired.nodes[u].id),
+            ));
+        } else if fields.iter().any(|x| x.field == "inputs") {
+            c.push((C::BackfillRequired, K::InputChanged, "its input changed; existing state was accumulated from the previous input".into()));
+        }
+        if let Some(o) = ra.iter().find(|o| !da.iter().any(|n| n.name == o.name)) {
+            c.push((C::StateMigrationRequired, K::AccumulatorRemoved, format!("accumulator `{}` removed; drop it from existing state", o.name)));
+        }
+        if rs.retention != ds.retention {
+            c.push((C::StateMigrationRequired, K::RetentionChanged, "retention changed; timers change, stored values do not".into()));
+        }
+        if !fields.is_empty() {
+            c.push((C::Compatible, K::KeyedCompatible, "no stored value is affected".into()));
+        }
+        worst(c)
     }
+}
+
+/// A keyed node's window that appeared, went or was re-cut.
+fn window_change(old: Option<&WindowEntry>, new: Option<&WindowEntry>) -> Option<Verdict> {
+    let reason = match (old, new) {
+        (None, Some(_)) => "the aggregate became windowed; state kept per key cannot become state per key and window".to_string(),
+        (Some(_), None) => "the aggregate is no longer windowed; state kept per key and window cannot become state per key".to_string(),
+        (Some(a), Some(b)) if a != b => {
+            if a.size != b.size {
+                format!("the window's size changed from {} to {}; existing windows cannot be re-cut", a.size, b.size)
+            } else if a.time != b.time {
+                format!("the window's time column changed from `{}` to `{}`; existing windows cannot be re-cut", a.time, b.time)
+            } else {
+                format!("the window changed from {} to {}; existing windows cannot be re-cut", window_text(a), window_text(b))
+            }
+        }
+        _ => return None,
+    };
+    Some((Classification::StateIncompatible, ChangeKind::WindowChanged, reason))
+}
+
+/// A changed Sink: its key, then its target, then its columns.
+fn sink(dn: &NodeEntry, rn: &NodeEntry, fields: &[FieldChange]) -> Verdict {
+    use ChangeKind as K;
+    use Classification as C;
+    let has = |f: &str| fields.iter().any(|x| x.field == f);
+    if has("materialized") || has("key") {
+        return (C::BackfillRequired, K::SinkKeyChanged, format!("rows already written to {} are keyed the old way; rebuild the sink", sink_place(&rn.definition)));
+    }
+    if sink_target(&rn.definition) != sink_target(&dn.definition) {
+        return (C::Compatible, K::SinkTarget, format!("output moves to {}; {} is left as it is", sink_place(&dn.definition), sink_place(&rn.definition)));
+    }
+    if has("schema") {
+        let kind = if same_types(&rn.schema, &dn.schema) { K::SinkRenamed } else { K::SinkReshaped };
+        return (C::Compatible, kind, format!("readers of {} see the new columns; rows already written keep the old shape", sink_place(&dn.definition)));
+    }
+    (C::Compatible, K::StatelessDefinition, "stateless; no stored value is affected".into())
+}
+
+/// A changed Source, Filter or Project.
+fn stateless(dn: &NodeEntry, rn: &NodeEntry, fields: &[FieldChange]) -> Verdict {
+    use ChangeKind as K;
+    use Classification as C;
+    if dn.operator == "source" && contract_part(&rn.definition) != contract_part(&dn.definition) {
+        return (C::Compatible, K::ContractChanged, "records are checked against other contracts from now on; records already read are not checked again".into());
+    }
+    if fields.iter().any(|x| x.field == "schema") {
+        let kind = if same_types(&rn.schema, &dn.schema) { K::OutputRenamed } else { K::OutputReshaped };
+        return (C::Compatible, kind, "stateless; no stored value is affected".into());
+    }
+    (C::Compatible, K::StatelessDefinition, "stateless; no stored value is affected".into())
 }
 
 fn added(n: &NodeEntry) -> NodeDiff {

@@ -34,90 +34,119 @@ fn unused(desired_id: &str, was: &str) -> Notice {
     Notice::warning(format!("hint for `{desired_id}` names `{was}`, which is not in the running plan; the hint is unused"))
 }
 
+/// What matching reads, and the matching as it is built.
+struct Matcher<'a> {
+    desired: &'a Manifest,
+    by_id: HashMap<&'a str, usize>,
+    running_models: HashSet<&'a str>,
+    hints: HashMap<&'a str, &'a ModelHints>,
+    m: Matching,
+    /// Unused hints, with the desired node they are for.
+    warnings: Vec<(usize, Notice)>,
+}
+
 pub fn match_nodes(running: &Manifest, desired: &Manifest, hints: &[ModelHints]) -> Matching {
-    let by_id: HashMap<&str, usize> = running.nodes.iter().enumerate().map(|(i, n)| (n.id.as_str(), i)).collect();
-    let running_models: HashSet<&str> = running.models.iter().map(|m| m.name.as_str()).collect();
-    let hints: HashMap<&str, &ModelHints> = hints.iter().map(|h| (h.model.as_str(), h)).collect();
-
-    let mut m = Matching {
-        desired_to_running: vec![None; desired.nodes.len()],
-        running_to_desired: vec![None; running.nodes.len()],
-        hinted: vec![false; desired.nodes.len()],
-        ..Matching::default()
+    let mut x = Matcher {
+        desired,
+        by_id: running.nodes.iter().enumerate().map(|(i, n)| (n.id.as_str(), i)).collect(),
+        running_models: running.models.iter().map(|m| m.name.as_str()).collect(),
+        hints: hints.iter().map(|h| (h.model.as_str(), h)).collect(),
+        m: Matching {
+            desired_to_running: vec![None; desired.nodes.len()],
+            running_to_desired: vec![None; running.nodes.len()],
+            hinted: vec![false; desired.nodes.len()],
+            ..Matching::default()
+        },
+        warnings: Vec::new(),
     };
-    let mut warnings: Vec<(usize, Notice)> = Vec::new();
-    let claim = |m: &mut Matching, d: usize, r: usize| {
-        m.desired_to_running[d] = Some(r);
-        m.running_to_desired[r] = Some(d);
-    };
-
-    // 1. Explicit node hints.
-    for (d, node) in desired.nodes.iter().enumerate() {
-        let Some(h) = hints.get(node.model.as_str()) else { continue };
-        let Some((_, kind, ordinal)) = split_id(&node.id) else { continue };
-        let key = format!("{kind}.{ordinal}");
-        let Some((_, was)) = h.nodes.iter().find(|(k, _)| *k == key) else { continue };
-        match by_id.get(was.as_str()) {
-            Some(&r) if m.running_to_desired[r].is_none() => {
-                claim(&mut m, d, r);
-                m.hinted[d] = true;
-            }
-            Some(&r) => {
-                let other = &desired.nodes[m.running_to_desired[r].expect("claimed")].id;
-                warnings.push((d, Notice::warning(format!("hint for `{}` names `{was}`, which the hint for `{other}` already claims; the hint is unused", node.id))));
-            }
-            None => warnings.push((d, unused(&node.id, was))),
-        }
-    }
-
-    // 2. Renamed models.
-    for (d, node) in desired.nodes.iter().enumerate() {
-        if m.desired_to_running[d].is_some() {
-            continue;
-        }
-        let Some(old) = hints.get(node.model.as_str()).and_then(|h| h.renamed_from.as_deref()) else { continue };
-        let Some((_, kind, ordinal)) = split_id(&node.id) else { continue };
-        let was = format!("{old}::{kind}::{ordinal}");
-        if !running_models.contains(old) {
-            // The original warns for every node of a model renamed from
-            // a model the running plan does not have.
-            warnings.push((d, unused(&node.id, &was)));
-            continue;
-        }
-        if let Some(&r) = by_id.get(was.as_str()) {
-            if m.running_to_desired[r].is_none() {
-                claim(&mut m, d, r);
-            }
-        }
-    }
-
-    // 3. Plain ids.
-    for (d, node) in desired.nodes.iter().enumerate() {
-        if m.desired_to_running[d].is_some() {
-            continue;
-        }
-        if let Some(&r) = by_id.get(node.id.as_str()) {
-            if m.running_to_desired[r].is_none() {
-                claim(&mut m, d, r);
-            }
-        }
-    }
-
-    // Owners of running models.
-    for dm in &desired.models {
-        if let Some(old) = hints.get(dm.name.as_str()).and_then(|h| h.renamed_from.as_deref()) {
-            if running_models.contains(old) && old != dm.name {
-                m.owner.entry(old.to_string()).or_insert_with(|| dm.name.clone());
-            }
-        }
-    }
-    for dm in &desired.models {
-        if running_models.contains(dm.name.as_str()) {
-            m.owner.entry(dm.name.clone()).or_insert_with(|| dm.name.clone());
-        }
-    }
-
+    x.node_hints();
+    x.renamed_models();
+    x.plain_ids();
+    x.owners();
+    let Matcher { mut m, mut warnings, .. } = x;
     warnings.sort_by_key(|(d, _)| *d);
     m.warnings = warnings.into_iter().map(|(_, w)| w).collect();
     m
+}
+
+impl Matcher<'_> {
+    fn claim(&mut self, d: usize, r: usize) {
+        self.m.desired_to_running[d] = Some(r);
+        self.m.running_to_desired[r] = Some(d);
+    }
+
+    /// 1. Explicit node hints claim first.
+    fn node_hints(&mut self) {
+        for (d, node) in self.desired.nodes.iter().enumerate() {
+            let Some(h) = self.hints.get(node.model.as_str()) else { continue };
+            let Some((_, kind, ordinal)) = split_id(&node.id) else { continue };
+            let key = format!("{kind}.{ordinal}");
+            let Some((_, was)) = h.nodes.iter().find(|(k, _)| *k == key) else { continue };
+            match self.by_id.get(was.as_str()) {
+                Some(&r) if self.m.running_to_desired[r].is_none() => {
+                    self.claim(d, r);
+                    self.m.hinted[d] = true;
+                }
+                Some(&r) => {
+                    let other = &self.desired.nodes[self.m.running_to_desired[r].expect("claimed")].id;
+                    self.warnings.push((d, Notice::warning(format!("hint for `{}` names `{was}`, which the hint for `{other}` already claims; the hint is unused", node.id))));
+                }
+                None => self.warnings.push((d, unused(&node.id, was))),
+            }
+        }
+    }
+
+    /// 2. Renamed models: `<old>::<kind>::<ordinal>`.
+    fn renamed_models(&mut self) {
+        for (d, node) in self.desired.nodes.iter().enumerate() {
+            if self.m.desired_to_running[d].is_some() {
+                continue;
+            }
+            let Some(old) = self.hints.get(node.model.as_str()).and_then(|h| h.renamed_from.as_deref()) else { continue };
+            let Some((_, kind, ordinal)) = split_id(&node.id) else { continue };
+            let was = format!("{old}::{kind}::{ordinal}");
+            if !self.running_models.contains(old) {
+                // The original warns for every node of a model renamed from
+                // a model the running plan does not have.
+                self.warnings.push((d, unused(&node.id, &was)));
+                continue;
+            }
+            if let Some(&r) = self.by_id.get(was.as_str()) {
+                if self.m.running_to_desired[r].is_none() {
+                    self.claim(d, r);
+                }
+            }
+        }
+    }
+
+    /// 3. Plain ids.
+    fn plain_ids(&mut self) {
+        for (d, node) in self.desired.nodes.iter().enumerate() {
+            if self.m.desired_to_running[d].is_some() {
+                continue;
+            }
+            if let Some(&r) = self.by_id.get(node.id.as_str()) {
+                if self.m.running_to_desired[r].is_none() {
+                    self.claim(d, r);
+                }
+            }
+        }
+    }
+
+    /// Owners of running models: the model renamed from one, else the
+    /// model of the same name.
+    fn owners(&mut self) {
+        for dm in &self.desired.models {
+            if let Some(old) = self.hints.get(dm.name.as_str()).and_then(|h| h.renamed_from.as_deref()) {
+                if self.running_models.contains(old) && old != dm.name {
+                    self.m.owner.entry(old.to_string()).or_insert_with(|| dm.name.clone());
+                }
+            }
+        }
+        for dm in &self.desired.models {
+            if self.running_models.contains(dm.name.as_str()) {
+                self.m.owner.entry(dm.name.clone()).or_insert_with(|| dm.name.clone());
+            }
+        }
+    }
 }
