@@ -3,7 +3,7 @@
 use std::fmt::Write;
 
 use streamform::identity::digest::short;
-use streamform::diff::{Change, Classification, ModelDiff, PlanDiff};
+use streamform::upgrade::{Change, Classification, ModelDiff, PlanDiff};
 
 /// The three header lines' variable parts.
 pub struct Header<'a> {

@@ -17,6 +17,9 @@ pub enum Operator {
 }
 
 impl Operator {
+    /// In plan order: the names a manifest, an id and a `nodes:` hint use.
+    pub const ALL: [Operator; 5] = [Operator::Source, Operator::Filter, Operator::Project, Operator::Aggregate, Operator::Sink];
+
     /// The manifest's lowercase name, also used in node ids.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -40,7 +43,12 @@ impl Operator {
     }
 
     pub fn parse(s: &str) -> Option<Operator> {
-        [Operator::Source, Operator::Filter, Operator::Project, Operator::Aggregate, Operator::Sink].into_iter().find(|o| o.as_str() == s)
+        Operator::ALL.into_iter().find(|o| o.as_str() == s)
+    }
+
+    /// `source, filter, project, aggregate, sink`, for messages.
+    pub fn names() -> String {
+        Operator::ALL.map(Operator::as_str).join(", ")
     }
 }
 
