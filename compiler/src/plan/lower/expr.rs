@@ -23,7 +23,7 @@ impl<'a> Lowerer<'a> {
         }
         let model = self.model;
         Ok(match e {
-            sql::Expr::Identifier(id) => self.column(&[id.clone()], rel, e.span())?,
+            sql::Expr::Identifier(id) => self.column(std::slice::from_ref(id), rel, e.span())?,
             sql::Expr::CompoundIdentifier(parts) => self.column(parts, rel, e.span())?,
             sql::Expr::Nested(inner) => self.expr(inner, rel, grouping)?,
             sql::Expr::Value(v) => self.value(v, e)?,

@@ -51,7 +51,7 @@ impl<'a> Lowerer<'a> {
                         }
                     }
                     let is_source = self.inputs.source(&fname).is_some();
-                    let is_model = self.inputs.model_names().iter().any(|m| *m == fname);
+                    let is_model = self.inputs.model_names().contains(&fname);
                     let help = if is_model && !is_source {
                         format!("write ref('{fname}') to read the model `{fname}`")
                     } else if is_source {
