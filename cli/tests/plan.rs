@@ -272,9 +272,9 @@ fn every_change_kind_is_covered() {
             }
         }
     }
-    let all: Vec<String> = streamform::diff::ChangeKind::ALL.iter().map(|k| k.as_str().to_string()).collect();
+    let all: Vec<String> = streamform::upgrade::ChangeKind::ALL.iter().map(|k| k.as_str().to_string()).collect();
     let missing: Vec<&String> = all.iter().filter(|k| !kinds.contains(*k)).collect();
     assert!(missing.is_empty(), "change kinds without a golden case: {missing:?}");
-    let missing: Vec<&str> = streamform::diff::Classification::ALL.iter().map(|c| c.as_str()).filter(|c| !classes.contains(*c)).collect();
+    let missing: Vec<&str> = streamform::upgrade::Classification::ALL.iter().map(|c| c.as_str()).filter(|c| !classes.contains(*c)).collect();
     assert!(missing.is_empty(), "classifications without a golden case: {missing:?}");
 }

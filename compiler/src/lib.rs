@@ -8,7 +8,6 @@ pub mod chunks;
 pub mod config;
 pub mod db;
 pub mod diagnostic;
-pub mod diff;
 pub mod duration;
 pub mod graph;
 pub mod graph_doc;
@@ -24,6 +23,7 @@ pub mod sql;
 #[cfg(feature = "test-support")]
 pub mod testing;
 pub mod types;
+pub mod upgrade;
 pub mod yaml;
 
 pub use db::{Database, Db, ModelName, Project, SourceFile, SourceName};

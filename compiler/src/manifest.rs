@@ -14,7 +14,7 @@ use crate::identity::digest::sha256_hex;
 use crate::identity::fingerprint::{schema_fingerprint, state_fingerprint};
 use crate::model::{lower_model, model_plan};
 use crate::project::model_names;
-use crate::plan::node::{ModelPlan, PlanNode};
+use crate::plan::node::{ModelPlan, PlanNode, TumblingWindow};
 
 pub const MANIFEST_VERSION: u32 = 1;
 
@@ -131,11 +131,11 @@ pub fn node_entry(model: &str, node: &PlanNode) -> NodeEntry {
                 retention: Some(st.retention.to_string()),
                 digest: Some(sha256_hex(&state_fingerprint(st))),
                 window: st.window.as_ref().map(|w| WindowEntry {
-                    kind: "tumbling".into(),
+                    kind: TumblingWindow::KIND.into(),
                     time: w.time.clone(),
                     size: w.size.to_string(),
-                    alignment: "epoch".into(),
-                    emission: "final".into(),
+                    alignment: TumblingWindow::ALIGNMENT.into(),
+                    emission: TumblingWindow::EMISSION.into(),
                 }),
             },
         },

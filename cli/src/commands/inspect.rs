@@ -2,6 +2,7 @@
 
 use streamform::config::LatePolicy;
 use streamform::db::{ModelName, SourceName};
+use streamform::identity::digest::short;
 use streamform::manifest::{manifest, model_identity, to_pretty_json, write_pretty_json, ManifestError, ModelDocument};
 use streamform::model::{lower_model, model_plan, source_input};
 use streamform::project::{model_config, model_names, source_config};
@@ -80,7 +81,7 @@ pub fn inspect_plan(project: &str, model: Option<&str>, json: bool) -> u8 {
                 } else {
                     let blocks: Vec<String> = m.slices.iter().map(|s| model_block(s)).collect();
                     let mut out = blocks.join("\n");
-                    out.push_str(&format!("\napplication digest={}\n", &m.application_digest[..12]));
+                    out.push_str(&format!("\napplication digest={}\n", short(&m.application_digest)));
                     print(&out);
                 }
                 0

@@ -10,9 +10,10 @@
 use std::fs;
 
 use camino::Utf8Path;
-use streamform::diff::document::document;
-use streamform::diff::reader::{read_running, short, RunningDoc};
-use streamform::diff::{artifact_note, diff, hints_of};
+use streamform::upgrade::document::document;
+use streamform::upgrade::reader::{read_running, RunningDoc};
+use streamform::upgrade::{artifact_note, diff, hints_of};
+use streamform::identity::digest::short;
 use streamform::manifest::{manifest, to_pretty_json};
 use streamform::project::project_config;
 

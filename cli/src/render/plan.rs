@@ -2,8 +2,8 @@
 
 use std::fmt::Write;
 
-use streamform::diff::reader::short;
-use streamform::diff::{Change, Classification, ModelDiff, PlanDiff};
+use streamform::identity::digest::short;
+use streamform::upgrade::{Change, Classification, ModelDiff, PlanDiff};
 
 /// The three header lines' variable parts.
 pub struct Header<'a> {

@@ -98,7 +98,7 @@ pub(crate) fn run_checks(db: &dyn Db, project: Project, run: u32) -> RunChecks {
         out.refs.extend(c.refs.iter().cloned());
         out.window.extend(c.window.iter().cloned());
         out.planning.extend(c.planning.iter().cloned());
-        out.planning.extend(crate::diff::hints::hint_diagnostics(db, project, key).iter().cloned());
+        out.planning.extend(crate::upgrade::hints::hint_diagnostics(db, project, key).iter().cloned());
         out.key_order.extend(c.key_order.iter().cloned());
         if let Some(e) = &crate::model::lower_model(db, project, key).error {
             out.reads_unknown |= matches!(e.code, "E0400" | "E0601" | "E0602");

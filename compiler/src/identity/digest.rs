@@ -13,9 +13,13 @@ pub fn sha256_hex(text: &str) -> String {
     out
 }
 
-/// The 12-character prefix text outputs show.
+/// The 12-character prefix text outputs show. Counted in characters: a
+/// damaged file's digest need not be hex.
 pub fn short(digest: &str) -> &str {
-    &digest[..digest.len().min(12)]
+    match digest.char_indices().nth(12) {
+        Some((end, _)) => &digest[..end],
+        None => digest,
+    }
 }
 
 #[cfg(test)]
@@ -33,5 +37,11 @@ mod tests {
         ] {
             assert_eq!(short(&sha256_hex(text)), prefix, "{text}");
         }
+    }
+
+    #[test]
+    fn short_counts_characters() {
+        assert_eq!(short("abc"), "abc");
+        assert_eq!(short("ééééééééééééé"), "éééééééééééé");
     }
 }

@@ -1,24 +1,61 @@
-//! Fingerprint texts: what a node outputs and what a keyed node stores.
+//! A plan node's identity texts: the views `text` renders, supplied by
+//! the plan's columns, windows and keyed state.
 
-use crate::plan::node::{render_schema, Column, KeyedState};
+use std::fmt::Display;
+
+use super::text::{schema_text, state_text, ColumnView, StateView, WindowView};
+use crate::plan::node::{Column, KeyedState, TumblingWindow};
+
+impl ColumnView for Column {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn ty(&self) -> &dyn Display {
+        &self.ty
+    }
+}
+
+impl WindowView for TumblingWindow {
+    fn kind(&self) -> &str {
+        TumblingWindow::KIND
+    }
+    fn time(&self) -> &str {
+        &self.time
+    }
+    fn size(&self) -> &dyn Display {
+        &self.size
+    }
+    fn alignment(&self) -> &str {
+        TumblingWindow::ALIGNMENT
+    }
+    fn emission(&self) -> &str {
+        TumblingWindow::EMISSION
+    }
+}
+
+impl StateView for KeyedState {
+    type Column = Column;
+    type Window = TumblingWindow;
+    fn keys(&self) -> &[String] {
+        &self.keys
+    }
+    fn accumulators(&self) -> &[Column] {
+        &self.accumulators
+    }
+    fn retention(&self) -> &dyn Display {
+        &self.retention
+    }
+    fn window(&self) -> Option<&TumblingWindow> {
+        self.window.as_ref()
+    }
+}
 
 /// `[name: type, ...]`: a node's schema fingerprint.
 pub fn schema_fingerprint(columns: &[Column]) -> String {
-    render_schema(columns)
+    schema_text(columns)
 }
 
 /// `aggregate key=[..] accumulators=[..] retention=..[ window=..]`.
 pub fn state_fingerprint(state: &KeyedState) -> String {
-    let accs: Vec<String> = state.accumulators.iter().map(|c| format!("{}: {}", c.name, c.ty)).collect();
-    let mut s = format!("aggregate key=[{}] accumulators=[{}] retention={}", state.keys.join(", "), accs.join(", "), state.retention);
-    if let Some(w) = &state.window {
-        s.push(' ');
-        s.push_str(&window_text(w));
-    }
-    s
-}
-
-/// `window=tumbling(time=ts size=5m align=epoch emit=final)`.
-pub fn window_text(w: &crate::plan::node::TumblingWindow) -> String {
-    format!("window=tumbling(time={} size={} align=epoch emit=final)", w.time, w.size)
+    state_text(state)
 }

@@ -1,5 +1,7 @@
-//! Plans: typed expressions, operator nodes, and lowering from SQL.
+//! Plans: typed expressions, operator nodes, the changelog mode of each
+//! node, and lowering from SQL.
 
+pub mod changelog;
 pub mod expr;
 pub mod lower;
 pub mod node;

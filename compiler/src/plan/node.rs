@@ -17,6 +17,9 @@ pub enum Operator {
 }
 
 impl Operator {
+    /// In plan order: the names a manifest, an id and a `nodes:` hint use.
+    pub const ALL: [Operator; 5] = [Operator::Source, Operator::Filter, Operator::Project, Operator::Aggregate, Operator::Sink];
+
     /// The manifest's lowercase name, also used in node ids.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -40,7 +43,12 @@ impl Operator {
     }
 
     pub fn parse(s: &str) -> Option<Operator> {
-        [Operator::Source, Operator::Filter, Operator::Project, Operator::Aggregate, Operator::Sink].into_iter().find(|o| o.as_str() == s)
+        Operator::ALL.into_iter().find(|o| o.as_str() == s)
+    }
+
+    /// `source, filter, project, aggregate, sink`, for messages.
+    pub fn names() -> String {
+        Operator::ALL.map(Operator::as_str).join(", ")
     }
 }
 
@@ -48,12 +56,6 @@ impl Operator {
 pub struct Column {
     pub name: String,
     pub ty: DataType,
-}
-
-/// `[a: int64, b: string]`: the schema fingerprint text.
-pub fn render_schema(columns: &[Column]) -> String {
-    let inner: Vec<String> = columns.iter().map(|c| format!("{}: {}", c.name, c.ty)).collect();
-    format!("[{}]", inner.join(", "))
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -86,16 +88,6 @@ impl Changelog {
     }
 }
 
-impl fmt::Display for Changelog {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Changelog::Append => f.write_str("append"),
-            Changelog::Upsert(k) if k.is_empty() => f.write_str("upsert"),
-            Changelog::Upsert(k) => write!(f, "upsert({})", k.join(", ")),
-        }
-    }
-}
-
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Retention {
     Unbounded,
@@ -118,6 +110,15 @@ pub struct TumblingWindow {
     /// The event-time column windows are cut from.
     pub time: String,
     pub size: Duration,
+}
+
+impl TumblingWindow {
+    /// The manifest's window `type`.
+    pub const KIND: &'static str = "tumbling";
+    /// Windows start at multiples of their size since the epoch.
+    pub const ALIGNMENT: &'static str = "epoch";
+    /// A window emits once, when it closes.
+    pub const EMISSION: &'static str = "final";
 }
 
 /// What a keyed node stores: the state fingerprint's content.

@@ -1,30 +1,40 @@
 //! A grouped SELECT: GROUP BY keys, windows, the aggregate calls, the
-//! Aggregate node, and HAVING and the projection above it.
+//! Aggregate node (where its keyed state and changelog are decided), and
+//! HAVING and the projection above it.
 
 use sqlparser::ast::{self as sql, Spanned};
+use sqlparser::tokenizer::Span as SqlSpan;
 
 use super::ast::{contains_aggregate, for_each_child, resolve_alias, select_item_expr, strip_nested};
 use super::names::{display_name, ident_name, object_name};
-use super::{rel_schema, unsupported, LowerError, Lowerer, Rel, RelCol, Result};
+use super::{rel_schema, unsupported, Grouping, LowerError, Lowerer, Rel, RelCol, Result};
+use crate::duration::Duration;
+use crate::plan::changelog;
 use crate::plan::expr::{AggCall, AggFunc, Expr};
-use crate::plan::node::{Changelog, Column, KeyedState, NodeKind, Operator, Retention, TumblingWindow};
+use crate::plan::node::{Column, KeyedState, NodeKind, Operator, Retention, TumblingWindow};
 use crate::types::DataType;
 
+/// Select aliases, which GROUP BY and HAVING may use.
+type Aliases<'a> = Vec<(String, &'a sql::Expr)>;
+
+/// What an Aggregate groups by and computes, once its GROUP BY is planned.
+struct Aggregation {
+    /// Indices of the grouped data columns in the input (not the window
+    /// bounds).
+    data_keys: Vec<usize>,
+    /// Every grouped index, the window bounds last when windowed.
+    group_keys: Vec<usize>,
+    window: Option<TumblingWindow>,
+    calls: Vec<AggCall>,
+}
+
 impl<'a> Lowerer<'a> {
+    /// The steps of a grouped SELECT: refuse an updating input, plan the
+    /// GROUP BY (and the window it cuts), collect the aggregate calls,
+    /// push the Aggregate node, then HAVING and the projection above it.
     pub(super) fn aggregate_select(&mut self, s: &'a sql::Select, mut rel: Rel, group_by: &'a [sql::Expr]) -> Result<Rel> {
-        if let Changelog::Upsert(_) = rel.changelog {
-            let at = s.projection.iter().find(|i| select_item_expr(i).is_some_and(contains_aggregate)).map(|i| i.span()).or(group_by.first().map(|g| g.span())).unwrap_or(s.span());
-            return Err(LowerError::new(
-                "E0405",
-                format!("model `{}` uses aggregation over an updating stream (its input emits {}), which is not supported yet", self.model, rel.changelog.title()),
-                at,
-            )
-            .help("aggregate the append-only source directly, or aggregate in the upstream model"));
-        }
-        self.key_span = Some(match group_by {
-            [] => s.projection.iter().find(|i| select_item_expr(i).is_some_and(contains_aggregate)).map(|i| i.span()).unwrap_or(s.span()),
-            [first, ..] => first.span().union(&group_by[group_by.len() - 1].span()),
-        });
+        changelog::aggregate_input(&rel.changelog).map_err(|c| self.changelog_error(c, &rel.changelog, updating_input_span(s, group_by)))?;
+        self.key_span = Some(key_span(s, group_by));
         // A windowed model's aggregate input gains the window bounds.
         let windowed = self.settings.window.filter(|_| rel.windowable);
         rel.windowable = false;
@@ -34,16 +44,31 @@ impl<'a> Lowerer<'a> {
                 rel.cols.push(RelCol { name: name.into(), ty: DataType::Timestamp });
             }
         }
-        // Select aliases, which GROUP BY and HAVING may use.
-        let aliases: Vec<(String, &sql::Expr)> = s
-            .projection
-            .iter()
-            .filter_map(|item| match item {
-                sql::SelectItem::ExprWithAlias { expr, alias } => Some((ident_name(alias), expr)),
-                _ => None,
-            })
-            .collect();
+        let aliases = select_aliases(s);
+        let agg = self.aggregation(s, &rel, group_by, &aliases, windowed, base_cols)?;
+        let agg_rel = self.push_aggregate(&rel, &agg);
+        let grouping = Grouping { input: &rel, keys: &agg.group_keys, calls: &agg.calls };
+        let out_rel = self.having(s, &aliases, &rel, agg_rel, &grouping)?;
+        let items = self.grouped_items(s, &rel, &out_rel, &grouping)?;
+        self.project(out_rel, items)
+    }
 
+    /// The GROUP BY keys, the window and the calls, in the order their
+    /// errors are reported.
+    fn aggregation(&self, s: &'a sql::Select, rel: &Rel, group_by: &'a [sql::Expr], aliases: &Aliases, windowed: Option<Duration>, base_cols: usize) -> Result<Aggregation> {
+        let keys = self.group_keys(s, rel, group_by, aliases)?;
+        let window = match windowed {
+            Some(size) => Some(self.window(s, rel, &keys, base_cols, size)?),
+            None => None,
+        };
+        let data_keys: Vec<usize> = keys.iter().copied().filter(|k| *k < base_cols || windowed.is_none()).collect();
+        let calls = self.aggregate_calls(s, rel, aliases)?;
+        let group_keys = if window.is_some() { data_keys.iter().copied().chain([base_cols, base_cols + 1]).collect() } else { data_keys.clone() };
+        Ok(Aggregation { data_keys, group_keys, window, calls })
+    }
+
+    /// The input columns GROUP BY names, by position, alias or expression.
+    fn group_keys(&self, s: &'a sql::Select, rel: &Rel, group_by: &'a [sql::Expr], aliases: &Aliases) -> Result<Vec<usize>> {
         let mut keys: Vec<usize> = Vec::new();
         for g in group_by {
             let target: &sql::Expr = match g {
@@ -66,8 +91,7 @@ impl<'a> Lowerer<'a> {
                 }
                 other => other,
             };
-            let e = self.expr(strip_nested(target), &rel, None)?;
-            match e {
+            match self.expr(strip_nested(target), rel, None)? {
                 Expr::Column { index, .. } => {
                     if !keys.contains(&index) {
                         keys.push(index)
@@ -79,82 +103,70 @@ impl<'a> Lowerer<'a> {
                 }
             }
         }
+        Ok(keys)
+    }
 
-        let mut window = None;
-        if let Some(size) = windowed {
-            let has_start = keys.contains(&base_cols);
-            let has_end = keys.contains(&(base_cols + 1));
-            if !(has_start && has_end) {
-                let which = match (has_start, has_end) {
-                    (false, false) => "neither".to_string(),
-                    (true, false) => "only `window_start`".to_string(),
-                    _ => "only `window_end`".to_string(),
-                };
-                return Err(LowerError::new(
-                    "E0407",
-                    format!("model `{}` declares a window, so its aggregate must group by both `window_start` and `window_end`; it groups by {which}", self.model),
-                    s.group_by.span(),
-                )
-                .help("add `window_start, window_end` to GROUP BY"));
-            }
-            let Some(time) = rel.time.clone() else {
-                let what = if rel.qualifier.is_empty() { "its input".to_string() } else { format!("`{}`", rel.qualifier) };
-                return Err(LowerError::new(
-                    "E0408",
-                    format!("model `{}` declares a window, but {what}, which its aggregate reads, carries no event time", self.model),
-                    s.group_by.span(),
-                )
-                .help(format!("the source must declare `event_time:`, and every model and projection between it and this aggregate must keep that column; {what} has {}", rel.cols.iter().filter(|c| c.name != "window_start" && c.name != "window_end").map(|c| c.name.as_str()).collect::<Vec<_>>().join(", "))));
+    /// A windowed aggregate's window: it must group by both bounds, over
+    /// an input that carries event time.
+    fn window(&self, s: &sql::Select, rel: &Rel, keys: &[usize], base_cols: usize, size: Duration) -> Result<TumblingWindow> {
+        let has_start = keys.contains(&base_cols);
+        let has_end = keys.contains(&(base_cols + 1));
+        if !(has_start && has_end) {
+            let which = match (has_start, has_end) {
+                (false, false) => "neither".to_string(),
+                (true, false) => "only `window_start`".to_string(),
+                _ => "only `window_end`".to_string(),
             };
-            window = Some(TumblingWindow { time, size });
+            return Err(LowerError::new(
+                "E0407",
+                format!("model `{}` declares a window, so its aggregate must group by both `window_start` and `window_end`; it groups by {which}", self.model),
+                s.group_by.span(),
+            )
+            .help("add `window_start, window_end` to GROUP BY"));
         }
-        let data_keys: Vec<usize> = keys.iter().copied().filter(|k| *k < base_cols || windowed.is_none()).collect();
+        let Some(time) = rel.time.clone() else {
+            let what = if rel.qualifier.is_empty() { "its input".to_string() } else { format!("`{}`", rel.qualifier) };
+            return Err(LowerError::new(
+                "E0408",
+                format!("model `{}` declares a window, but {what}, which its aggregate reads, carries no event time", self.model),
+                s.group_by.span(),
+            )
+            .help(format!("the source must declare `event_time:`, and every model and projection between it and this aggregate must keep that column; {what} has {}", rel.cols.iter().filter(|c| c.name != "window_start" && c.name != "window_end").map(|c| c.name.as_str()).collect::<Vec<_>>().join(", "))));
+        };
+        Ok(TumblingWindow { time, size })
+    }
 
-        // Aggregate calls, de-duplicated by rendering, SELECT before HAVING.
+    /// Aggregate calls, de-duplicated by rendering, SELECT before HAVING.
+    fn aggregate_calls(&self, s: &sql::Select, rel: &Rel, aliases: &Aliases) -> Result<Vec<AggCall>> {
         let mut calls: Vec<AggCall> = Vec::new();
         for item in &s.projection {
             if let Some(e) = select_item_expr(item) {
-                self.collect_aggregates(e, &rel, &mut calls)?;
+                self.collect_aggregates(e, rel, &mut calls)?;
             }
         }
         if let Some(h) = &s.having {
-            let h = resolve_alias(h, &aliases, &rel);
-            self.collect_aggregates(&h, &rel, &mut calls)?;
+            let h = resolve_alias(h, aliases, rel);
+            self.collect_aggregates(&h, rel, &mut calls)?;
         }
+        Ok(calls)
+    }
 
-        // The Aggregate node.
-        let key_names: Vec<String> = data_keys.iter().map(|k| rel.cols[*k].name.clone()).collect();
-        let mut schema: Vec<Column> = data_keys.iter().map(|k| Column { name: rel.cols[*k].name.clone(), ty: rel.cols[*k].ty }).collect();
-        if window.is_some() {
+    /// The Aggregate node: grouped keys, then the window bounds, then one
+    /// column per call; its keyed state and changelog decided below.
+    fn push_aggregate(&mut self, rel: &Rel, agg: &Aggregation) -> Rel {
+        let key_names: Vec<String> = agg.data_keys.iter().map(|k| rel.cols[*k].name.clone()).collect();
+        let mut schema: Vec<Column> = agg.data_keys.iter().map(|k| Column { name: rel.cols[*k].name.clone(), ty: rel.cols[*k].ty }).collect();
+        if agg.window.is_some() {
             schema.push(Column { name: "window_start".into(), ty: DataType::Timestamp });
             schema.push(Column { name: "window_end".into(), ty: DataType::Timestamp });
         }
-        schema.extend(calls.iter().map(|c| Column { name: c.name.clone(), ty: c.ty }));
-        let def = format!("key=[{}] aggregates=[{}]", key_names.join(", "), calls.iter().map(|c| c.name.as_str()).collect::<Vec<_>>().join(", "));
-        let retention = match (&window, self.settings.retention) {
-            (Some(_), _) => Retention::UntilClose,
-            (None, Some(d)) => Retention::After(d),
-            (None, None) => Retention::Unbounded,
-        };
-        let state = KeyedState {
-            keys: key_names.clone(),
-            accumulators: calls.iter().map(|c| Column { name: c.name.clone(), ty: c.ty }).collect(),
-            retention,
-            window: window.clone(),
-        };
-        let changelog = if window.is_some() { Changelog::Append } else { Changelog::Upsert(key_names.clone()) };
-        let group_keys: Vec<usize> = if window.is_some() { data_keys.iter().copied().chain([base_cols, base_cols + 1]).collect() } else { data_keys.clone() };
-        let id = self.push(
-            Operator::Aggregate,
-            &rel,
-            def,
-            schema.clone(),
-            changelog.clone(),
-            Some(state),
-            None,
-            NodeKind::Aggregate { keys: group_keys.clone(), calls: calls.clone(), window },
-        );
-        let agg_rel = Rel {
+        schema.extend(agg.calls.iter().map(|c| Column { name: c.name.clone(), ty: c.ty }));
+        let def = format!("key=[{}] aggregates=[{}]", key_names.join(", "), agg.calls.iter().map(|c| c.name.as_str()).collect::<Vec<_>>().join(", "));
+        let state = self.keyed_state(&key_names, agg);
+        let changelog = changelog::aggregate(&key_names, agg.window.is_some());
+        let kind = NodeKind::Aggregate { keys: agg.group_keys.clone(), calls: agg.calls.clone(), window: agg.window.clone() };
+        let id = self.push(Operator::Aggregate, rel, def, schema.clone(), changelog.clone(), Some(state), None, kind);
+        Rel {
             qualifier: rel.qualifier.clone(),
             cols: schema.iter().map(|c| RelCol { name: c.name.clone(), ty: c.ty }).collect(),
             input_id: id,
@@ -162,24 +174,48 @@ impl<'a> Lowerer<'a> {
             bounded: rel.bounded,
             time: None,
             windowable: false,
-        };
-        let grouping = Grouping { input: &rel, keys: &group_keys, calls: &calls };
+        }
+    }
 
-        let mut out_rel = agg_rel;
+    /// What the Aggregate stores, the content of its state fingerprint: the
+    /// grouped keys, one accumulator per call, the window, and how long a
+    /// key is kept (until its window closes; else the model's `retention`;
+    /// else forever).
+    fn keyed_state(&self, key_names: &[String], agg: &Aggregation) -> KeyedState {
+        let retention = match (&agg.window, self.settings.retention) {
+            (Some(_), _) => Retention::UntilClose,
+            (None, Some(d)) => Retention::After(d),
+            (None, None) => Retention::Unbounded,
+        };
+        KeyedState {
+            keys: key_names.to_vec(),
+            accumulators: agg.calls.iter().map(|c| Column { name: c.name.clone(), ty: c.ty }).collect(),
+            retention,
+            window: agg.window.clone(),
+        }
+    }
+
+    /// HAVING: a Filter over the aggregate's output.
+    fn having(&mut self, s: &sql::Select, aliases: &Aliases, rel: &Rel, mut out_rel: Rel, grouping: &Grouping) -> Result<Rel> {
         if let Some(h) = &s.having {
-            let h2 = resolve_alias(h, &aliases, &rel);
-            let e = self.expr(&h2, &out_rel, Some(&grouping))?;
+            let h2 = resolve_alias(h, aliases, rel);
+            let e = self.expr(&h2, &out_rel, Some(grouping))?;
             self.require_boolean(&e, h, "HAVING")?;
             let schema = rel_schema(&out_rel);
-            let id = self.push(Operator::Filter, &out_rel, e.render(), schema, out_rel.changelog.clone(), None, None, NodeKind::Filter { predicate: e });
+            let changelog = changelog::row_step(&out_rel.changelog);
+            let id = self.push(Operator::Filter, &out_rel, e.render(), schema, changelog, None, None, NodeKind::Filter { predicate: e });
             out_rel.input_id = id;
         }
+        Ok(out_rel)
+    }
 
+    /// The SELECT items over the aggregate's output, with their names.
+    fn grouped_items(&self, s: &sql::Select, rel: &Rel, out_rel: &Rel, grouping: &Grouping) -> Result<Vec<(Expr, String, SqlSpan)>> {
         let mut items = Vec::new();
         for item in &s.projection {
             match item {
                 sql::SelectItem::UnnamedExpr(e) => {
-                    let ex = self.expr(e, &out_rel, Some(&grouping))?;
+                    let ex = self.expr(e, out_rel, Some(grouping))?;
                     let name = match &ex {
                         Expr::Column { name, .. } => name.clone(),
                         _ => display_name(e, &rel.qualifier),
@@ -187,7 +223,7 @@ impl<'a> Lowerer<'a> {
                     items.push((ex, name, e.span()));
                 }
                 sql::SelectItem::ExprWithAlias { expr, alias } => {
-                    let ex = self.expr(expr, &out_rel, Some(&grouping))?;
+                    let ex = self.expr(expr, out_rel, Some(grouping))?;
                     items.push((ex, ident_name(alias), item.span()));
                 }
                 other => {
@@ -196,7 +232,7 @@ impl<'a> Lowerer<'a> {
                 }
             }
         }
-        self.project(out_rel, items)
+        Ok(items)
     }
 
     fn collect_aggregates(&self, e: &sql::Expr, rel: &Rel, calls: &mut Vec<AggCall>) -> Result<()> {
@@ -262,9 +298,27 @@ impl<'a> Lowerer<'a> {
     }
 }
 
-/// Above an aggregate: what its input was grouped by and computed.
-pub(super) struct Grouping<'r> {
-    pub(super) input: &'r Rel,
-    pub(super) keys: &'r [usize],
-    pub(super) calls: &'r [AggCall],
+/// Where an aggregate over an updating stream is reported: its first
+/// aggregate call, else its GROUP BY, else the SELECT.
+fn updating_input_span(s: &sql::Select, group_by: &[sql::Expr]) -> SqlSpan {
+    s.projection.iter().find(|i| select_item_expr(i).is_some_and(contains_aggregate)).map(|i| i.span()).or(group_by.first().map(|g| g.span())).unwrap_or(s.span())
+}
+
+/// Where errors about the model's key point: the GROUP BY, or the first
+/// aggregate call of a global aggregate.
+fn key_span(s: &sql::Select, group_by: &[sql::Expr]) -> SqlSpan {
+    match group_by {
+        [] => s.projection.iter().find(|i| select_item_expr(i).is_some_and(contains_aggregate)).map(|i| i.span()).unwrap_or(s.span()),
+        [first, ..] => first.span().union(&group_by[group_by.len() - 1].span()),
+    }
+}
+
+fn select_aliases(s: &sql::Select) -> Aliases<'_> {
+    s.projection
+        .iter()
+        .filter_map(|item| match item {
+            sql::SelectItem::ExprWithAlias { expr, alias } => Some((ident_name(alias), expr)),
+            _ => None,
+        })
+        .collect()
 }

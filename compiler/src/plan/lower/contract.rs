@@ -4,7 +4,8 @@
 use super::{Inputs, Lowerer, ModelSettings, Rel, RelCol, SourceInput, Upstream};
 use crate::config::Materialized;
 use crate::plan::expr::Expr;
-use crate::plan::node::{Changelog, Column};
+use crate::plan::changelog;
+use crate::plan::node::Column;
 use crate::types::DataType;
 
 /// Plans a contract's `check:` predicate over a source's columns.
@@ -37,7 +38,7 @@ pub fn plan_check(source: &str, columns: &[Column], text: &str) -> std::result::
         qualifier: source.to_string(),
         cols: columns.iter().map(|c| RelCol { name: c.name.clone(), ty: c.ty }).collect(),
         input_id: String::new(),
-        changelog: Changelog::Append,
+        changelog: changelog::source(),
         bounded: false,
         time: None,
         windowable: false,

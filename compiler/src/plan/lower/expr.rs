@@ -4,9 +4,9 @@
 use sqlparser::ast::{self as sql, Spanned};
 use sqlparser::tokenizer::Span as SqlSpan;
 
-use super::aggregate::Grouping;
+use super::literal::literal;
 use super::names::{display_name, ident_name, object_name};
-use super::{unsupported, LowerError, Lowerer, Rel, Result};
+use super::{unsupported, Grouping, LowerError, Lowerer, Rel, Result};
 use crate::diagnostic::did_you_mean;
 use crate::plan::expr::{arithmetic_type, AggFunc, BinOp, Expr, Literal};
 use crate::types::{DataType, Unsupported};
@@ -23,75 +23,12 @@ impl<'a> Lowerer<'a> {
         }
         let model = self.model;
         Ok(match e {
-            sql::Expr::Identifier(id) => self.column(&[id.clone()], rel, grouping, e.span())?,
-            sql::Expr::CompoundIdentifier(parts) => self.column(parts, rel, grouping, e.span())?,
+            sql::Expr::Identifier(id) => self.column(std::slice::from_ref(id), rel, e.span())?,
+            sql::Expr::CompoundIdentifier(parts) => self.column(parts, rel, e.span())?,
             sql::Expr::Nested(inner) => self.expr(inner, rel, grouping)?,
-            sql::Expr::Value(v) => {
-                if let sql::Value::Number(n, _) = &v.value {
-                    if n.bytes().all(|b| b.is_ascii_digit()) && n.parse::<i64>().is_err() {
-                        return Err(unsupported(model, format_args!("the integer {n}, beyond int64"), e.span())
-                            .help("integers range from -9223372036854775808 to 9223372036854775807; write a decimal literal (with a `.`) for a float64"));
-                    }
-                }
-                Expr::Literal(literal(&v.value).ok_or_else(|| unsupported(model, format_args!("the literal {}", v.value), e.span()))?)
-            }
-            sql::Expr::UnaryOp { op, expr } => match (op, expr.as_ref()) {
-                (sql::UnaryOperator::Minus, sql::Expr::Value(v)) if matches!(v.value, sql::Value::Number(..)) => match literal(&v.value) {
-                    Some(Literal::Int(i)) => Expr::Literal(Literal::Int(-i)),
-                    Some(Literal::Float(f)) => Expr::Literal(Literal::Float(-f)),
-                    _ => unreachable!(),
-                },
-                (sql::UnaryOperator::Plus, inner) => self.expr(inner, rel, grouping)?,
-                (sql::UnaryOperator::Not, inner) => {
-                    let x = self.expr(inner, rel, grouping)?;
-                    if !matches!(x.ty(), DataType::Boolean | DataType::Unsupported(Unsupported::Null)) {
-                        return Err(LowerError::new("E0505", format!("model `{model}` negates `{}`, which is {}, not boolean", x.render(), x.ty()), e.span())
-                            .help("NOT applies to a condition: compare first, for example NOT (qty > 0)"));
-                    }
-                    Expr::Not(Box::new(x))
-                }
-                (sql::UnaryOperator::Minus, _) => {
-                    return Err(unsupported(model, format_args!("the expression (- {})", display_name(expr, &rel.qualifier)), e.span())
-                        .help("write `0 - x` instead of `-x`"))
-                }
-                (op, _) => return Err(unsupported(model, format_args!("the operator {op}"), e.span())),
-            },
-            sql::Expr::BinaryOp { left, op, right } => {
-                let bop = match op {
-                    sql::BinaryOperator::Eq => BinOp::Eq,
-                    sql::BinaryOperator::NotEq => BinOp::NotEq,
-                    sql::BinaryOperator::Lt => BinOp::Lt,
-                    sql::BinaryOperator::LtEq => BinOp::LtEq,
-                    sql::BinaryOperator::Gt => BinOp::Gt,
-                    sql::BinaryOperator::GtEq => BinOp::GtEq,
-                    sql::BinaryOperator::Plus => BinOp::Plus,
-                    sql::BinaryOperator::Minus => BinOp::Minus,
-                    sql::BinaryOperator::Multiply => BinOp::Multiply,
-                    sql::BinaryOperator::Divide => BinOp::Divide,
-                    sql::BinaryOperator::And => BinOp::And,
-                    sql::BinaryOperator::Or => BinOp::Or,
-                    other => return Err(unsupported(model, format_args!("the operator {other}"), e.span())),
-                };
-                let l = self.expr(left, rel, grouping)?;
-                let r = self.expr(right, rel, grouping)?;
-                let ty = if bop.is_arithmetic() {
-                    arithmetic_type(bop, l.ty(), r.ty()).map_err(|why| {
-                        LowerError::new("E0506", format!("model `{model}` computes `{} {} {}`: {why}", l.render(), bop.symbol(), r.render()), e.span())
-                            .help("arithmetic works on int32, int64, float64 and decimal; CAST the other side if needed")
-                    })?
-                } else if matches!(bop, BinOp::And | BinOp::Or) {
-                    for side in [&l, &r] {
-                        if !matches!(side.ty(), DataType::Boolean | DataType::Unsupported(Unsupported::Null)) {
-                            return Err(LowerError::new("E0505", format!("model `{model}` uses `{}` in {}, but it is {}, not boolean", side.render(), bop.symbol(), side.ty()), e.span())
-                                .help(format!("{} joins conditions: compare it first, for example `{} > 0`", bop.symbol(), side.render())));
-                        }
-                    }
-                    DataType::Boolean
-                } else {
-                    DataType::Boolean
-                };
-                Expr::Binary { op: bop, left: Box::new(l), right: Box::new(r), ty }
-            }
+            sql::Expr::Value(v) => self.value(v, e)?,
+            sql::Expr::UnaryOp { op, expr } => self.unary(e, *op, expr, rel, grouping)?,
+            sql::Expr::BinaryOp { left, op, right } => self.binary(e, left, op, right, rel, grouping)?,
             sql::Expr::IsNull(x) => Expr::IsNull { expr: Box::new(self.expr(x, rel, grouping)?), negated: false },
             sql::Expr::IsNotNull(x) => Expr::IsNull { expr: Box::new(self.expr(x, rel, grouping)?), negated: true },
             sql::Expr::Cast { kind, expr, data_type, format } => {
@@ -108,32 +45,120 @@ impl<'a> Lowerer<'a> {
                 }
                 _ => return Err(unsupported(model, format_args!("the literal {e}"), e.span())),
             },
-            sql::Expr::Function(f) => {
-                let name = object_name(&f.name).to_lowercase();
-                if AggFunc::parse(&name).is_some() {
-                    if f.over.is_some() {
-                        return Err(unsupported(model, format_args!("the window function `{name}() OVER`"), e.span()));
-                    }
-                    return Err(LowerError::new("E0507", format!("model `{model}` uses the aggregate {name}() where no aggregate is allowed"), e.span())
-                        .help("aggregates belong in the SELECT list or HAVING of a grouped query, not in WHERE or GROUP BY"));
+            sql::Expr::Function(f) => return Err(self.misplaced_function(f, e)),
+            _ => return Err(self.unsupported_expr(e)),
+        })
+    }
+
+    /// A literal value; an integer beyond int64 is refused rather than
+    /// read as a float.
+    fn value(&self, v: &sql::ValueWithSpan, e: &sql::Expr) -> Result<Expr> {
+        if let sql::Value::Number(n, _) = &v.value {
+            if n.bytes().all(|b| b.is_ascii_digit()) && n.parse::<i64>().is_err() {
+                return Err(unsupported(self.model, format_args!("the integer {n}, beyond int64"), e.span())
+                    .help("integers range from -9223372036854775808 to 9223372036854775807; write a decimal literal (with a `.`) for a float64"));
+            }
+        }
+        Ok(Expr::Literal(literal(&v.value).ok_or_else(|| unsupported(self.model, format_args!("the literal {}", v.value), e.span()))?))
+    }
+
+    /// `-1`, `+x`, `NOT x`.
+    fn unary(&self, e: &sql::Expr, op: sql::UnaryOperator, expr: &sql::Expr, rel: &Rel, grouping: Option<&Grouping>) -> Result<Expr> {
+        let model = self.model;
+        Ok(match (op, expr) {
+            (sql::UnaryOperator::Minus, sql::Expr::Value(v)) if matches!(v.value, sql::Value::Number(..)) => match literal(&v.value) {
+                Some(Literal::Int(i)) => Expr::Literal(Literal::Int(-i)),
+                Some(Literal::Float(f)) => Expr::Literal(Literal::Float(-f)),
+                _ => unreachable!(),
+            },
+            (sql::UnaryOperator::Plus, inner) => self.expr(inner, rel, grouping)?,
+            (sql::UnaryOperator::Not, inner) => {
+                let x = self.expr(inner, rel, grouping)?;
+                if !matches!(x.ty(), DataType::Boolean | DataType::Unsupported(Unsupported::Null)) {
+                    return Err(LowerError::new("E0505", format!("model `{model}` negates `{}`, which is {}, not boolean", x.render(), x.ty()), e.span())
+                        .help("NOT applies to a condition: compare first, for example NOT (qty > 0)"));
                 }
-                return Err(LowerError::new("E0401", format!("model `{model}` uses the function `{name}` (supported: sum, count, min, max), which is not supported yet"), e.span()));
+                Expr::Not(Box::new(x))
             }
-            sql::Expr::Case { .. } => return Err(unsupported(model, "CASE", e.span())),
-            sql::Expr::In { target: sql::InTarget::List(_), .. } => return Err(unsupported(model, "IN", e.span()).help("write `x = a OR x = b`")),
-            sql::Expr::Between { .. } => return Err(unsupported(model, "BETWEEN", e.span()).help("write `x >= a AND x <= b`")),
-            sql::Expr::Like { .. } | sql::Expr::ILike { .. } | sql::Expr::SimilarTo { .. } | sql::Expr::RLike { .. } => {
-                return Err(unsupported(model, "LIKE", e.span()))
+            (sql::UnaryOperator::Minus, _) => {
+                return Err(unsupported(model, format_args!("the expression (- {})", display_name(expr, &rel.qualifier)), e.span()).help("write `0 - x` instead of `-x`"))
             }
+            (op, _) => return Err(unsupported(model, format_args!("the operator {op}"), e.span())),
+        })
+    }
+
+    /// Comparison, arithmetic and AND/OR, typed.
+    fn binary(&self, e: &sql::Expr, left: &sql::Expr, op: &sql::BinaryOperator, right: &sql::Expr, rel: &Rel, grouping: Option<&Grouping>) -> Result<Expr> {
+        let model = self.model;
+        let bop = match op {
+            sql::BinaryOperator::Eq => BinOp::Eq,
+            sql::BinaryOperator::NotEq => BinOp::NotEq,
+            sql::BinaryOperator::Lt => BinOp::Lt,
+            sql::BinaryOperator::LtEq => BinOp::LtEq,
+            sql::BinaryOperator::Gt => BinOp::Gt,
+            sql::BinaryOperator::GtEq => BinOp::GtEq,
+            sql::BinaryOperator::Plus => BinOp::Plus,
+            sql::BinaryOperator::Minus => BinOp::Minus,
+            sql::BinaryOperator::Multiply => BinOp::Multiply,
+            sql::BinaryOperator::Divide => BinOp::Divide,
+            sql::BinaryOperator::And => BinOp::And,
+            sql::BinaryOperator::Or => BinOp::Or,
+            other => return Err(unsupported(model, format_args!("the operator {other}"), e.span())),
+        };
+        let l = self.expr(left, rel, grouping)?;
+        let r = self.expr(right, rel, grouping)?;
+        let ty = if bop.is_arithmetic() {
+            arithmetic_type(bop, l.ty(), r.ty()).map_err(|why| {
+                LowerError::new("E0506", format!("model `{model}` computes `{} {} {}`: {why}", l.render(), bop.symbol(), r.render()), e.span())
+                    .help("arithmetic works on int32, int64, float64 and decimal; CAST the other side if needed")
+            })?
+        } else if matches!(bop, BinOp::And | BinOp::Or) {
+            for side in [&l, &r] {
+                if !matches!(side.ty(), DataType::Boolean | DataType::Unsupported(Unsupported::Null)) {
+                    return Err(LowerError::new("E0505", format!("model `{model}` uses `{}` in {}, but it is {}, not boolean", side.render(), bop.symbol(), side.ty()), e.span())
+                        .help(format!("{} joins conditions: compare it first, for example `{} > 0`", bop.symbol(), side.render())));
+                }
+            }
+            DataType::Boolean
+        } else {
+            DataType::Boolean
+        };
+        Ok(Expr::Binary { op: bop, left: Box::new(l), right: Box::new(r), ty })
+    }
+
+    /// A function call where only scalars are allowed: an aggregate out of
+    /// place, or a function we do not plan.
+    fn misplaced_function(&self, f: &sql::Function, e: &sql::Expr) -> LowerError {
+        let model = self.model;
+        let name = object_name(&f.name).to_lowercase();
+        if AggFunc::parse(&name).is_some() {
+            if f.over.is_some() {
+                return unsupported(model, format_args!("the window function `{name}() OVER`"), e.span());
+            }
+            return LowerError::new("E0507", format!("model `{model}` uses the aggregate {name}() where no aggregate is allowed"), e.span())
+                .help("aggregates belong in the SELECT list or HAVING of a grouped query, not in WHERE or GROUP BY");
+        }
+        LowerError::new("E0401", format!("model `{model}` uses the function `{name}` (supported: sum, count, min, max), which is not supported yet"), e.span())
+    }
+
+    /// The error for an expression form we do not plan, with a rewrite
+    /// where there is one.
+    fn unsupported_expr(&self, e: &sql::Expr) -> LowerError {
+        let model = self.model;
+        match e {
+            sql::Expr::Case { .. } => unsupported(model, "CASE", e.span()),
+            sql::Expr::In { target: sql::InTarget::List(_), .. } => unsupported(model, "IN", e.span()).help("write `x = a OR x = b`"),
+            sql::Expr::Between { .. } => unsupported(model, "BETWEEN", e.span()).help("write `x >= a AND x <= b`"),
+            sql::Expr::Like { .. } | sql::Expr::ILike { .. } | sql::Expr::SimilarTo { .. } | sql::Expr::RLike { .. } => unsupported(model, "LIKE", e.span()),
             sql::Expr::IsTrue(_) | sql::Expr::IsFalse(_) | sql::Expr::IsNotTrue(_) | sql::Expr::IsNotFalse(_) | sql::Expr::IsUnknown(_) | sql::Expr::IsNotUnknown(_) => {
-                return Err(unsupported(model, format_args!("the expression {e}"), e.span()).help("compare with `= true` or use the boolean column directly"))
+                unsupported(model, format_args!("the expression {e}"), e.span()).help("compare with `= true` or use the boolean column directly")
             }
             sql::Expr::Subquery(_) | sql::Expr::In { .. } | sql::Expr::Exists { .. } => {
-                return Err(unsupported(model, "a subquery expression", e.span()).help("a model reads one relation; move the subquery into an upstream model"))
+                unsupported(model, "a subquery expression", e.span()).help("a model reads one relation; move the subquery into an upstream model")
             }
-            sql::Expr::Interval(_) => return Err(unsupported(model, "an INTERVAL literal", e.span())),
-            _ => return Err(unsupported(model, format_args!("the expression {e}"), e.span())),
-        })
+            sql::Expr::Interval(_) => unsupported(model, "an INTERVAL literal", e.span()),
+            _ => unsupported(model, format_args!("the expression {e}"), e.span()),
+        }
     }
 
     /// Above an aggregate: a grouped column or an aggregate call.
@@ -155,7 +180,7 @@ impl<'a> Lowerer<'a> {
                     sql::Expr::CompoundIdentifier(p) => p.clone(),
                     _ => unreachable!(),
                 };
-                let c = self.column(&parts, g.input, None, e.span())?;
+                let c = self.column(&parts, g.input, e.span())?;
                 let Expr::Column { index, name, ty } = c else { unreachable!() };
                 if g.keys.contains(&index) {
                     let out_idx = out.cols.iter().position(|c| c.name == name).expect("keys are in the aggregate output");
@@ -172,8 +197,7 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    fn column(&self, parts: &[sql::Ident], rel: &Rel, grouping: Option<&Grouping>, span: SqlSpan) -> Result<Expr> {
-        let _ = grouping;
+    fn column(&self, parts: &[sql::Ident], rel: &Rel, span: SqlSpan) -> Result<Expr> {
         let (qualifier, name) = match parts {
             [n] => (None, ident_name(n)),
             [q, n] => (Some(ident_name(q)), ident_name(n)),
@@ -212,25 +236,6 @@ impl<'a> Lowerer<'a> {
             }
         }
     }
-}
-
-pub(super) fn literal(v: &sql::Value) -> Option<Literal> {
-    Some(match v {
-        sql::Value::Number(n, _) => {
-            if n.bytes().all(|b| b.is_ascii_digit()) {
-                match n.parse::<i64>() {
-                    Ok(i) => Literal::Int(i),
-                    Err(_) => Literal::Float(n.parse().ok()?),
-                }
-            } else {
-                Literal::Float(n.parse().ok()?)
-            }
-        }
-        sql::Value::SingleQuotedString(s) => Literal::Str(s.clone()),
-        sql::Value::Boolean(b) => Literal::Bool(*b),
-        sql::Value::Null => Literal::Null,
-        _ => return None,
-    })
 }
 
 fn cast_type(t: &sql::DataType) -> Option<DataType> {

@@ -9,7 +9,8 @@ use super::{unsupported, LowerError, Lowerer, Rel, RelCol, Result, SourceInput, 
 use crate::config::Connector;
 use crate::diagnostic::did_you_mean;
 use crate::plan::expr::Expr;
-use crate::plan::node::{Changelog, NodeKind, Operator, SourceRead};
+use crate::plan::changelog;
+use crate::plan::node::{NodeKind, Operator, SourceRead};
 
 impl<'a> Lowerer<'a> {
     pub(super) fn table_factor(&mut self, t: &'a sql::TableFactor) -> Result<Rel> {
@@ -50,7 +51,7 @@ impl<'a> Lowerer<'a> {
                         }
                     }
                     let is_source = self.inputs.source(&fname).is_some();
-                    let is_model = self.inputs.model_names().iter().any(|m| *m == fname);
+                    let is_model = self.inputs.model_names().contains(&fname);
                     let help = if is_model && !is_source {
                         format!("write ref('{fname}') to read the model `{fname}`")
                     } else if is_source {
@@ -117,15 +118,13 @@ impl<'a> Lowerer<'a> {
     }
 
     fn unknown_source(&self, name: &str, span: SqlSpan) -> LowerError {
-        {
-            let names = self.inputs.source_names();
-            let help = match did_you_mean(name, names.iter().map(String::as_str)) {
-                Some(s) => format!("did you mean source('{s}')? otherwise declare `{name}` under `sources:` in sources.yml"),
-                None if self.inputs.model_names().iter().any(|m| m == name) => format!("`{name}` is a model: read it with ref('{name}')"),
-                None => format!("declare it under `sources:` in sources.yml"),
-            };
-            LowerError::new("E0603", format!("model `{}` reads source('{name}'), which is not declared in sources.yml", self.model), span).help(help)
-        }
+        let names = self.inputs.source_names();
+        let help = match did_you_mean(name, names.iter().map(String::as_str)) {
+            Some(s) => format!("did you mean source('{s}')? otherwise declare `{name}` under `sources:` in sources.yml"),
+            None if self.inputs.model_names().iter().any(|m| m == name) => format!("`{name}` is a model: read it with ref('{name}')"),
+            None => "declare it under `sources:` in sources.yml".to_string(),
+        };
+        LowerError::new("E0603", format!("model `{}` reads source('{name}'), which is not declared in sources.yml", self.model), span).help(help)
     }
 
     fn source_rel(&mut self, name: &str, src: SourceInput, alias: Option<String>, span: SqlSpan) -> Result<Rel> {
@@ -133,11 +132,12 @@ impl<'a> Lowerer<'a> {
             return Err(LowerError::new("E0604", format!("model `{}` reads source('{name}'), whose contracts do not compile", self.model), span)
                 .help(format!("fix the contracts of `{name}` in sources.yml")));
         }
+        let changelog = changelog::source();
         let root = Rel {
             qualifier: String::new(),
             cols: Vec::new(),
             input_id: String::new(),
-            changelog: Changelog::Append,
+            changelog: changelog.clone(),
             bounded: src.connector == Connector::File,
             time: None,
             windowable: false,
@@ -148,7 +148,7 @@ impl<'a> Lowerer<'a> {
             &root,
             src.definition.clone(),
             schema.clone(),
-            Changelog::Append,
+            changelog.clone(),
             None,
             src.time.clone(),
             NodeKind::Source(SourceRead { source: name.to_string(), connector: src.connector }),
@@ -157,7 +157,7 @@ impl<'a> Lowerer<'a> {
             qualifier: alias.unwrap_or_else(|| name.to_string()),
             cols: schema.into_iter().map(|c| RelCol { name: c.name, ty: c.ty }).collect(),
             input_id: id,
-            changelog: Changelog::Append,
+            changelog,
             bounded: root.bounded,
             time: src.time,
             windowable: self.settings.window.is_some(),
@@ -172,7 +172,7 @@ impl<'a> Lowerer<'a> {
                     qualifier: alias.unwrap_or_else(|| name.to_string()),
                     cols: up.schema.iter().map(|c| RelCol { name: c.name.clone(), ty: c.ty }).collect(),
                     input_id: format!("{name}::sink::0"),
-                    changelog: up.changelog,
+                    changelog: changelog::read_model(&up.changelog),
                     bounded: up.bounded,
                     time: up.time,
                     windowable: self.settings.window.is_some(),

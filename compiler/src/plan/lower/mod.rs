@@ -3,10 +3,11 @@
 //! in the order the original's (unoptimised) planner produces them.
 //!
 //! This file holds the entry point (`lower_model`), the query and set
-//! operations, and the shared types; `select` plans WHERE and the
-//! projection, `aggregate` GROUP BY, windows and HAVING, `from` the FROM
-//! item, `expr` scalar expressions, `inputs` what the model may read,
-//! `names` and `ast` small helpers, `contract` a source's `check:`.
+//! operations, the Sink, and the shared types; `select` plans WHERE and
+//! the projection, `aggregate` GROUP BY, windows and HAVING, `from` the
+//! FROM item, `expr` scalar expressions, `inputs` what the model may read,
+//! `names`, `literal` and `ast` small helpers, `contract` a source's
+//! `check:`. Each node's changelog mode comes from [`crate::plan::changelog`].
 
 mod aggregate;
 mod ast;
@@ -14,6 +15,7 @@ mod contract;
 mod expr;
 mod from;
 mod inputs;
+mod literal;
 mod names;
 mod select;
 
@@ -21,6 +23,8 @@ use sqlparser::ast::{self as sql, Spanned};
 use sqlparser::tokenizer::Span as SqlSpan;
 
 use self::ast::order_span;
+use super::changelog::{self, Conflict};
+use super::expr::AggCall;
 use super::node::{Changelog, Column, KeyedState, ModelPlan, NodeKind, Operator, PlanNode};
 use crate::diagnostic::{Diagnostic, Span};
 use crate::types::DataType;
@@ -88,6 +92,13 @@ struct Rel {
     windowable: bool,
 }
 
+/// Above an aggregate: what its input was grouped by and computed.
+struct Grouping<'r> {
+    input: &'r Rel,
+    keys: &'r [usize],
+    calls: &'r [AggCall],
+}
+
 struct Lowerer<'a> {
     model: &'a str,
     settings: &'a ModelSettings,
@@ -122,14 +133,14 @@ pub fn lower_model(model: &str, query: &sql::Query, settings: &ModelSettings, in
             .help("group by `window_start` and `window_end` (and any key), or remove `window` from the model"));
     }
     let span = l.key_span.unwrap_or_else(|| query.span());
-    l.check_materialization(&rel, span)?;
+    let sink_changelog = changelog::sink(&rel.changelog, settings.materialized, &settings.key).map_err(|c| l.changelog_error(c, &rel.changelog, span))?;
     let sink_def = match &settings.sink {
         Some((c, target)) if !target.is_empty() => format!("{} {} {}", settings.materialized.as_str(), c.as_str(), target),
         Some((c, _)) => format!("{} {}", settings.materialized.as_str(), c.as_str()),
         None => settings.materialized.as_str().to_string(),
     };
     let schema = rel.cols.iter().map(|c| Column { name: c.name.clone(), ty: c.ty }).collect();
-    l.push(Operator::Sink, &rel, sink_def, schema, rel.changelog.clone(), None, rel.time.clone(), NodeKind::Sink { materialized: settings.materialized });
+    l.push(Operator::Sink, &rel, sink_def, schema, sink_changelog, None, rel.time.clone(), NodeKind::Sink { materialized: settings.materialized });
     Ok(ModelPlan { name: model.to_string(), materialized: settings.materialized, key: settings.key.clone(), reads_model: l.reads_model, nodes: l.nodes })
 }
 
@@ -168,6 +179,33 @@ impl<'a> Lowerer<'a> {
         let id = node.id(self.model);
         self.nodes.push(node);
         id
+    }
+
+    /// The error for a changelog `input` a step cannot take, at `span`.
+    fn changelog_error(&self, c: Conflict, input: &Changelog, span: SqlSpan) -> LowerError {
+        let model = self.model;
+        match c {
+            Conflict::UpdatingAggregateInput => LowerError::new(
+                "E0405",
+                format!("model `{model}` uses aggregation over an updating stream (its input emits {}), which is not supported yet", input.title()),
+                span,
+            )
+            .help("aggregate the append-only source directly, or aggregate in the upstream model"),
+            Conflict::AppendOverUpserts { key } => {
+                LowerError::new("E0301", format!("model `{model}` is materialized as append, but its output changelog is {}", input.title()), span)
+                    .help(format!("set `materialized: upsert` and `key: [{}]` for `{model}` in streamform.yml", key.join(", ")))
+            }
+            Conflict::UndeclaredKey { key } => {
+                LowerError::new("E0302", format!("model `{model}` is materialized as upsert over key [{}] but declares no key", key.join(", ")), span)
+                    .help(format!("add `key: [{}]` to `{model}` in streamform.yml", key.join(", ")))
+            }
+            Conflict::OtherKey { declared, produced } => LowerError::new(
+                "E0303",
+                format!("model `{model}` declares key [{}] but its GROUP BY produces key [{}]", declared.join(", "), produced.join(", ")),
+                span,
+            )
+            .help(format!("the upsert key is the GROUP BY columns in order: set `key: [{}]`", produced.join(", "))),
+        }
     }
 
     fn query(&mut self, q: &'a sql::Query) -> Result<Rel> {

@@ -3,7 +3,7 @@
 
 use sqlparser::ast as sql;
 
-use super::expr::literal;
+use super::literal::literal;
 use crate::plan::expr::{display_name_literal, Literal};
 
 /// Unquoted identifiers fold to lowercase; quoted ones keep their case.

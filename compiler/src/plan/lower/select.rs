@@ -7,9 +7,9 @@ use sqlparser::tokenizer::Span as SqlSpan;
 use super::ast::{contains_aggregate, select_item_expr};
 use super::names::{display_name, ident_name, object_name};
 use super::{rel_schema, unsupported, LowerError, Lowerer, Rel, RelCol, Result};
-use crate::config::Materialized;
+use crate::plan::changelog;
 use crate::plan::expr::Expr;
-use crate::plan::node::{Changelog, Column, NodeKind, Operator};
+use crate::plan::node::{Column, NodeKind, Operator};
 use crate::types::{DataType, Unsupported};
 
 impl<'a> Lowerer<'a> {
@@ -43,7 +43,7 @@ impl<'a> Lowerer<'a> {
             self.require_boolean(&e, pred, "WHERE")?;
             let def = e.render();
             let schema = rel_schema(&rel);
-            let id = self.push(Operator::Filter, &rel, def, schema, rel.changelog.clone(), None, rel.time.clone(), NodeKind::Filter { predicate: e });
+            let id = self.push(Operator::Filter, &rel, def, schema, changelog::row_step(&rel.changelog), None, rel.time.clone(), NodeKind::Filter { predicate: e });
             rel.input_id = id;
         }
 
@@ -128,8 +128,9 @@ impl<'a> Lowerer<'a> {
         let schema: Vec<Column> = items.iter().map(|(e, n, _)| Column { name: n.clone(), ty: e.ty() }).collect();
         let cols = schema.iter().map(|c| RelCol { name: c.name.clone(), ty: c.ty }).collect();
         let items = items.into_iter().map(|(e, n, _)| (e, n)).collect();
-        let id = self.push(Operator::Project, &rel, def, schema, rel.changelog.clone(), None, time.clone(), NodeKind::Project { items });
-        Ok(Rel { qualifier: rel.qualifier, cols, input_id: id, changelog: rel.changelog, bounded: rel.bounded, time, windowable: false })
+        let changelog = changelog::row_step(&rel.changelog);
+        let id = self.push(Operator::Project, &rel, def, schema, changelog.clone(), None, time.clone(), NodeKind::Project { items });
+        Ok(Rel { qualifier: rel.qualifier, cols, input_id: id, changelog, bounded: rel.bounded, time, windowable: false })
     }
 
     pub(super) fn require_boolean(&self, e: &Expr, ast: &sql::Expr, clause: &str) -> Result<()> {
@@ -137,36 +138,6 @@ impl<'a> Lowerer<'a> {
             DataType::Boolean | DataType::Unsupported(Unsupported::Null) => Ok(()),
             t => Err(LowerError::new("E0504", format!("model `{}` filters with {clause} `{}`, which is {t}, not boolean", self.model, e.render()), ast.span())
                 .help("compare it with something, for example `> 0` or `IS NOT NULL`")),
-        }
-    }
-
-    pub(super) fn check_materialization(&self, rel: &Rel, span: SqlSpan) -> Result<()> {
-        let s = self.settings;
-        match (&s.materialized, &rel.changelog) {
-            (Materialized::Append, Changelog::Upsert(k)) => Err(LowerError::new(
-                "E0301",
-                format!("model `{}` is materialized as append, but its output changelog is {}", self.model, rel.changelog.title()),
-                span,
-            )
-            .help(format!("set `materialized: upsert` and `key: [{}]` for `{}` in streamform.yml", k.join(", "), self.model))),
-            (Materialized::Upsert, Changelog::Upsert(k)) if *k != s.key => {
-                if s.key.is_empty() && !k.is_empty() {
-                    Err(LowerError::new(
-                        "E0302",
-                        format!("model `{}` is materialized as upsert over key [{}] but declares no key", self.model, k.join(", ")),
-                        span,
-                    )
-                    .help(format!("add `key: [{}]` to `{}` in streamform.yml", k.join(", "), self.model)))
-                } else {
-                    Err(LowerError::new(
-                        "E0303",
-                        format!("model `{}` declares key [{}] but its GROUP BY produces key [{}]", self.model, s.key.join(", "), k.join(", ")),
-                        span,
-                    )
-                    .help(format!("the upsert key is the GROUP BY columns in order: set `key: [{}]`", k.join(", "))))
-                }
-            }
-            _ => Ok(()),
         }
     }
 }

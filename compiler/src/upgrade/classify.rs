@@ -25,7 +25,9 @@ use std::collections::HashMap;
 
 use super::matching::Matching;
 use super::{Change, ChangeKind, Classification, FieldChange, ModelDiff, NodeDiff, PlanDiff};
-use crate::manifest::{ChangelogEntry, ColumnEntry, Manifest, ModelEntry, NodeEntry, WindowEntry};
+use crate::identity::entry::KeyedEntry;
+use crate::identity::text::{changelog_text, schema_text, window_text};
+use crate::manifest::{ColumnEntry, Manifest, ModelEntry, NodeEntry, WindowEntry};
 
 /// Every model added, nothing to compare: the first deploy.
 pub(crate) fn fresh(desired: &Manifest) -> PlanDiff {
@@ -40,38 +42,20 @@ pub(crate) fn fresh(desired: &Manifest) -> PlanDiff {
     }
 }
 
-// ---- renderings of manifest fields, as text outputs and fields show them
-
-/// `[a: int64, b: string]`.
-pub fn columns_text(cols: &[ColumnEntry]) -> String {
-    let inner: Vec<String> = cols.iter().map(|c| format!("{}: {}", c.name, c.ty)).collect();
-    format!("[{}]", inner.join(", "))
-}
+// ---- renderings of manifest fields, as the fields of a change show them
 
 /// `[a, b]`.
 pub fn list_text(items: &[String]) -> String {
     format!("[{}]", items.join(", "))
 }
 
-/// `append`, `upsert(a, b)`, `upsert` (empty key).
-pub fn changelog_text(c: &ChangelogEntry) -> String {
-    if c.key.is_empty() {
-        c.mode.clone()
-    } else {
-        format!("{}({})", c.mode, c.key.join(", "))
-    }
-}
-
 /// `tumbling(time=ts size=5m align=epoch emit=final)`, or `none`.
-pub fn window_text(w: Option<&WindowEntry>) -> String {
-    match w {
-        Some(w) => format!("{}(time={} size={} align={} emit={})", w.kind, w.time, w.size, w.alignment, w.emission),
-        None => "none".into(),
-    }
+fn window_or_none(w: Option<&WindowEntry>) -> String {
+    w.map_or_else(|| "none".into(), window_text)
 }
 
 pub fn is_keyed(n: &NodeEntry) -> bool {
-    n.state.kind == "keyed"
+    KeyedEntry::of(&n.state).is_some()
 }
 
 /// Where a Sink's definition says it writes: `` `out` ``, or `the append
@@ -169,8 +153,8 @@ impl<'a> Ctx<'a> {
             push("inputs", old, new);
         }
         push("definition", rn.definition.clone(), dn.definition.clone());
-        push("schema", columns_text(&rn.schema), columns_text(&dn.schema));
-        push("changelog", changelog_text(&rn.changelog), changelog_text(&dn.changelog));
+        push("schema", schema_text(&rn.schema), schema_text(&dn.schema));
+        push("changelog", changelog_text(&rn.changelog.mode, &rn.changelog.key), changelog_text(&dn.changelog.mode, &dn.changelog.key));
         if rn.operator == "sink" && dn.operator == "sink" {
             if let (Some(rm), Some(dm)) = (self.running_models.get(rn.model.as_str()), self.desired_models.get(dn.model.as_str())) {
                 push("materialized", rm.materialized.clone(), dm.materialized.clone());
@@ -181,9 +165,9 @@ impl<'a> Ctx<'a> {
         let both_keyed = is_keyed(rn) && is_keyed(dn);
         if both_keyed {
             push("key", list_text(rs.keys.as_deref().unwrap_or(&[])), list_text(ds.keys.as_deref().unwrap_or(&[])));
-            push("accumulators", columns_text(rs.accumulators.as_deref().unwrap_or(&[])), columns_text(ds.accumulators.as_deref().unwrap_or(&[])));
+            push("accumulators", schema_text(rs.accumulators.as_deref().unwrap_or(&[])), schema_text(ds.accumulators.as_deref().unwrap_or(&[])));
             push("retention", rs.retention.clone().unwrap_or_default(), ds.retention.clone().unwrap_or_default());
-            push("window", window_text(rs.window.as_ref()), window_text(ds.window.as_ref()));
+            push("window", window_or_none(rs.window.as_ref()), window_or_none(ds.window.as_ref()));
         }
         push("state", rs.kind.clone(), ds.kind.clone());
         if both_keyed {
@@ -240,115 +224,116 @@ impl<'a> Ctx<'a> {
     /// The kind of a matched node's change, or `None` when it did not
     /// change.
     fn classify(&self, d: usize, r: usize, fields: &[FieldChange], upstream: Option<usize>) -> Option<Verdict> {
-        use ChangeKind as K;
-        use Classification as C;
         let (dn, rn) = (&self.desired.nodes[d], &self.running.nodes[r]);
-        let has = |f: &str| fields.iter().any(|x| x.field == f);
         if is_keyed(rn) != is_keyed(dn) {
-            return Some((C::StateIncompatible, K::StateKindChanged, "the node's kind of state changed; existing state cannot be reused".into()));
+            return Some((Classification::StateIncompatible, ChangeKind::StateKindChanged, "the node's kind of state changed; existing state cannot be reused".into()));
         }
         if is_keyed(dn) {
-            let (rs, ds) = (&rn.state, &dn.state);
-            let (rk, dk) = (rs.keys.as_deref().unwrap_or(&[]), ds.keys.as_deref().unwrap_or(&[]));
-            let (ra, da) = (rs.accumulators.as_deref().unwrap_or(&[]), ds.accumulators.as_deref().unwrap_or(&[]));
-            let mut c: Vec<Verdict> = Vec::new();
-            if rk != dk || key_types(rn, rk) != key_types(dn, dk) {
-                c.push((C::StateIncompatible, K::KeyChanged, "the grouping key changed; existing state cannot be reused".into()));
-            }
-            if let Some((old, new)) = da.iter().find_map(|n| ra.iter().find(|o| o.name == n.name && o.ty != n.ty).map(|o| (o, n))) {
-                c.push((
-                    C::StateIncompatible,
-                    K::AccumulatorTypeChanged,
-                    format!("accumulator `{}` changed type from {} to {}; existing values cannot be reused", new.name, old.ty, new.ty),
-                ));
-            }
-            match (&rs.window, &ds.window) {
-                (None, Some(_)) => c.push((
-                    C::StateIncompatible,
-                    K::WindowChanged,
-                    "the aggregate became windowed; state kept per key cannot become state per key and window".into(),
-                )),
-                (Some(_), None) => c.push((
-                    C::StateIncompatible,
-                    K::WindowChanged,
-                    "the aggregate is no longer windowed; state kept per key and window cannot become state per key".into(),
-                )),
-                (Some(a), Some(b)) if a != b => {
-                    let reason = if a.size != b.size {
-                        format!("the window's size changed from {} to {}; existing windows cannot be re-cut", a.size, b.size)
-                    } else if a.time != b.time {
-                        format!("the window's time column changed from `{}` to `{}`; existing windows cannot be re-cut", a.time, b.time)
-                    } else {
-                        format!("the window changed from {} to {}; existing windows cannot be re-cut", window_text(Some(a)), window_text(Some(b)))
-                    };
-                    c.push((C::StateIncompatible, K::WindowChanged, reason));
-                }
-                _ => {}
-            }
-            if let Some(n) = da.iter().find(|n| !ra.iter().any(|o| o.name == n.name)) {
-                c.push((
-                    C::BackfillRequired,
-                    K::AccumulatorAdded,
-                    format!("accumulator `{}` added; it starts empty for every existing key, replay history to fill it", n.name),
-                ));
-            }
-            if let Some(u) = upstream {
-                c.push((
-                    C::BackfillRequired,
-                    K::InputChanged,
-                    format!("input definition changed upstream at `{}`; existing state was accumulated under the previous definition", self.desired.nodes[u].id),
-                ));
-            } else if has("inputs") {
-                c.push((C::BackfillRequired, K::InputChanged, "its input changed; existing state was accumulated from the previous input".into()));
-            }
-            if let Some(o) = ra.iter().find(|o| !da.iter().any(|n| n.name == o.name)) {
-                c.push((C::StateMigrationRequired, K::AccumulatorRemoved, format!("accumulator `{}` removed; drop it from existing state", o.name)));
-            }
-            if rs.retention != ds.retention {
-                c.push((C::StateMigrationRequired, K::RetentionChanged, "retention changed; timers change, stored values do not".into()));
-            }
-            if !fields.is_empty() {
-                c.push((C::Compatible, K::KeyedCompatible, "no stored value is affected".into()));
-            }
-            return worst(c);
+            return self.keyed(dn, rn, fields, upstream);
         }
         if fields.is_empty() {
             return None;
         }
-        if dn.operator == "sink" {
-            if has("materialized") || has("key") {
-                return Some((
-                    C::BackfillRequired,
-                    K::SinkKeyChanged,
-                    format!("rows already written to {} are keyed the old way; rebuild the sink", sink_place(&rn.definition)),
-                ));
-            }
-            if sink_target(&rn.definition) != sink_target(&dn.definition) {
-                return Some((
-                    C::Compatible,
-                    K::SinkTarget,
-                    format!("output moves to {}; {} is left as it is", sink_place(&dn.definition), sink_place(&rn.definition)),
-                ));
-            }
-            if has("schema") {
-                let kind = if same_types(&rn.schema, &dn.schema) { K::SinkRenamed } else { K::SinkReshaped };
-                return Some((C::Compatible, kind, format!("readers of {} see the new columns; rows already written keep the old shape", sink_place(&dn.definition))));
-            }
-            return Some((C::Compatible, K::StatelessDefinition, "stateless; no stored value is affected".into()));
+        Some(if dn.operator == "sink" { sink(dn, rn, fields) } else { stateless(dn, rn, fields) })
+    }
+
+    /// Every kind that applies to a keyed node, the worst chosen.
+    fn keyed(&self, dn: &NodeEntry, rn: &NodeEntry, fields: &[FieldChange], upstream: Option<usize>) -> Option<Verdict> {
+        use ChangeKind as K;
+        use Classification as C;
+        let (rs, ds) = (&rn.state, &dn.state);
+        let (rk, dk) = (rs.keys.as_deref().unwrap_or(&[]), ds.keys.as_deref().unwrap_or(&[]));
+        let (ra, da) = (rs.accumulators.as_deref().unwrap_or(&[]), ds.accumulators.as_deref().unwrap_or(&[]));
+        let mut c: Vec<Verdict> = Vec::new();
+        if rk != dk || key_types(rn, rk) != key_types(dn, dk) {
+            c.push((C::StateIncompatible, K::KeyChanged, "the grouping key changed; existing state cannot be reused".into()));
         }
-        if dn.operator == "source" && contract_part(&rn.definition) != contract_part(&dn.definition) {
-            return Some((
-                C::Compatible,
-                K::ContractChanged,
-                "records are checked against other contracts from now on; records already read are not checked again".into(),
+        if let Some((old, new)) = da.iter().find_map(|n| ra.iter().find(|o| o.name == n.name && o.ty != n.ty).map(|o| (o, n))) {
+            c.push((
+                C::StateIncompatible,
+                K::AccumulatorTypeChanged,
+                format!("accumulator `{}` changed type from {} to {}; existing values cannot be reused", new.name, old.ty, new.ty),
             ));
         }
-        if has("schema") {
-            let kind = if same_types(&rn.schema, &dn.schema) { K::OutputRenamed } else { K::OutputReshaped };
-            return Some((C::Compatible, kind, "stateless; no stored value is affected".into()));
+        c.extend(window_change(rs.window.as_ref(), ds.window.as_ref()));
+        if let Some(n) = da.iter().find(|n| !ra.iter().any(|o| o.name == n.name)) {
+            c.push((
+                C::BackfillRequired,
+                K::AccumulatorAdded,
+                format!("accumulator `{}` added; it starts empty for every existing key, replay history to fill it", n.name),
+            ));
         }
-        Some((C::Compatible, K::StatelessDefinition, "stateless; no stored value is affected".into()))
+        if let Some(u) = upstream {
+            c.push((
+                C::BackfillRequired,
+                K::InputChanged,
+                format!("input definition changed upstream at `{}`; existing state was accumulated under the previous definition", self.desired.nodes[u].id),
+            ));
+        } else if fields.iter().any(|x| x.field == "inputs") {
+            c.push((C::BackfillRequired, K::InputChanged, "its input changed; existing state was accumulated from the previous input".into()));
+        }
+        if let Some(o) = ra.iter().find(|o| !da.iter().any(|n| n.name == o.name)) {
+            c.push((C::StateMigrationRequired, K::AccumulatorRemoved, format!("accumulator `{}` removed; drop it from existing state", o.name)));
+        }
+        if rs.retention != ds.retention {
+            c.push((C::StateMigrationRequired, K::RetentionChanged, "retention changed; timers change, stored values do not".into()));
+        }
+        if !fields.is_empty() {
+            c.push((C::Compatible, K::KeyedCompatible, "no stored value is affected".into()));
+        }
+        worst(c)
     }
+}
+
+/// A keyed node's window that appeared, went or was re-cut.
+fn window_change(old: Option<&WindowEntry>, new: Option<&WindowEntry>) -> Option<Verdict> {
+    let reason = match (old, new) {
+        (None, Some(_)) => "the aggregate became windowed; state kept per key cannot become state per key and window".to_string(),
+        (Some(_), None) => "the aggregate is no longer windowed; state kept per key and window cannot become state per key".to_string(),
+        (Some(a), Some(b)) if a != b => {
+            if a.size != b.size {
+                format!("the window's size changed from {} to {}; existing windows cannot be re-cut", a.size, b.size)
+            } else if a.time != b.time {
+                format!("the window's time column changed from `{}` to `{}`; existing windows cannot be re-cut", a.time, b.time)
+            } else {
+                format!("the window changed from {} to {}; existing windows cannot be re-cut", window_text(a), window_text(b))
+            }
+        }
+        _ => return None,
+    };
+    Some((Classification::StateIncompatible, ChangeKind::WindowChanged, reason))
+}
+
+/// A changed Sink: its key, then its target, then its columns.
+fn sink(dn: &NodeEntry, rn: &NodeEntry, fields: &[FieldChange]) -> Verdict {
+    use ChangeKind as K;
+    use Classification as C;
+    let has = |f: &str| fields.iter().any(|x| x.field == f);
+    if has("materialized") || has("key") {
+        return (C::BackfillRequired, K::SinkKeyChanged, format!("rows already written to {} are keyed the old way; rebuild the sink", sink_place(&rn.definition)));
+    }
+    if sink_target(&rn.definition) != sink_target(&dn.definition) {
+        return (C::Compatible, K::SinkTarget, format!("output moves to {}; {} is left as it is", sink_place(&dn.definition), sink_place(&rn.definition)));
+    }
+    if has("schema") {
+        let kind = if same_types(&rn.schema, &dn.schema) { K::SinkRenamed } else { K::SinkReshaped };
+        return (C::Compatible, kind, format!("readers of {} see the new columns; rows already written keep the old shape", sink_place(&dn.definition)));
+    }
+    (C::Compatible, K::StatelessDefinition, "stateless; no stored value is affected".into())
+}
+
+/// A changed Source, Filter or Project.
+fn stateless(dn: &NodeEntry, rn: &NodeEntry, fields: &[FieldChange]) -> Verdict {
+    use ChangeKind as K;
+    use Classification as C;
+    if dn.operator == "source" && contract_part(&rn.definition) != contract_part(&dn.definition) {
+        return (C::Compatible, K::ContractChanged, "records are checked against other contracts from now on; records already read are not checked again".into());
+    }
+    if fields.iter().any(|x| x.field == "schema") {
+        let kind = if same_types(&rn.schema, &dn.schema) { K::OutputRenamed } else { K::OutputReshaped };
+        return (C::Compatible, kind, "stateless; no stored value is affected".into());
+    }
+    (C::Compatible, K::StatelessDefinition, "stateless; no stored value is affected".into())
 }
 
 fn added(n: &NodeEntry) -> NodeDiff {

@@ -6,16 +6,15 @@ use super::split_id;
 use crate::db::{Db, ModelName, Project};
 use crate::diagnostic::Diagnostic;
 use crate::model::model_plan;
+use crate::plan::node::Operator;
 use crate::project::{model_config, CONFIG_FILE};
-
-const KINDS: [&str; 5] = ["source", "filter", "project", "aggregate", "sink"];
 
 /// `aggregate.0` → `("aggregate", 0)`; `None` unless a kind and a plain
 /// decimal ordinal.
 fn node_key(key: &str) -> Option<(&str, u32)> {
     let (kind, ordinal) = key.split_once('.')?;
     let n: u32 = ordinal.parse().ok()?;
-    (KINDS.contains(&kind) && n.to_string() == ordinal).then_some((kind, n))
+    (Operator::parse(kind).is_some() && n.to_string() == ordinal).then_some((kind, n))
 }
 
 fn node_id_ok(id: &str) -> bool {
@@ -39,7 +38,7 @@ pub fn hint_diagnostics<'db>(db: &'db dyn Db, project: Project, name: ModelName<
             None => out.push(
                 Diagnostic::error("E0781", format!("model `{n}` hints node `{}`, which is not `<kind>.<ordinal>`", h.node))
                     .at(CONFIG_FILE, span)
-                    .help(format!("name the node by its kind and ordinal, as in its id: `aggregate.0` for `{n}::aggregate::0`; kinds are {}", KINDS.join(", "))),
+                    .help(format!("name the node by its kind and ordinal, as in its id: `aggregate.0` for `{n}::aggregate::0`; kinds are {}", Operator::names())),
             ),
             Some((kind, ordinal)) => {
                 let id = format!("{n}::{kind}::{ordinal}");

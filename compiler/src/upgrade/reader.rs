@@ -7,6 +7,8 @@
 //! does not match what it digests (the schema digest and state digest of
 //! every node, and the application digest) are errors. Syntax and shape
 //! errors carry the line and column in the file, and the node they are in.
+//! The digests are recomputed from the texts `identity::entry` rebuilds, the
+//! same renderers the compiler hashed.
 
 use std::collections::HashSet;
 use std::fmt;
@@ -14,9 +16,10 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
-use super::classify::{columns_text, window_text};
-use crate::identity::digest::sha256_hex;
+use crate::identity::digest::{sha256_hex, short};
+use crate::identity::entry::{schema_fingerprint_of, state_fingerprint_of};
 use crate::manifest::{application_digest, Manifest, ModelEntry, NodeEntry, MANIFEST_VERSION};
+use crate::plan::node::Operator;
 
 pub const RECORD_VERSION: u32 = 1;
 
@@ -304,8 +307,6 @@ fn malformed(document: DocKind, text: &str, base: usize, sub: &str, node: Option
     ReadError::Malformed { document, node, message: bare_message(e), line, column }
 }
 
-const OPERATORS: [&str; 5] = ["source", "filter", "project", "aggregate", "sink"];
-
 /// Fields that contradict each other.
 fn validate(document: DocKind, m: &Manifest) -> Result<(), ReadError> {
     let invalid = |message: String| Err(ReadError::Invalid { document, message });
@@ -323,8 +324,8 @@ fn validate(document: DocKind, m: &Manifest) -> Result<(), ReadError> {
         if !models.contains(n.model.as_str()) {
             return invalid(format!("node `{}` belongs to the model `{}`, which it does not list", n.id, n.model));
         }
-        if !OPERATORS.contains(&n.operator.as_str()) {
-            return invalid(format!("node `{}` has the operator `{}`; operators are {}", n.id, n.operator, OPERATORS.join(", ")));
+        if Operator::parse(&n.operator).is_none() {
+            return invalid(format!("node `{}` has the operator `{}`; operators are {}", n.id, n.operator, Operator::names()));
         }
         for i in &n.inputs {
             if !ids.contains(i.as_str()) {
@@ -356,32 +357,10 @@ fn validate(document: DocKind, m: &Manifest) -> Result<(), ReadError> {
     Ok(())
 }
 
-/// The first 12 characters, as text outputs show digests (any text: a
-/// damaged file's digest need not be hex).
-pub fn short(digest: &str) -> String {
-    digest.chars().take(12).collect()
-}
-
-/// `aggregate key=[..] accumulators=[..] retention=..[ window=..]` of an
-/// entry's keyed state.
-pub fn state_fingerprint_of(n: &NodeEntry) -> Option<String> {
-    let s = &n.state;
-    if s.kind != "keyed" {
-        return None;
-    }
-    let accs = columns_text(s.accumulators.as_deref().unwrap_or(&[]));
-    let mut out = format!("aggregate key=[{}] accumulators={accs} retention={}", s.keys.as_deref().unwrap_or(&[]).join(", "), s.retention.as_deref().unwrap_or(""));
-    if let Some(w) = &s.window {
-        out.push_str(" window=");
-        out.push_str(&window_text(Some(w)));
-    }
-    Some(out)
-}
-
 /// Every digest of a manifest against what it digests.
 pub fn verify(m: &Manifest) -> Result<(), ReadError> {
     for n in &m.nodes {
-        let schema = sha256_hex(&columns_text(&n.schema));
+        let schema = sha256_hex(&schema_fingerprint_of(n));
         if schema != n.schema_digest {
             return Err(ReadError::Digest {
                 node: Some(n.id.clone()),

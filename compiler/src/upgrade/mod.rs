@@ -1,8 +1,13 @@
-//! `plan`: compare the running manifest with the project's and classify
-//! every change (seed 000's "Comparing two of them").
+//! Upgrades: what `streamform plan` computes. It compares the running
+//! manifest with the project's and classifies every change (seed 000's
+//! "Comparing two of them"); the result is the plan diff ([`PlanDiff`], and
+//! the `diff` JSON document). docs/upgrades.md describes the rules.
 //!
-//! Everything here is a pure function of two manifests and the project's
-//! hints, except [`hints::hint_diagnostics`] (a query `check` reports):
+//! This file holds the diff's types (classifications, change kinds, node
+//! and model diffs, notices), the hints from streamform.yml, and [`diff`],
+//! the entry point. Everything here is a pure function of two manifests
+//! and the project's hints, except [`hints::hint_diagnostics`] (a query
+//! `check` reports):
 //!
 //! - [`reader`]: the strict reader of a running manifest or applied record,
 //!   which also verifies every digest in it;
@@ -12,7 +17,8 @@
 //!   reason, and the model and application verdicts;
 //! - [`suggest`]: help the original does not give (probable renames,
 //!   ordinal shifts, readers of a changed output);
-//! - [`document`]: the `diff` JSON document (`plan --json`).
+//! - [`document`]: the `diff` JSON document (`plan --json`);
+//! - [`hints`]: `check`'s diagnostics for the `nodes:` hints.
 
 pub mod classify;
 pub mod document;

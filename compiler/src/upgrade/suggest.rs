@@ -28,10 +28,15 @@ fn models_with(diff: &PlanDiff, change: Change) -> impl Iterator<Item = &ModelDi
 }
 
 pub(crate) fn suggestions(running: &Manifest, desired: &Manifest, hints: &[ModelHints], m: &Matching, diff: &PlanDiff) -> Vec<Notice> {
-    let mut help = Vec::new();
-    let hints: HashMap<&str, &ModelHints> = hints.iter().map(|h| (h.model.as_str(), h)).collect();
+    let mut help = renamed_models(running, desired, diff);
+    help.extend(moved_nodes(running, desired, hints, m, diff));
+    help.extend(reader_notes(desired, diff));
+    help
+}
 
-    // Removed models whose state an added model holds.
+/// Removed models whose state an added model holds.
+fn renamed_models(running: &Manifest, desired: &Manifest, diff: &PlanDiff) -> Vec<Notice> {
+    let mut help = Vec::new();
     let mut taken: HashSet<&str> = HashSet::new();
     let (running_state, desired_state) = (keyed_digests(&running.nodes), keyed_digests(&desired.nodes));
     let added: Vec<(&ModelDiff, &BTreeMap<String, &str>)> =
@@ -46,8 +51,14 @@ pub(crate) fn suggestions(running: &Manifest, desired: &Manifest, hints: &[Model
             r = r.name
         )));
     }
+    help
+}
 
-    // Nodes that moved to another ordinal.
+/// Nodes that moved to another ordinal: a new or changed node that does
+/// what an unclaimed (or changed) running node of its model did.
+fn moved_nodes(running: &Manifest, desired: &Manifest, hints: &[ModelHints], m: &Matching, diff: &PlanDiff) -> Vec<Notice> {
+    let mut help = Vec::new();
+    let hints: HashMap<&str, &ModelHints> = hints.iter().map(|h| (h.model.as_str(), h)).collect();
     let changed: HashSet<&str> = diff.models.iter().flat_map(|md| md.nodes.iter()).filter(|n| n.change == Change::Changed).map(|n| n.id.as_str()).collect();
     let running_by_model: HashMap<&str, Vec<usize>> = running.nodes.iter().enumerate().fold(HashMap::new(), |mut acc, (i, n)| {
         acc.entry(n.model.as_str()).or_default().push(i);
@@ -85,8 +96,11 @@ pub(crate) fn suggestions(running: &Manifest, desired: &Manifest, hints: &[Model
             )));
         }
     }
+    help
+}
 
-    // Readers of an output whose contract changed.
+/// Readers of an output whose contract (schema or changelog) changed.
+fn reader_notes(desired: &Manifest, diff: &PlanDiff) -> Vec<Notice> {
     let mut readers: HashMap<&str, Vec<&str>> = HashMap::new();
     for n in &desired.nodes {
         for i in &n.inputs {
@@ -116,6 +130,5 @@ pub(crate) fn suggestions(running: &Manifest, desired: &Manifest, hints: &[Model
             m = dm.name
         )));
     }
-    help.extend(notes);
-    help
+    notes
 }

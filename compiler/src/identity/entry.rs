@@ -1,0 +1,76 @@
+//! A manifest entry's identity texts, rebuilt from what a plan manifest
+//! records (for `plan`, `inspect-plan` and digest checks): the same views
+//! `text` renders for a plan node, supplied by the entry's fields.
+
+use std::fmt::Display;
+
+use super::text::{schema_text, state_text, ColumnView, StateView, WindowView};
+use crate::manifest::{ColumnEntry, NodeEntry, StateEntry, WindowEntry};
+
+impl ColumnView for ColumnEntry {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn ty(&self) -> &dyn Display {
+        &self.ty
+    }
+}
+
+impl WindowView for WindowEntry {
+    fn kind(&self) -> &str {
+        &self.kind
+    }
+    fn time(&self) -> &str {
+        &self.time
+    }
+    fn size(&self) -> &dyn Display {
+        &self.size
+    }
+    fn alignment(&self) -> &str {
+        &self.alignment
+    }
+    fn emission(&self) -> &str {
+        &self.emission
+    }
+}
+
+/// The keyed state an entry records. A field a damaged file lacks reads
+/// as empty, so its digest simply fails to match.
+pub struct KeyedEntry<'a>(&'a StateEntry);
+
+impl<'a> KeyedEntry<'a> {
+    /// `None` for a stateless entry.
+    pub fn of(state: &'a StateEntry) -> Option<KeyedEntry<'a>> {
+        (state.kind == "keyed").then_some(KeyedEntry(state))
+    }
+}
+
+impl StateView for KeyedEntry<'_> {
+    type Column = ColumnEntry;
+    type Window = WindowEntry;
+    fn keys(&self) -> &[String] {
+        self.0.keys.as_deref().unwrap_or(&[])
+    }
+    fn accumulators(&self) -> &[ColumnEntry] {
+        self.0.accumulators.as_deref().unwrap_or(&[])
+    }
+    fn retention(&self) -> &dyn Display {
+        match &self.0.retention {
+            Some(r) => r,
+            None => &"",
+        }
+    }
+    fn window(&self) -> Option<&WindowEntry> {
+        self.0.window.as_ref()
+    }
+}
+
+/// The entry's schema fingerprint text.
+pub fn schema_fingerprint_of(n: &NodeEntry) -> String {
+    schema_text(&n.schema)
+}
+
+/// The entry's state fingerprint text; `None` when it is stateless.
+pub fn state_fingerprint_of(n: &NodeEntry) -> Option<String> {
+    KeyedEntry::of(&n.state).map(|s| state_text(&s))
+}

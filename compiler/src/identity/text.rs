@@ -1,0 +1,74 @@
+//! The layout of every identity text, written once: a schema, a keyed
+//! node's state, a window, a changelog. A plan node (`fingerprint`) and a
+//! manifest entry read back from JSON (`entry`) both supply the views
+//! below, so the text `plan` recomputes from a file is the text the
+//! compiler hashed.
+
+use std::fmt::Display;
+
+/// A column as identity texts show it: `name: type`.
+pub trait ColumnView {
+    fn name(&self) -> &str;
+    fn ty(&self) -> &dyn Display;
+}
+
+/// A window as identity texts show it.
+pub trait WindowView {
+    /// `tumbling`.
+    fn kind(&self) -> &str;
+    /// The event-time column windows are cut from.
+    fn time(&self) -> &str;
+    fn size(&self) -> &dyn Display;
+    /// `epoch`.
+    fn alignment(&self) -> &str;
+    /// `final`.
+    fn emission(&self) -> &str;
+}
+
+/// What a keyed node stores: the content of its state fingerprint.
+pub trait StateView {
+    type Column: ColumnView;
+    type Window: WindowView;
+    fn keys(&self) -> &[String];
+    fn accumulators(&self) -> &[Self::Column];
+    fn retention(&self) -> &dyn Display;
+    fn window(&self) -> Option<&Self::Window>;
+}
+
+/// `[a: int64, b: string]`: the schema fingerprint text, also how a list
+/// of accumulators is shown.
+pub fn schema_text<C: ColumnView>(columns: &[C]) -> String {
+    let inner: Vec<String> = columns.iter().map(|c| format!("{}: {}", c.name(), c.ty())).collect();
+    format!("[{}]", inner.join(", "))
+}
+
+/// `tumbling(time=ts size=5m align=epoch emit=final)`.
+pub fn window_text<W: WindowView>(w: &W) -> String {
+    format!("{}(time={} size={} align={} emit={})", w.kind(), w.time(), w.size(), w.alignment(), w.emission())
+}
+
+/// `key=[..] accumulators=[..] retention=..`: the state fingerprint
+/// without its kind and window, as `inspect-plan` shows it.
+pub fn state_fields<S: StateView>(s: &S) -> String {
+    format!("key=[{}] accumulators={} retention={}", s.keys().join(", "), schema_text(s.accumulators()), s.retention())
+}
+
+/// `aggregate key=[..] accumulators=[..] retention=..[ window=..]`: the
+/// state fingerprint text.
+pub fn state_text<S: StateView>(s: &S) -> String {
+    let mut out = format!("aggregate {}", state_fields(s));
+    if let Some(w) = s.window() {
+        out.push_str(" window=");
+        out.push_str(&window_text(w));
+    }
+    out
+}
+
+/// `append`, `upsert(a, b)`, `upsert` (an empty key).
+pub fn changelog_text(mode: &str, key: &[String]) -> String {
+    if key.is_empty() {
+        mode.to_string()
+    } else {
+        format!("{mode}({})", key.join(", "))
+    }
+}

@@ -1,0 +1,83 @@
+//! The changelog mode of every plan node: decided here, read everywhere.
+//!
+//! Lowering asks this module for the mode of each node it pushes, and
+//! whatever reads a node's mode afterwards (the manifest, the simulator,
+//! the Flink backend, a reader model through `ref()`) reads that result.
+//! The rules, step by step:
+//!
+//! - **Source** (`source('…')`): append; a source emits inserts only.
+//! - **Read a model** (`ref('…')`): the upstream model's Sink mode.
+//! - **Filter, Project**: the input's mode; dropping or reshaping rows never
+//!   turns an insert into an update.
+//! - **Aggregate**: reads append only (aggregating an updating stream is
+//!   not supported). Windowed: append, one final row per key and window
+//!   when the window closes. Otherwise upsert keyed by the GROUP BY
+//!   columns in order (an empty key for a global aggregate).
+//! - **Sink**: the input's mode, which must fit the materialization: an
+//!   append model cannot write upserts, and an upsert model declares
+//!   exactly its upsert key. An upsert model may write an append changelog.
+
+use super::node::Changelog;
+use crate::config::Materialized;
+
+/// A mode a step cannot read or write; lowering turns it into an error.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Conflict {
+    /// An aggregate over an updating stream.
+    UpdatingAggregateInput,
+    /// An append model whose output is an upsert changelog with this key.
+    AppendOverUpserts { key: Vec<String> },
+    /// An upsert model that declares no key; its output is keyed by this.
+    UndeclaredKey { key: Vec<String> },
+    /// An upsert model that declares another key than its output's.
+    OtherKey { declared: Vec<String>, produced: Vec<String> },
+}
+
+/// A Source node's mode.
+pub fn source() -> Changelog {
+    Changelog::Append
+}
+
+/// What a model reading `ref()` starts from: its upstream's Sink mode.
+pub fn read_model(upstream: &Changelog) -> Changelog {
+    upstream.clone()
+}
+
+/// A Filter or Project node's mode, over `input`.
+pub fn row_step(input: &Changelog) -> Changelog {
+    input.clone()
+}
+
+/// Whether an aggregate may read `input`. Checked before its GROUP BY is
+/// planned, so this is the first error an aggregate reports.
+pub fn aggregate_input(input: &Changelog) -> Result<(), Conflict> {
+    match input {
+        Changelog::Append => Ok(()),
+        Changelog::Upsert(_) => Err(Conflict::UpdatingAggregateInput),
+    }
+}
+
+/// An Aggregate node's mode, grouped by the columns `keys`.
+pub fn aggregate(keys: &[String], windowed: bool) -> Changelog {
+    if windowed {
+        Changelog::Append
+    } else {
+        Changelog::Upsert(keys.to_vec())
+    }
+}
+
+/// A Sink node's mode over `input`, for a model materialized as
+/// `materialized` that declares `key`.
+pub fn sink(input: &Changelog, materialized: Materialized, key: &[String]) -> Result<Changelog, Conflict> {
+    match (materialized, input) {
+        (Materialized::Append, Changelog::Upsert(k)) => Err(Conflict::AppendOverUpserts { key: k.clone() }),
+        (Materialized::Upsert, Changelog::Upsert(k)) if k != key => {
+            if key.is_empty() && !k.is_empty() {
+                Err(Conflict::UndeclaredKey { key: k.clone() })
+            } else {
+                Err(Conflict::OtherKey { declared: key.to_vec(), produced: k.clone() })
+            }
+        }
+        _ => Ok(input.clone()),
+    }
+}
