@@ -41,7 +41,7 @@ impl<'a> Lowerer<'a> {
         let base_cols = rel.cols.len();
         if windowed.is_some() {
             for name in ["window_start", "window_end"] {
-                rel.cols.push(RelCol { name: name.into(), ty: DataType::Timestamp });
+                rel.cols.push(RelCol::new(name, DataType::Timestamp));
             }
         }
         let aliases = select_aliases(s);
@@ -168,7 +168,7 @@ impl<'a> Lowerer<'a> {
         let id = self.push(Operator::Aggregate, rel, def, schema.clone(), changelog.clone(), Some(state), None, kind);
         Rel {
             qualifier: rel.qualifier.clone(),
-            cols: schema.iter().map(|c| RelCol { name: c.name.clone(), ty: c.ty }).collect(),
+            cols: aggregate_columns(rel, agg, &schema),
             input_id: id,
             changelog,
             bounded: rel.bounded,
@@ -319,6 +319,30 @@ fn select_aliases(s: &sql::Select) -> Aliases<'_> {
         .filter_map(|item| match item {
             sql::SelectItem::ExprWithAlias { expr, alias } => Some((ident_name(alias), expr)),
             _ => None,
+        })
+        .collect()
+}
+
+/// The aggregate's output columns: a SUM over decimal(p,s) shows its
+/// accumulator type, decimal(38,s), but arithmetic over it sees
+/// decimal(min(38, p+10), s), the original planner's sum type
+/// (docs/types.md); every other column is what it shows.
+fn aggregate_columns(rel: &Rel, agg: &Aggregation, schema: &[Column]) -> Vec<RelCol> {
+    let calls_from = schema.len() - agg.calls.len();
+    schema
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let mut col = RelCol::new(c.name.clone(), c.ty);
+            if i < calls_from {
+                // Grouped keys keep their operand type from the input.
+                if let Some(k) = agg.data_keys.get(i) {
+                    col.engine = rel.cols[*k].engine;
+                }
+            } else if let (AggFunc::Sum, Some(DataType::Decimal(p, s))) = (agg.calls[i - calls_from].func, agg.calls[i - calls_from].arg.as_ref().map(Expr::ty)) {
+                col.engine = DataType::Decimal((p + 10).min(38), s);
+            }
+            col
         })
         .collect()
 }

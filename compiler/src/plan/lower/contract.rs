@@ -36,7 +36,7 @@ pub fn plan_check(source: &str, columns: &[Column], text: &str) -> std::result::
     let l = Lowerer { model: source, settings: &settings, inputs: &NoInputs, nodes: Vec::new(), ordinals: [0; 5], reads_model: None, ctes: Vec::new(), key_span: None };
     let rel = Rel {
         qualifier: source.to_string(),
-        cols: columns.iter().map(|c| RelCol { name: c.name.clone(), ty: c.ty }).collect(),
+        cols: columns.iter().map(|c| RelCol::new(c.name.clone(), c.ty)).collect(),
         input_id: String::new(),
         changelog: changelog::source(),
         bounded: false,

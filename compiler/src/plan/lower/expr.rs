@@ -6,7 +6,7 @@ use sqlparser::tokenizer::Span as SqlSpan;
 
 use super::literal::literal;
 use super::names::{display_name, ident_name, object_name};
-use super::{unsupported, Grouping, LowerError, Lowerer, Rel, Result};
+use super::{operand_type, unsupported, Grouping, LowerError, Lowerer, Rel, Result};
 use crate::diagnostic::did_you_mean;
 use crate::plan::expr::{arithmetic_type, AggFunc, BinOp, Expr, Literal};
 use crate::types::{DataType, Unsupported};
@@ -108,7 +108,7 @@ impl<'a> Lowerer<'a> {
         let l = self.expr(left, rel, grouping)?;
         let r = self.expr(right, rel, grouping)?;
         let ty = if bop.is_arithmetic() {
-            arithmetic_type(bop, l.ty(), r.ty()).map_err(|why| {
+            arithmetic_type(bop, operand_type(&l, rel), operand_type(&r, rel)).map_err(|why| {
                 LowerError::new("E0506", format!("model `{model}` computes `{} {} {}`: {why}", l.render(), bop.symbol(), r.render()), e.span())
                     .help("arithmetic works on int32, int64, float64 and decimal; CAST the other side if needed")
             })?

@@ -155,7 +155,7 @@ impl<'a> Lowerer<'a> {
         );
         Ok(Rel {
             qualifier: alias.unwrap_or_else(|| name.to_string()),
-            cols: schema.into_iter().map(|c| RelCol { name: c.name, ty: c.ty }).collect(),
+            cols: schema.into_iter().map(|c| RelCol::new(c.name, c.ty)).collect(),
             input_id: id,
             changelog,
             bounded: root.bounded,
@@ -170,7 +170,7 @@ impl<'a> Lowerer<'a> {
                 self.reads_model = Some(name.to_string());
                 Ok(Rel {
                     qualifier: alias.unwrap_or_else(|| name.to_string()),
-                    cols: up.schema.iter().map(|c| RelCol { name: c.name.clone(), ty: c.ty }).collect(),
+                    cols: up.schema.iter().map(|c| RelCol::new(c.name.clone(), c.ty)).collect(),
                     input_id: format!("{name}::sink::0"),
                     changelog: changelog::read_model(&up.changelog),
                     bounded: up.bounded,

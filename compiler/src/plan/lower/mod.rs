@@ -24,7 +24,7 @@ use sqlparser::tokenizer::Span as SqlSpan;
 
 use self::ast::order_span;
 use super::changelog::{self, Conflict};
-use super::expr::AggCall;
+use super::expr::{AggCall, Expr};
 use super::node::{Changelog, Column, KeyedState, ModelPlan, NodeKind, Operator, PlanNode};
 use crate::diagnostic::{Diagnostic, Span};
 use crate::types::DataType;
@@ -76,6 +76,25 @@ type Result<T> = std::result::Result<T, LowerError>;
 struct RelCol {
     name: String,
     ty: DataType,
+    /// The type arithmetic sees when the column is an operand, as the
+    /// original's planner typed it. It differs from `ty` only for a SUM
+    /// over a decimal (and what passes it on unchanged): shown as the
+    /// accumulator's decimal(38,s), computed with as decimal(p+10,s).
+    engine: DataType,
+}
+
+impl RelCol {
+    fn new(name: impl Into<String>, ty: DataType) -> RelCol {
+        RelCol { name: name.into(), ty, engine: ty }
+    }
+}
+
+/// The type arithmetic sees for `e` over `rel` (see `RelCol::engine`).
+fn operand_type(e: &Expr, rel: &Rel) -> DataType {
+    match e {
+        Expr::Column { index, .. } => rel.cols.get(*index).map_or(e.ty(), |c| c.engine),
+        _ => e.ty(),
+    }
 }
 
 /// The relation a SELECT reads or produces.

@@ -6,7 +6,7 @@ use sqlparser::tokenizer::Span as SqlSpan;
 
 use super::ast::{contains_aggregate, select_item_expr};
 use super::names::{display_name, ident_name, object_name};
-use super::{rel_schema, unsupported, LowerError, Lowerer, Rel, RelCol, Result};
+use super::{operand_type, rel_schema, unsupported, LowerError, Lowerer, Rel, RelCol, Result};
 use crate::plan::changelog;
 use crate::plan::expr::Expr;
 use crate::plan::node::{Column, NodeKind, Operator};
@@ -126,7 +126,8 @@ impl<'a> Lowerer<'a> {
             items.iter().find(|(e, _, _)| matches!(e, Expr::Column { index, .. } if *index == idx)).map(|(_, n, _)| n.clone())
         });
         let schema: Vec<Column> = items.iter().map(|(e, n, _)| Column { name: n.clone(), ty: e.ty() }).collect();
-        let cols = schema.iter().map(|c| RelCol { name: c.name.clone(), ty: c.ty }).collect();
+        // A bare column passes its operand type on; an expression's is its own.
+        let cols = schema.iter().zip(&items).map(|(c, (e, _, _))| RelCol { name: c.name.clone(), ty: c.ty, engine: operand_type(e, &rel) }).collect();
         let items = items.into_iter().map(|(e, n, _)| (e, n)).collect();
         let changelog = changelog::row_step(&rel.changelog);
         let id = self.push(Operator::Project, &rel, def, schema, changelog.clone(), None, time.clone(), NodeKind::Project { items });

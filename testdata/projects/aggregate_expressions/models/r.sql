@@ -1,0 +1,1 @@
+SELECT customer_id, t + 1 AS t1 FROM ref('d2')
