@@ -4,11 +4,11 @@
 
 pub mod backend;
 pub mod check;
-pub mod chunks;
 pub mod config;
 pub mod db;
 pub mod diagnostic;
 pub mod diff;
+pub mod driver;
 pub mod duration;
 pub mod graph;
 pub mod graph_doc;
@@ -18,6 +18,7 @@ pub mod model;
 pub mod plan;
 pub mod project;
 pub mod schemas;
+pub mod segments;
 pub mod sim;
 pub mod sql;
 #[cfg(feature = "test-support")]

@@ -86,6 +86,11 @@ pub fn model_names(db: &dyn Db, project: Project) -> Vec<String> {
     }
 }
 
+/// How many segments the project's models make (see [`crate::segments`]).
+pub fn model_segments(db: &dyn Db, project: Project) -> u32 {
+    crate::segments::count(model_names(db, project).len())
+}
+
 /// Source names in declaration order.
 #[salsa::tracked(returns(ref))]
 pub fn source_names(db: &dyn Db, project: Project) -> Vec<String> {

@@ -2,6 +2,7 @@
 //! fixtures, and every diagnostic.
 
 use streamform::check::{all_load_errors, check_report};
+use streamform::driver::{self, Work};
 use streamform::project::{model_config, model_file, model_names, project_config, sources_config};
 use streamform::ModelName;
 
@@ -12,9 +13,7 @@ use crate::render::check::{self, CheckView, ModelRow};
 
 pub fn run(project: &str, strict: bool, json: bool) -> u8 {
     let mut loaded = load(project);
-    if all_load_errors(&loaded.db, loaded.project).is_empty() {
-        super::plan_all(&mut loaded, true);
-    }
+    driver::compile(&mut loaded.db, loaded.project, Work::Checks);
     let db = &loaded.db;
     let p = loaded.project;
     let load_errors = all_load_errors(db, p);

@@ -13,11 +13,12 @@ use camino::Utf8Path;
 use streamform::diff::document::document;
 use streamform::diff::reader::{read_running, short, RunningDoc};
 use streamform::diff::{artifact_note, diff, hints_of};
-use streamform::manifest::{manifest, to_pretty_json};
+use streamform::manifest::manifest;
 use streamform::project::project_config;
 
 use super::inspect::whole_manifest_error;
 use crate::out::{eprint, print};
+use crate::render::json::to_pretty_json;
 use crate::render::plan::{text, Header};
 
 pub struct Args {

@@ -5,8 +5,7 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use salsa::Database as _;
-use streamform::check::{all_load_errors, check_report, model_checks};
+use streamform::check::{all_load_errors, check_report};
 use streamform::diagnostic::{Diagnostic, Severity};
 use streamform::graph::dependency_graph;
 use streamform::manifest::{manifest, model_identity, ModelSlice};
@@ -93,25 +92,6 @@ pub struct View {
 }
 
 impl View {
-    /// Computes every model's identity in batches, letting salsa drop each
-    /// batch's syntax trees (parse_model is LRU-bounded and evicts only
-    /// between revisions), so a large project never holds every tree.
-    pub fn warm_up(db: &mut Database, files: &Files) {
-        let p = files.project;
-        if !all_load_errors(db, p).is_empty() {
-            return;
-        }
-        let order = dependency_graph(db, p).order.clone();
-        for chunk in order.chunks(256) {
-            for name in chunk {
-                let key = ModelName::new(db, name.clone());
-                let _ = model_identity(db, p, key);
-                let _ = model_checks(db, p, key);
-            }
-            db.trigger_lru_eviction();
-        }
-    }
-
     /// Records a model's identity; queues its block when its text changed.
     fn print(&mut self, name: &str, slice: &Arc<ModelSlice>, is_new: bool, delta: &mut Delta) {
         let status = if is_new { ModelStatus::Added } else { ModelStatus::Changed };
