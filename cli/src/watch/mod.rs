@@ -1,14 +1,14 @@
 //! `streamform watch`: compile once, then keep one salsa database up to
 //! date with the project's files and print only what changed.
 //!
-//! - [`files`]: the files table (paths → input handles), applying a batch.
+//! - [`crate::files`]: the files table (paths → input handles), applying a
+//!   batch of changed paths.
 //! - [`events`]: the notify watcher and the debouncer.
 //! - [`view`]: what was printed, and the delta of a revision.
 //! - [`render`]: the text and JSON output of a revision.
 //! - [`fixtures`]: `--test`, fixtures rerun on the simulator.
 
 pub mod events;
-pub mod files;
 pub mod fixtures;
 pub mod render;
 pub mod view;
@@ -23,7 +23,7 @@ use streamform::driver::{self, Work};
 use streamform::Database;
 
 use crate::out::{closed, eprint, print};
-use files::{Batch, ChangeKind, FileChange, Files};
+use crate::files::{Batch, ChangeKind, FileChange, Files};
 use fixtures::{Fixtures, TestOutcome};
 use render::Revision;
 use view::{Delta, View};

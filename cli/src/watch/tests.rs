@@ -9,7 +9,7 @@ use expect_test::expect;
 use streamform::testing::QueryLabels;
 use streamform::Database;
 
-use super::files::Batch;
+use crate::files::Batch;
 use super::view::ModelStatus;
 use super::Session;
 
