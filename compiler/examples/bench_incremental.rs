@@ -39,7 +39,7 @@ fn ms(d: Duration) -> String {
 fn refresh(db: &Database, project: Project) {
     let threads: u32 = std::env::var("BENCH_THREADS").ok().and_then(|t| t.parse().ok()).unwrap_or(1);
     if threads > 1 {
-        driver::refresh(db, project, Work::Checks);
+        driver::refresh(db, project, Work::All);
     }
 }
 
@@ -73,7 +73,7 @@ fn main() {
     let files: Vec<SourceFile> =
         models.iter().map(|(p, t)| SourceFile::builder(p.clone(), t.clone()).path_durability(high).text_durability(medium).new(&db)).collect();
     let project = Project::builder(".".into(), config, sources, files.clone(), Vec::new()).durability(medium).new(&db);
-    driver::compile(&mut db, project, Work::Checks);
+    driver::compile(&mut db, project, Work::All);
     let digest = match manifest(&db, project) {
         Ok(m) => m.application_digest.clone(),
         Err(e) => panic!("project does not compile: {e:?}"),

@@ -30,15 +30,27 @@ use crate::manifest::{manifest, manifest_segment, model_identity};
 use crate::model::model_reads;
 use crate::project::{model_names, model_segments};
 
-/// What a whole-project compile brings up to date.
+/// What a whole-project compile brings up to date. Every kind includes
+/// every model's reads and the dependency graph.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Work {
-    /// Every model's reads and identity, the dependency graph and the
-    /// manifest (`inspect-plan`).
-    Plans,
-    /// [`Work::Plans`], and every model's checks and the check report
-    /// (`check`, the commands that need a project free of errors, `watch`).
+    /// Every model's checks and the check report (`check`, and the commands
+    /// that need a project free of errors first).
     Checks,
+    /// Every model's identity and the manifest (`inspect-plan`).
+    Manifest,
+    /// Both (`watch`).
+    All,
+}
+
+impl Work {
+    fn checks(self) -> bool {
+        matches!(self, Work::Checks | Work::All)
+    }
+
+    fn manifest(self) -> bool {
+        matches!(self, Work::Manifest | Work::All)
+    }
 }
 
 /// Models per batch of [`compile`]: the syntax trees of one batch may be
@@ -78,14 +90,16 @@ pub fn compile(db: &mut Database, project: Project, work: Work) {
 fn compile_model(db: &Database, project: Project, name: &str, work: Work) {
     let key = ModelName::new(db, name.to_string());
     let _ = model_reads(db, project, key);
-    let _ = model_identity(db, project, key);
-    if work == Work::Checks {
+    if work.manifest() {
+        let _ = model_identity(db, project, key);
+    }
+    if work.checks() {
         let _ = model_checks(db, project, key);
     }
 }
 
-/// Brings every segment's queries, the manifest and (for [`Work::Checks`])
-/// the check report up to date (see the module doc). Does nothing when the
+/// Brings every segment's queries and the manifest or the check report (as
+/// `work` says) up to date (see the module doc). Does nothing when the
 /// project does not load.
 pub fn refresh(db: &Database, project: Project, work: Work) {
     if !all_load_errors(db, project).is_empty() {
@@ -100,19 +114,23 @@ pub fn refresh(db: &Database, project: Project, work: Work) {
                 (0..segments).rev().skip(t as usize).step_by(helpers as usize).for_each(|s| refresh_segment(&db, project, s, work))
             });
         }
-        let _ = manifest(db, project);
-        if work == Work::Checks {
+        if work.manifest() {
+            let _ = manifest(db, project);
+        }
+        if work.checks() {
             let _ = check_report(db, project);
         }
     });
 }
 
-/// Brings one segment's queries up to date: the dependency graph's, the
-/// manifest's and (for [`Work::Checks`]) the check report's.
+/// Brings one segment's queries up to date: the dependency graph's, and
+/// the check report's or the manifest's (as `work` says).
 fn refresh_segment(db: &Database, project: Project, segment: u32, work: Work) {
     let _ = segment_upstream(db, project, segment);
-    if work == Work::Checks {
+    if work.checks() {
         let _ = segment_checks(db, project, segment);
     }
-    let _ = manifest_segment(db, project, segment);
+    if work.manifest() {
+        let _ = manifest_segment(db, project, segment);
+    }
 }

@@ -59,7 +59,7 @@ pub fn inspect_plan(project: &str, model: Option<&str>, json: bool) -> u8 {
         return 2;
     }
     if model.is_none() {
-        driver::compile(&mut loaded.db, loaded.project, Work::Plans);
+        driver::compile(&mut loaded.db, loaded.project, Work::Manifest);
     }
     let db = &loaded.db;
     match model {

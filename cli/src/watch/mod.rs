@@ -72,7 +72,7 @@ impl Session {
     /// The first compile: every model's block.
     pub fn initial(&mut self) -> Step {
         let t = Instant::now();
-        driver::compile(&mut self.db, self.files.project, Work::Checks);
+        driver::compile(&mut self.db, self.files.project, Work::All);
         let delta = self.view.update(&self.db, &self.files, &HashSet::new());
         let tests = self.tests(&delta, &[]);
         Step { changes: Vec::new(), delta, tests, notes: Vec::new(), elapsed: t.elapsed() }
@@ -94,7 +94,7 @@ impl Session {
                 touched.insert(from);
             }
         }
-        driver::refresh(&self.db, self.files.project, Work::Checks);
+        driver::refresh(&self.db, self.files.project, Work::All);
         let delta = self.view.update(&self.db, &self.files, &touched);
         let changed_fixtures: Vec<&str> = changes.iter().map(|c| c.path.as_str()).filter(|p| p.starts_with("tests/")).collect();
         let tests = self.tests(&delta, &changed_fixtures);
