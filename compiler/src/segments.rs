@@ -1,4 +1,4 @@
-//! Segments: the fixed runs of models, in name order (or plan order), that
+//! Segments: fixed consecutive slices of the models, in name order (or plan order), that
 //! the whole-project queries (the check report, the dependency graph, the
 //! manifest and its digest) read one query per segment instead of one model
 //! at a time. After an edit salsa re-verifies a few dozen segment queries,
