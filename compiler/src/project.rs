@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::config::{self, Connector, LatePolicy, ModelConfig, ProjectConfig, SourceConfig};
+use crate::config::{self, ModelConfig, ProjectConfig, SourceConfig};
 use crate::db::{Db, ModelName, Project, SourceFile, SourceName};
 use crate::diagnostic::Diagnostic;
 use crate::plan::lower::ModelSettings;
@@ -187,26 +187,6 @@ pub fn model_settings<'db>(db: &'db dyn Db, project: Project, name: ModelName<'d
 #[salsa::tracked(returns(ref))]
 pub fn source_config<'db>(db: &'db dyn Db, project: Project, name: SourceName<'db>) -> Option<SourceConfig> {
     sources_config(db, project).as_ref().ok()?.iter().find(|s| &s.name == name.text(db)).cloned()
-}
-
-/// The event-time facts of a source that model validation needs.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct SourceClock {
-    pub name: String,
-    pub event_time: bool,
-    pub late: LatePolicy,
-    pub idle_timeout: bool,
-    pub connector: Connector,
-}
-
-pub fn source_clock(s: &SourceConfig) -> SourceClock {
-    SourceClock {
-        name: s.name.clone(),
-        event_time: s.event_time.is_some(),
-        late: s.late_events.map(|(l, _)| l).unwrap_or_default(),
-        idle_timeout: s.idle_timeout.is_some(),
-        connector: s.connector,
-    }
 }
 
 #[cfg(test)]
