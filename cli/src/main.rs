@@ -1,6 +1,7 @@
 //! The `streamform` command line.
 
 mod commands;
+mod files;
 mod load;
 mod out;
 mod render;

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use salsa::{Durability, Setter};
 use streamform::db::{Database, Project, SourceFile};
 use streamform::check::check_report;
+use streamform::driver::{self, Work};
 use streamform::manifest::manifest;
 
 fn read_models(dir: &std::path::Path, rel: &str, out: &mut Vec<(String, String)>) {
@@ -33,12 +34,12 @@ fn ms(d: Duration) -> String {
     format!("{:.3} ms", d.as_secs_f64() * 1e3)
 }
 
-/// BENCH_THREADS=N: bring the whole-project queries up to date on N
-/// threads first, as watch does.
+/// BENCH_THREADS=N (N > 1): after each edit, bring the whole-project
+/// queries up to date with the driver, on every core, as watch does.
 fn refresh(db: &Database, project: Project) {
     let threads: u32 = std::env::var("BENCH_THREADS").ok().and_then(|t| t.parse().ok()).unwrap_or(1);
     if threads > 1 {
-        streamform::chunks::refresh_parallel(db, project, threads);
+        driver::refresh(db, project, Work::All);
     }
 }
 
@@ -72,7 +73,7 @@ fn main() {
     let files: Vec<SourceFile> =
         models.iter().map(|(p, t)| SourceFile::builder(p.clone(), t.clone()).path_durability(high).text_durability(medium).new(&db)).collect();
     let project = Project::builder(".".into(), config, sources, files.clone(), Vec::new()).durability(medium).new(&db);
-    let _ = check_report(&db, project);
+    driver::compile(&mut db, project, Work::All);
     let digest = match manifest(&db, project) {
         Ok(m) => m.application_digest.clone(),
         Err(e) => panic!("project does not compile: {e:?}"),

@@ -3,10 +3,10 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use crate::chunks;
 use crate::db::{Db, ModelName, Project};
 use crate::model::model_reads;
 use crate::project::model_names;
+use crate::segments;
 
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct DependencyGraph {
@@ -19,12 +19,12 @@ pub struct DependencyGraph {
     pub cycles: Vec<Vec<String>>,
 }
 
-/// The models read with ref() by one run of models (in name order), as
+/// The models read with ref() by one segment of models (in name order), as
 /// positions in name order; refs to models that do not exist are left out.
 #[salsa::tracked(returns(ref))]
-pub(crate) fn run_upstream(db: &dyn Db, project: Project, run: u32) -> Vec<Vec<usize>> {
+pub(crate) fn segment_upstream(db: &dyn Db, project: Project, segment: u32) -> Vec<Vec<usize>> {
     let names = model_names(db, project);
-    names[chunks::range(names.len(), run)]
+    names[segments::range(names.len(), segment)]
         .iter()
         .map(|n| {
             let reads = model_reads(db, project, ModelName::new(db, n.clone()));
@@ -41,8 +41,8 @@ pub fn dependency_graph(db: &dyn Db, project: Project) -> DependencyGraph {
     let n = names.len();
     // upstream models of each model
     let mut deps: Vec<Vec<usize>> = Vec::with_capacity(n);
-    for run in 0..chunks::count(n) {
-        deps.extend(run_upstream(db, project, run).iter().cloned());
+    for segment in 0..segments::count(n) {
+        deps.extend(segment_upstream(db, project, segment).iter().cloned());
     }
     let mut readers: Vec<Vec<usize>> = vec![Vec::new(); n];
     let mut pending: Vec<usize> = deps.iter().map(Vec::len).collect();

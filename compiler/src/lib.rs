@@ -4,10 +4,10 @@
 
 pub mod backend;
 pub mod check;
-pub mod chunks;
 pub mod config;
 pub mod db;
 pub mod diagnostic;
+pub mod driver;
 pub mod duration;
 pub mod graph;
 pub mod graph_doc;
@@ -17,6 +17,7 @@ pub mod model;
 pub mod plan;
 pub mod project;
 pub mod schemas;
+pub mod segments;
 pub mod sim;
 pub mod source;
 pub mod sql;

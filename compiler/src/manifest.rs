@@ -6,7 +6,6 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::chunks;
 use crate::db::{Db, ModelName, Project};
 use crate::diagnostic::Diagnostic;
 use crate::graph::dependency_graph;
@@ -15,6 +14,7 @@ use crate::identity::fingerprint::{schema_fingerprint, state_fingerprint};
 use crate::model::{lower_model, model_plan};
 use crate::project::model_names;
 use crate::plan::node::{ModelPlan, PlanNode, TumblingWindow};
+use crate::segments;
 
 pub const MANIFEST_VERSION: u32 = 1;
 
@@ -252,19 +252,19 @@ fn digest_of(slices: &[Arc<ModelSlice>]) -> String {
     hex(&w.0.finalize())
 }
 
-/// One run of models in name order (see [`crate::chunks`]): the identity
-/// and compact JSON of each, None for a model that does not plan. Keyed by
-/// name, not plan order, so that a run depends only on its own models, and
-/// an edit elsewhere leaves it valid without walking into it.
+/// One segment of models in name order (see [`crate::segments`]): the
+/// identity and compact JSON of each, None for a model that does not plan.
+/// Keyed by name, not plan order, so that a segment depends only on its own
+/// models, and an edit elsewhere leaves it valid without walking into it.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
-pub(crate) struct ManifestRun {
+pub(crate) struct ManifestSegment {
     models: Vec<Option<(Arc<ModelSlice>, Arc<ModelJson>)>>,
 }
 
 #[salsa::tracked(returns(ref))]
-pub(crate) fn manifest_run(db: &dyn Db, project: Project, run: u32) -> ManifestRun {
+pub(crate) fn manifest_segment(db: &dyn Db, project: Project, segment: u32) -> ManifestSegment {
     let names = model_names(db, project);
-    let models = names[chunks::range(names.len(), run)]
+    let models = names[segments::range(names.len(), segment)]
         .iter()
         .map(|name| {
             let key = ModelName::new(db, name.clone());
@@ -273,19 +273,19 @@ pub(crate) fn manifest_run(db: &dyn Db, project: Project, run: u32) -> ManifestR
             Some((slice, json))
         })
         .collect();
-    ManifestRun { models }
+    ManifestSegment { models }
 }
 
 /// The identity and JSON of the model at `position` in name order.
 fn model_at(db: &dyn Db, project: Project, position: usize) -> Option<&(Arc<ModelSlice>, Arc<ModelJson>)> {
-    let (run, offset) = chunks::locate(model_names(db, project).len(), position);
-    manifest_run(db, project, run).models[offset].as_ref()
+    let (segment, offset) = segments::locate(model_names(db, project).len(), position);
+    manifest_segment(db, project, segment).models[offset].as_ref()
 }
 
 /// The application digest part-way: SHA-256 over a prefix of the manifest's
 /// compact JSON. The digest is one hash over the whole document, so it is
-/// chained run by run; an edit re-hashes from its model's run on, and the
-/// runs before it are reused.
+/// chained segment by segment; an edit re-hashes from its model's segment
+/// on, and the segments before it are reused.
 #[derive(Clone)]
 struct DigestState {
     hasher: Sha256,
@@ -317,12 +317,12 @@ impl std::fmt::Debug for DigestState {
     }
 }
 
-/// The `models` entries of one run (in name order), None for a model
-/// without identity. Apart from [`manifest_run`] so that an edit that keeps
-/// a model's entry (most do: it holds no digest) does not re-hash them.
+/// The `models` entries of one segment (in name order), None for a model
+/// without identity. Apart from [`manifest_segment`] so that an edit that
+/// keeps a model's entry (most do: it holds no digest) does not re-hash them.
 #[salsa::tracked(returns(ref))]
-fn run_model_entries(db: &dyn Db, project: Project, run: u32) -> Vec<Option<String>> {
-    manifest_run(db, project, run).models.iter().map(|m| m.as_ref().map(|(_, json)| json.model.clone())).collect()
+fn segment_model_entries(db: &dyn Db, project: Project, segment: u32) -> Vec<Option<String>> {
+    manifest_segment(db, project, segment).models.iter().map(|m| m.as_ref().map(|(_, json)| json.model.clone())).collect()
 }
 
 /// The document up to the opening of `nodes`: the header and every model's
@@ -337,24 +337,24 @@ fn digest_head(db: &dyn Db, project: Project) -> Option<DigestState> {
         if i > 0 {
             h.update(b",");
         }
-        let (run, offset) = chunks::locate(names, position);
-        h.update(run_model_entries(db, project, run)[offset].as_ref()?.as_bytes());
+        let (segment, offset) = segments::locate(names, position);
+        h.update(segment_model_entries(db, project, segment)[offset].as_ref()?.as_bytes());
     }
     h.update(b"],\"nodes\":[");
     Some(DigestState::new(h, false))
 }
 
-/// The document up to the end of the `nodes` entries of the models in run
-/// `run` of plan order.
+/// The document up to the end of the `nodes` entries of the models in
+/// segment `segment` of plan order.
 #[salsa::tracked(returns(ref))]
-fn digest_through(db: &dyn Db, project: Project, run: u32) -> Option<DigestState> {
-    let before = match run {
+fn digest_through(db: &dyn Db, project: Project, segment: u32) -> Option<DigestState> {
+    let before = match segment {
         0 => digest_head(db, project),
-        _ => digest_through(db, project, run - 1),
+        _ => digest_through(db, project, segment - 1),
     };
     let DigestState { mut hasher, mut wrote_node, .. } = before.clone()?;
     let positions = &dependency_graph(db, project).positions;
-    for &position in &positions[chunks::range(positions.len(), run)] {
+    for &position in &positions[segments::range(positions.len(), segment)] {
         let nodes = &model_at(db, project, position)?.1.nodes;
         if nodes.is_empty() {
             continue;
@@ -394,7 +394,7 @@ pub fn manifest(db: &dyn Db, project: Project) -> Result<AppManifest, ManifestEr
             }
         }
     }
-    let last = match chunks::count(graph.order.len()) {
+    let last = match segments::count(graph.order.len()) {
         0 => digest_head(db, project),
         n => digest_through(db, project, n - 1),
     };
@@ -415,26 +415,13 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// Writes pretty JSON (2-space indent, trailing newline) to `out`.
-pub fn write_pretty_json<T: Serialize, W: std::io::Write + ?Sized>(value: &T, out: &mut W) -> std::io::Result<()> {
-    serde_json::to_writer_pretty(&mut *out, value).map_err(std::io::Error::other)?;
-    out.write_all(b"\n")
-}
-
-/// The pretty JSON the commands print: 2-space indent, trailing newline.
-pub fn to_pretty_json<T: Serialize>(value: &T) -> String {
-    let mut s = serde_json::to_string_pretty(value).expect("documents serialize");
-    s.push('\n');
-    s
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::db::{Database, SourceFile};
 
-    /// The run-by-run digest equals the digest of the whole document, also
-    /// after edits re-hash only some runs.
+    /// The segment-by-segment digest equals the digest of the whole document, also
+    /// after edits re-hash only some segments.
     #[test]
     fn chained_digest_hashes_like_the_whole_manifest() {
         use salsa::Setter;
@@ -445,7 +432,7 @@ mod tests {
             "sources.yml".into(),
             "sources:\n  o:\n    connector: kafka\n    topic: o\n    schema: {k: int64, v: int32}\n".into(),
         );
-        // Three runs of models, some reading others.
+        // Three segments of models, some reading others.
         let mut models = Vec::new();
         for i in 0..300 {
             let sql = match i % 3 {

@@ -10,6 +10,38 @@ use crate::plan::lower::ModelSettings;
 pub const CONFIG_FILE: &str = "streamform.yml";
 pub const SOURCES_FILE: &str = "sources.yml";
 
+/// What a project file is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FileKind {
+    /// `streamform.yml`.
+    Config,
+    /// `sources.yml`.
+    Sources,
+    /// `models/**/*.sql`.
+    Model,
+    /// `tests/**/*.yml`.
+    Fixture,
+}
+
+/// What the file at a project-relative path (`models/a.sql`) is; None for
+/// a path that is no project file. The one rule the loader, watch and the
+/// tests apply.
+pub fn classify_path(rel: &str) -> Option<FileKind> {
+    match rel {
+        CONFIG_FILE => return Some(FileKind::Config),
+        SOURCES_FILE => return Some(FileKind::Sources),
+        _ => {}
+    }
+    let ext = camino::Utf8Path::new(rel).extension();
+    if rel.starts_with("models/") && ext == Some("sql") {
+        Some(FileKind::Model)
+    } else if rel.starts_with("tests/") && ext == Some("yml") {
+        Some(FileKind::Fixture)
+    } else {
+        None
+    }
+}
+
 /// Parsed streamform.yml, or why it could not be loaded.
 #[salsa::tracked(returns(ref))]
 pub fn project_config(db: &dyn Db, project: Project) -> Result<ProjectConfig, Vec<Diagnostic>> {
@@ -86,6 +118,11 @@ pub fn model_names(db: &dyn Db, project: Project) -> Vec<String> {
     }
 }
 
+/// How many segments the project's models make (see [`crate::segments`]).
+pub fn model_segments(db: &dyn Db, project: Project) -> u32 {
+    crate::segments::count(model_names(db, project).len())
+}
+
 /// Source names in declaration order.
 #[salsa::tracked(returns(ref))]
 pub fn source_names(db: &dyn Db, project: Project) -> Vec<String> {
@@ -150,4 +187,21 @@ pub fn model_settings<'db>(db: &'db dyn Db, project: Project, name: ModelName<'d
 #[salsa::tracked(returns(ref))]
 pub fn source_config<'db>(db: &'db dyn Db, project: Project, name: SourceName<'db>) -> Option<SourceConfig> {
     sources_config(db, project).as_ref().ok()?.iter().find(|s| &s.name == name.text(db)).cloned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classify_path_by_the_loader_rules() {
+        assert_eq!(classify_path("streamform.yml"), Some(FileKind::Config));
+        assert_eq!(classify_path("sources.yml"), Some(FileKind::Sources));
+        assert_eq!(classify_path("models/a.sql"), Some(FileKind::Model));
+        assert_eq!(classify_path("models/sub/a.sql"), Some(FileKind::Model));
+        assert_eq!(classify_path("tests/a.yml"), Some(FileKind::Fixture));
+        for other in ["models/a.yml", "tests/a.sql", "a.sql", "models", "models/.a.sql.swp", "sub/streamform.yml", "models/.sql"] {
+            assert_eq!(classify_path(other), None, "{other}");
+        }
+    }
 }

@@ -122,14 +122,14 @@ fn logic_edit_keeping_contract() {
         digest_through(project)
         lower_model(a)
         manifest(project)
-        manifest_run(project)
+        manifest_segment(project)
         model_contract(a)
         model_identity(a)
         model_manifest_json(a)
         model_plan(a)
         model_reads(a)
         parse_model(a)
-        run_model_entries(project)"#]].assert_eq(&executed);
+        segment_model_entries(project)"#]].assert_eq(&executed);
 }
 
 #[test]
@@ -147,7 +147,7 @@ fn logic_edit_changing_contract() {
         lower_model(a)
         lower_model(b)
         manifest(project)
-        manifest_run(project)
+        manifest_segment(project)
         model_contract(a)
         model_identity(a)
         model_identity(b)
@@ -157,7 +157,7 @@ fn logic_edit_changing_contract() {
         model_plan(b)
         model_reads(a)
         parse_model(a)
-        run_model_entries(project)"#]].assert_eq(&executed);
+        segment_model_entries(project)"#]].assert_eq(&executed);
 }
 
 #[test]
@@ -176,7 +176,7 @@ fn config_edit_of_another_model() {
         digest_through(project)
         lower_model(c)
         manifest(project)
-        manifest_run(project)
+        manifest_segment(project)
         model_config(a)
         model_config(b)
         model_config(c)
@@ -186,7 +186,7 @@ fn config_edit_of_another_model() {
         model_plan(c)
         model_settings(c)
         project_config(project)
-        run_model_entries(project)"#]].assert_eq(&executed);
+        segment_model_entries(project)"#]].assert_eq(&executed);
 }
 
 #[test]
@@ -223,11 +223,11 @@ fn source_edit_touches_only_its_readers() {
         digest_through(project)
         lower_model(c)
         manifest(project)
-        manifest_run(project)
+        manifest_segment(project)
         model_identity(c)
         model_manifest_json(c)
         model_plan(c)
-        run_model_entries(project)
+        segment_model_entries(project)
         source_config(source clicks)
         source_config(source orders)
         source_contracts(source clicks)
@@ -251,13 +251,13 @@ fn deleting_an_unrelated_model() {
         digest_head(project)
         digest_through(project)
         manifest(project)
-        manifest_run(project)
+        manifest_segment(project)
         model_index(project)
         model_names(project)
         model_source_file(a)
         model_source_file(b)
-        run_model_entries(project)
-        run_upstream(project)"#]].assert_eq(&executed);
+        segment_model_entries(project)
+        segment_upstream(project)"#]].assert_eq(&executed);
 }
 
 /// The check report too: removing a model re-checks no other model (their
@@ -278,11 +278,11 @@ fn deleting_an_unrelated_model_re_checks_no_other() {
     }
 }
 
-/// On a project of several runs (crate::chunks), an edit re-runs the edited
-/// model's run of the whole-project queries, and the digest from that run
-/// on: the runs before it are reused.
+/// On a project of several segments (crate::segments), an edit re-runs the
+/// edited model's segment of the whole-project queries, and the digest from
+/// that segment on: the segments before it are reused.
 #[test]
-fn large_project_edit_re_runs_one_run() {
+fn large_project_edit_re_runs_one_segment() {
     let mut text = String::from("//- /streamform.yml\nname: big\nversion: 1\n//- /sources.yml\nsources:\n  o:\n    connector: kafka\n    topic: o\n    schema: {k: int64, v: int32}\n");
     for i in 0..400 {
         text.push_str(&format!("//- /models/m{i:03}.sql\nSELECT k, v FROM source('o') WHERE v > {i}\n"));
@@ -293,24 +293,24 @@ fn large_project_edit_re_runs_one_run() {
     f.db.take_executed();
     let count = |executed: &str, query: &str| executed.lines().filter(|l| l.starts_with(&format!("{query}("))).count();
 
-    // 400 models make 4 runs of 128, 128, 128 and 16, in plan (here: name) order.
+    // 400 models make 4 segments of 128, 128, 128 and 16, in plan (here: name) order.
     f.edit("models/m390.sql", "v > 390", "v > 7");
     let _ = streamform::check::check_report(&f.db, f.project);
     let executed = f.executed();
     let _ = f.manifest();
     let executed = executed + "\n" + &f.executed();
-    assert_eq!(count(&executed, "run_checks"), 1, "{executed}");
-    assert_eq!(count(&executed, "manifest_run"), 1, "{executed}");
+    assert_eq!(count(&executed, "segment_checks"), 1, "{executed}");
+    assert_eq!(count(&executed, "manifest_segment"), 1, "{executed}");
     assert_eq!(count(&executed, "digest_through"), 1, "{executed}");
-    assert_eq!(count(&executed, "run_upstream"), 0, "{executed}");
+    assert_eq!(count(&executed, "segment_upstream"), 0, "{executed}");
     // The models' entries (name, key, output) are unchanged: not re-hashed.
     assert_eq!(count(&executed, "digest_head"), 0, "{executed}");
     assert_eq!(count(&executed, "check_report"), 0, "equal diagnostics: {executed}");
 
-    // An edit in the first run re-hashes every run after it.
+    // An edit in the first segment re-hashes every segment after it.
     f.edit("models/m005.sql", "v > 5", "v > 6");
     let _ = f.manifest();
     let executed = f.executed();
-    assert_eq!(count(&executed, "manifest_run"), 1, "{executed}");
+    assert_eq!(count(&executed, "manifest_segment"), 1, "{executed}");
     assert_eq!(count(&executed, "digest_through"), 4, "{executed}");
 }

@@ -158,12 +158,16 @@ fn alias_is_not_part_of_state() {
     assert_ne!(node(&renamed, "totals::project::0").schema_digest, node(&base, "totals::project::0").schema_digest);
 }
 
+fn pretty(m: &streamform::manifest::Manifest) -> String {
+    serde_json::to_string_pretty(m).expect("manifests serialize")
+}
+
 #[test]
 fn outputs_are_deterministic() {
     let text = format!("{CONFIG}{SOURCES}\n//- /models/totals.sql\n{BASE}\n//- /models/clean.sql\nSELECT order_id, qty FROM source('orders') WHERE qty > 0\n");
-    let first = streamform::manifest::to_pretty_json(&Fixture::with_db(Default::default(), &text).manifest());
+    let first = pretty(&Fixture::with_db(Default::default(), &text).manifest());
     for _ in 0..5 {
-        let again = streamform::manifest::to_pretty_json(&Fixture::with_db(Default::default(), &text).manifest());
+        let again = pretty(&Fixture::with_db(Default::default(), &text).manifest());
         assert_eq!(again, first);
     }
     // The same project loaded with files in another order, in one database.
@@ -171,7 +175,7 @@ fn outputs_are_deterministic() {
     parts[1..].reverse();
     let shuffled = parts.join("\n//- ");
     let m = Fixture::with_db(Default::default(), &shuffled).manifest();
-    assert_eq!(streamform::manifest::to_pretty_json(&m), first);
+    assert_eq!(pretty(&m), first);
     // The stored digest is the digest of the document with an empty digest field.
     assert_eq!(streamform::manifest::application_digest(&m), m.application_digest);
 }

@@ -6,11 +6,12 @@ use std::io::Write;
 
 use camino::{Utf8Path, Utf8PathBuf};
 use streamform::backend::flink::{flink_script, TargetName};
-use streamform::manifest::{manifest, write_pretty_json};
+use streamform::manifest::manifest;
 use streamform::project::project_config;
 
 use super::print_diagnostics_stderr;
 use crate::out::{eprint, print};
+use crate::render::json::write_pretty_json;
 
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
 pub enum Backend {

@@ -2,6 +2,7 @@
 //! fixtures, and every diagnostic.
 
 use streamform::check::{all_load_errors, check_report};
+use streamform::driver::{self, Work};
 use streamform::project::{model_config, model_file, model_names, project_config, sources_config};
 use streamform::ModelName;
 
@@ -9,19 +10,18 @@ use crate::commands::print_diagnostics_stderr;
 use crate::load::load;
 use crate::out::{eprint, print};
 use crate::render::check::{self, CheckView, ModelRow};
+use crate::render::json::to_pretty_json;
 
 pub fn run(project: &str, strict: bool, json: bool) -> u8 {
     let mut loaded = load(project);
-    if all_load_errors(&loaded.db, loaded.project).is_empty() {
-        super::plan_all(&mut loaded, true);
-    }
+    driver::compile(&mut loaded.db, loaded.project, Work::Checks);
     let db = &loaded.db;
     let p = loaded.project;
     let load_errors = all_load_errors(db, p);
     if !load_errors.is_empty() {
         if json {
             let doc = check::json_not_loaded(&loaded.root, &load_errors, strict);
-            print(&format!("{}\n", serde_json::to_string_pretty(&doc).expect("serializable")));
+            print(&to_pretty_json(&doc));
         }
         eprint(&format!("error: could not load project at {}\n\n", loaded.root));
         print_diagnostics_stderr(&loaded, &load_errors);
@@ -44,7 +44,7 @@ pub fn run(project: &str, strict: bool, json: bool) -> u8 {
     sources.sort_by(|a, b| a.name.as_bytes().cmp(b.name.as_bytes()));
     let view = CheckView { root: &loaded.root, config, models, sources, report, strict };
     if json {
-        print(&format!("{}\n", serde_json::to_string_pretty(&check::json(&view)).expect("serializable")));
+        print(&to_pretty_json(&check::json(&view)));
     } else {
         print(&check::text(&view, &|path| loaded.file_text(path)));
     }

@@ -1,12 +1,12 @@
 //! `graph`: sources, models, sinks and their edges, as text, DOT or JSON.
 
 use streamform::graph_doc::graph_document;
-use streamform::manifest::to_pretty_json;
 
 use super::report_load_errors;
 use crate::load::load;
 use crate::out::{eprint, print};
 use crate::render::graph::{graph_dot, graph_text};
+use crate::render::json::to_pretty_json;
 
 #[derive(Clone, Copy, clap::ValueEnum)]
 pub enum GraphFormat {

@@ -2,8 +2,9 @@
 
 use streamform::config::LatePolicy;
 use streamform::db::{ModelName, SourceName};
+use streamform::driver::{self, Work};
 use streamform::identity::digest::short;
-use streamform::manifest::{manifest, model_identity, to_pretty_json, write_pretty_json, ManifestError, ModelDocument};
+use streamform::manifest::{manifest, model_identity, ManifestError, ModelDocument};
 use streamform::model::{lower_model, model_plan, source_input};
 use streamform::project::{model_config, model_names, source_config};
 
@@ -12,6 +13,7 @@ use crate::load::{load, Loaded};
 use crate::out::{eprint, print, print_with};
 use crate::render::explain::{model_explain, SourceFacts};
 use crate::render::inspect::model_block;
+use crate::render::json::{to_pretty_json, write_pretty_json};
 
 /// Checks a MODEL argument; prints the error and returns false when unknown.
 pub(crate) fn known_model(loaded: &Loaded, model: &str) -> bool {
@@ -58,7 +60,7 @@ pub fn inspect_plan(project: &str, model: Option<&str>, json: bool) -> u8 {
         return 2;
     }
     if model.is_none() {
-        super::plan_all(&mut loaded, false);
+        driver::compile(&mut loaded.db, loaded.project, Work::Manifest);
     }
     let db = &loaded.db;
     match model {

@@ -13,6 +13,7 @@ pub mod test;
 pub(crate) use inspect::known_model;
 
 use streamform::diagnostic::Diagnostic;
+use streamform::driver::{self, Work};
 
 use crate::load::Loaded;
 use crate::out::eprint;
@@ -37,37 +38,6 @@ pub fn print_diagnostics_stderr(loaded: &Loaded, diags: &[Diagnostic]) {
     }
 }
 
-/// Plans (and, for `check`, validates) every model in batches, on every core, letting salsa drop the
-/// syntax trees of each batch (parse_model is LRU-bounded, and eviction
-/// happens only between revisions): large projects never hold every tree.
-pub fn plan_all(loaded: &mut Loaded, with_checks: bool) {
-    use salsa::Database as _;
-    // Name order, not dependency order: the dependency graph needs every
-    // model's reads, which would parse every model before the first
-    // eviction. Lowering pulls in upstream models on demand anyway.
-    let order = streamform::project::model_names(&loaded.db, loaded.project).clone();
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
-    let project = loaded.project;
-    for batch in order.chunks(512) {
-        std::thread::scope(|scope| {
-            for part in batch.chunks(batch.len().div_ceil(threads)) {
-                let db = loaded.db.clone();
-                scope.spawn(move || {
-                    for name in part {
-                        let key = streamform::db::ModelName::new(&db, name.clone());
-                        let _ = streamform::model::model_reads(&db, project, key);
-                        let _ = streamform::manifest::model_identity(&db, project, key);
-                        if with_checks {
-                            let _ = streamform::check::models::model_checks(&db, project, key);
-                        }
-                    }
-                });
-            }
-        });
-        loaded.db.trigger_lru_eviction();
-    }
-}
-
 /// Loads a project for a command that needs it free of errors (`test`,
 /// `run`, `build`, `plan`): prints why not and returns the exit code (2)
 /// when it does not load or `check` finds errors. `verb` completes "fix
@@ -80,8 +50,7 @@ pub fn load_checked(project: &str, verb: &str) -> Result<Loaded, u8> {
         print_diagnostics_stderr(&loaded, &load_errors);
         return Err(2);
     }
-    // Identities and checks of every model, in parallel batches.
-    plan_all(&mut loaded, true);
+    driver::compile(&mut loaded.db, loaded.project, Work::Checks);
     let errors: Vec<Diagnostic> =
         streamform::check::check_report(&loaded.db, loaded.project).diagnostics.iter().filter(|d| d.is_error()).cloned().collect();
     if !errors.is_empty() {

@@ -10,15 +10,16 @@
 use std::fs;
 
 use camino::Utf8Path;
+use streamform::identity::digest::short;
+use streamform::manifest::manifest;
 use streamform::upgrade::document::document;
 use streamform::upgrade::reader::{read_running, RunningDoc};
 use streamform::upgrade::{artifact_note, diff, hints_of};
-use streamform::identity::digest::short;
-use streamform::manifest::{manifest, to_pretty_json};
 use streamform::project::project_config;
 
 use super::inspect::whole_manifest_error;
 use crate::out::{eprint, print};
+use crate::render::json::to_pretty_json;
 use crate::render::plan::{text, Header};
 
 pub struct Args {

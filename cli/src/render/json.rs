@@ -1,7 +1,24 @@
-//! A small JSON tree with the original's float spelling (`3.0`, `1e+300`,
-//! `1e-05`), printed like serde_json's pretty printer (two spaces).
+//! JSON output: the pretty printing of serializable documents (the
+//! manifest, plan and graph documents), and a small JSON tree with the
+//! original's float spelling (`3.0`, `1e+300`, `1e-05`), printed like
+//! serde_json's pretty printer (two spaces).
 
 use std::fmt::Write;
+
+use serde::Serialize;
+
+/// Writes pretty JSON (2-space indent, trailing newline) to `out`.
+pub fn write_pretty_json<T: Serialize, W: std::io::Write + ?Sized>(value: &T, out: &mut W) -> std::io::Result<()> {
+    serde_json::to_writer_pretty(&mut *out, value).map_err(std::io::Error::other)?;
+    out.write_all(b"\n")
+}
+
+/// The pretty JSON the commands print: 2-space indent, trailing newline.
+pub fn to_pretty_json<T: Serialize>(value: &T) -> String {
+    let mut s = serde_json::to_string_pretty(value).expect("documents serialize");
+    s.push('\n');
+    s
+}
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Json {

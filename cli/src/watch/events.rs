@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use notify::event::{AccessKind, AccessMode};
 use notify::{Event, EventKind, RecommendedWatcher, RecursiveMode, Watcher as _};
 
-use super::files::Batch;
+use crate::files::Batch;
 
 const TREES: [&str; 2] = ["models", "tests"];
 

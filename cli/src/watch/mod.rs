@@ -1,14 +1,14 @@
 //! `streamform watch`: compile once, then keep one salsa database up to
 //! date with the project's files and print only what changed.
 //!
-//! - [`files`]: the files table (paths → input handles), applying a batch.
+//! - [`crate::files`]: the files table (paths → input handles), applying a
+//!   batch of changed paths.
 //! - [`events`]: the notify watcher and the debouncer.
 //! - [`view`]: what was printed, and the delta of a revision.
 //! - [`render`]: the text and JSON output of a revision.
 //! - [`fixtures`]: `--test`, fixtures rerun on the simulator.
 
 pub mod events;
-pub mod files;
 pub mod fixtures;
 pub mod render;
 pub mod view;
@@ -19,10 +19,11 @@ mod tests;
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
+use streamform::driver::{self, Work};
 use streamform::Database;
 
 use crate::out::{closed, eprint, print};
-use files::{Batch, ChangeKind, FileChange, Files};
+use crate::files::{Batch, ChangeKind, FileChange, Files};
 use fixtures::{Fixtures, TestOutcome};
 use render::Revision;
 use view::{Delta, View};
@@ -71,7 +72,7 @@ impl Session {
     /// The first compile: every model's block.
     pub fn initial(&mut self) -> Step {
         let t = Instant::now();
-        View::warm_up(&mut self.db, &self.files);
+        driver::compile(&mut self.db, self.files.project, Work::All);
         let delta = self.view.update(&self.db, &self.files, &HashSet::new());
         let tests = self.tests(&delta, &[]);
         Step { changes: Vec::new(), delta, tests, notes: Vec::new(), elapsed: t.elapsed() }
@@ -93,7 +94,7 @@ impl Session {
                 touched.insert(from);
             }
         }
-        refresh_runs(&self.db, self.files.project);
+        driver::refresh(&self.db, self.files.project, Work::All);
         let delta = self.view.update(&self.db, &self.files, &touched);
         let changed_fixtures: Vec<&str> = changes.iter().map(|c| c.path.as_str()).filter(|p| p.starts_with("tests/")).collect();
         let tests = self.tests(&delta, &changed_fixtures);
@@ -111,16 +112,6 @@ impl Session {
     pub fn retry_at(&self) -> Option<Instant> {
         self.files.retry_at()
     }
-}
-
-/// Brings the whole-project queries up to date on every core before the
-/// view reads them (see `refresh_parallel`).
-fn refresh_runs(db: &Database, project: streamform::Project) {
-    if !streamform::check::all_load_errors(db, project).is_empty() {
-        return;
-    }
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(4) as u32;
-    streamform::chunks::refresh_parallel(db, project, threads);
 }
 
 fn emit(opts: &Options, step: &Step, initial: bool) {

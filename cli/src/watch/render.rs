@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use streamform::manifest::ModelDocument;
 
-use super::files::{ChangeKind, FileChange};
+use crate::files::{ChangeKind, FileChange};
 use super::fixtures::TestOutcome;
 use super::view::{Delta, ModelStatus, Rendered};
 

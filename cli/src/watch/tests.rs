@@ -9,7 +9,7 @@ use expect_test::expect;
 use streamform::testing::QueryLabels;
 use streamform::Database;
 
-use super::files::Batch;
+use crate::files::Batch;
 use super::view::ModelStatus;
 use super::Session;
 
@@ -144,7 +144,7 @@ fn logic_edit_reruns_only_the_edited_model() {
         digest_through(project)
         lower_model(a)
         manifest(project)
-        manifest_run(project)
+        manifest_segment(project)
         model_checks(a)
         model_contract(a)
         model_identity(a)
@@ -152,8 +152,8 @@ fn logic_edit_reruns_only_the_edited_model() {
         model_plan(a)
         model_reads(a)
         parse_model(a)
-        run_checks(project)
-        run_model_entries(project)"#]].assert_eq(&executed);
+        segment_checks(project)
+        segment_model_entries(project)"#]].assert_eq(&executed);
 }
 
 #[test]
@@ -173,7 +173,7 @@ fn contract_edit_reruns_its_readers_too() {
         lower_model(a)
         lower_model(b)
         manifest(project)
-        manifest_run(project)
+        manifest_segment(project)
         model_checks(a)
         model_checks(b)
         model_contract(a)
@@ -185,8 +185,8 @@ fn contract_edit_reruns_its_readers_too() {
         model_plan(b)
         model_reads(a)
         parse_model(a)
-        run_checks(project)
-        run_model_entries(project)"#]].assert_eq(&executed);
+        segment_checks(project)
+        segment_model_entries(project)"#]].assert_eq(&executed);
 }
 
 #[test]
@@ -309,7 +309,7 @@ fn first_edit_of_a_file() {
         lower_model(a)
         lower_model(b)
         manifest(project)
-        manifest_run(project)
+        manifest_segment(project)
         model_checks(a)
         model_checks(b)
         model_contract(a)
@@ -323,9 +323,9 @@ fn first_edit_of_a_file() {
         parse_model(a)
         reaches_cycle(a)
         reaches_cycle(b)
-        run_checks(project)
-        run_model_entries(project)
-        run_upstream(project)
+        segment_checks(project)
+        segment_model_entries(project)
+        segment_upstream(project)
         upstream_sources(a)
         upstream_sources(b)"#]].assert_eq(&executed);
 }

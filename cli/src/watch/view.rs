@@ -5,15 +5,14 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use salsa::Database as _;
-use streamform::check::{all_load_errors, check_report, model_checks};
+use streamform::check::{all_load_errors, check_report};
 use streamform::diagnostic::{Diagnostic, Severity};
 use streamform::graph::dependency_graph;
-use streamform::manifest::{manifest, model_identity, ModelSlice};
+use streamform::manifest::{manifest, model_identity, AppManifest, ModelSlice};
 use streamform::project::model_names;
-use streamform::{Database, ModelName};
+use streamform::{Database, ModelName, Project};
 
-use super::files::Files;
+use crate::files::Files;
 use crate::render::diagnostic::render;
 use crate::render::inspect::model_block;
 
@@ -93,25 +92,6 @@ pub struct View {
 }
 
 impl View {
-    /// Computes every model's identity in batches, letting salsa drop each
-    /// batch's syntax trees (parse_model is LRU-bounded and evicts only
-    /// between revisions), so a large project never holds every tree.
-    pub fn warm_up(db: &mut Database, files: &Files) {
-        let p = files.project;
-        if !all_load_errors(db, p).is_empty() {
-            return;
-        }
-        let order = dependency_graph(db, p).order.clone();
-        for chunk in order.chunks(256) {
-            for name in chunk {
-                let key = ModelName::new(db, name.clone());
-                let _ = model_identity(db, p, key);
-                let _ = model_checks(db, p, key);
-            }
-            db.trigger_lru_eviction();
-        }
-    }
-
     /// Records a model's identity; queues its block when its text changed.
     fn print(&mut self, name: &str, slice: &Arc<ModelSlice>, is_new: bool, delta: &mut Delta) {
         let status = if is_new { ModelStatus::Added } else { ModelStatus::Changed };
@@ -146,73 +126,93 @@ impl View {
         } else {
             load_errors.into_iter().chain(self.checked.iter().cloned()).collect()
         };
+        if delta.loaded {
+            self.update_models(db, p, &mut delta);
+        } else {
+            // The next revision that loads looks at every model again.
+            self.whole = None;
+        }
+        delta.model_count = self.names.len();
+        self.update_diagnostics(db, files, diags, touched, &mut delta);
+        delta.digest_changed = delta.digest != self.digest;
+        self.digest = delta.digest.clone();
+        delta
+    }
 
-        let whole = if delta.loaded { manifest(db, p).as_ref().ok() } else { None };
+    /// The blocks of a project that loads: while the models and their plan
+    /// order stay the same, only the slices that changed (by pointer);
+    /// otherwise every model.
+    fn update_models(&mut self, db: &Database, p: Project, delta: &mut Delta) {
+        let whole = manifest(db, p).as_ref().ok();
         // Taken out so that print() can borrow self; put back below.
         let same = whole.zip(self.whole.take()).filter(|(m, old)| same_models(&m.slices, old));
         if let Some((m, mut old)) = same {
             for (new, old) in m.slices.iter().zip(old.iter_mut()) {
                 if !Arc::ptr_eq(new, old) {
                     *old = new.clone();
-                    self.print(&new.model.name, new, false, &mut delta);
+                    self.print(&new.model.name, new, false, delta);
                 }
             }
             self.whole = Some(old);
             delta.digest = Some(m.application_digest.clone());
-        } else if delta.loaded {
+        } else {
             self.whole = whole.map(|m| m.slices.clone());
-            let names = model_names(db, p);
-            let order = &dependency_graph(db, p).order;
-            let mut seen: HashSet<&str> = HashSet::with_capacity(names.len());
-            let mut failed_now: Vec<&String> = Vec::new();
-            // When the whole manifest builds, its slices are every model's
-            // identity in plan order: no per-model lookups needed.
-            if let Some(m) = whole {
-                for slice in &m.slices {
-                    let name = &slice.model.name;
-                    seen.insert(name);
-                    let is_new = self.names.binary_search(name).is_err();
-                    self.failed.remove(name);
-                    self.print(name, slice, is_new, &mut delta);
-                }
-            }
-            // Otherwise plan order first, then models in or behind a cycle (no plan).
-            for name in order.iter().chain(names.iter()) {
-                if !seen.insert(name) {
-                    continue;
-                }
-                let key = ModelName::new(db, name.clone());
-                let is_new = self.names.binary_search(name).is_err();
-                match model_identity(db, p, key) {
-                    Some(slice) => {
-                        self.failed.remove(name);
-                        self.print(name, slice, is_new, &mut delta);
-                    }
-                    None => {
-                        self.printed.remove(name);
-                        if self.failed.insert(name.clone()) {
-                            failed_now.push(name);
-                        }
-                    }
-                }
-            }
-            for name in failed_now {
-                delta.models.push(ModelChange { name: name.clone(), status: ModelStatus::Failed, printed: None });
-            }
-            for old in &self.names {
-                if names.binary_search(old).is_err() {
-                    delta.removed.push(old.clone());
-                    self.printed.remove(old);
-                    self.failed.remove(old);
-                }
-            }
-            self.names = names.clone();
-            delta.digest = manifest(db, p).as_ref().ok().map(|m| m.application_digest.clone());
+            self.update_every_model(db, p, whole, delta);
+            delta.digest = whole.map(|m| m.application_digest.clone());
         }
-        delta.model_count = self.names.len();
+    }
 
-        // Diagnostics: re-render only what is new as data or sits in a
-        // file whose text changed; compare by rendered text.
+    /// Every model's block: plan order, then models in or behind a cycle
+    /// (no plan); then the models that failed and those removed.
+    fn update_every_model(&mut self, db: &Database, p: Project, whole: Option<&AppManifest>, delta: &mut Delta) {
+        let names = model_names(db, p);
+        let order = &dependency_graph(db, p).order;
+        let mut seen: HashSet<&str> = HashSet::with_capacity(names.len());
+        let mut failed_now: Vec<&String> = Vec::new();
+        // When the whole manifest builds, its slices are every model's
+        // identity in plan order: no per-model lookups needed.
+        for slice in whole.iter().flat_map(|m| &m.slices) {
+            let name = &slice.model.name;
+            seen.insert(name);
+            let is_new = self.names.binary_search(name).is_err();
+            self.failed.remove(name);
+            self.print(name, slice, is_new, delta);
+        }
+        for name in order.iter().chain(names.iter()) {
+            if !seen.insert(name) {
+                continue;
+            }
+            let key = ModelName::new(db, name.clone());
+            let is_new = self.names.binary_search(name).is_err();
+            match model_identity(db, p, key) {
+                Some(slice) => {
+                    self.failed.remove(name);
+                    self.print(name, slice, is_new, delta);
+                }
+                None => {
+                    self.printed.remove(name);
+                    if self.failed.insert(name.clone()) {
+                        failed_now.push(name);
+                    }
+                }
+            }
+        }
+        for name in failed_now {
+            delta.models.push(ModelChange { name: name.clone(), status: ModelStatus::Failed, printed: None });
+        }
+        for old in &self.names {
+            if names.binary_search(old).is_err() {
+                delta.removed.push(old.clone());
+                self.printed.remove(old);
+                self.failed.remove(old);
+            }
+        }
+        self.names = names.clone();
+    }
+
+    /// Diagnostics: re-renders only what is new as data or sits in a file
+    /// whose text changed, and compares by rendered text.
+    fn update_diagnostics(&mut self, db: &Database, files: &Files, diags: Vec<Diagnostic>, touched: &HashSet<&str>, delta: &mut Delta) {
         let mut cache: HashMap<&Diagnostic, &str> = HashMap::with_capacity(self.diagnostics.len());
         for r in &self.diagnostics {
             cache.insert(&r.diag, &r.text);
@@ -236,10 +236,6 @@ impl View {
         delta.errors = rendered.iter().filter(|r| r.diag.severity == Severity::Error).count();
         delta.warnings = rendered.len() - delta.errors;
         self.diagnostics = rendered;
-
-        delta.digest_changed = delta.digest != self.digest;
-        self.digest = delta.digest.clone();
-        delta
     }
 }
 

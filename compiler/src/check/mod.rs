@@ -70,17 +70,18 @@ pub fn all_load_errors(db: &dyn Db, project: Project) -> Vec<Diagnostic> {
     out
 }
 
-/// One run of models' diagnostics (see [`crate::chunks`]), each section
-/// in name order, with what the run reads for the unused-source warning.
+/// One segment of models' diagnostics (see [`crate::segments`]), each
+/// section in name order, with what the segment reads for the unused-source
+/// warning.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
-pub(crate) struct RunChecks {
+pub(crate) struct SegmentChecks {
     config: Vec<Diagnostic>,
     refs: Vec<Diagnostic>,
     window: Vec<Diagnostic>,
     /// Per model: its planning diagnostics, then its hints' diagnostics.
     planning: Vec<Diagnostic>,
     key_order: Vec<Diagnostic>,
-    /// Sources the run's models read, sorted and deduplicated.
+    /// Sources the segment's models read, sorted and deduplicated.
     sources_read: Vec<String>,
     /// A model whose reads cannot be known (it does not parse, or names a
     /// table without source()/ref()): it may read any source.
@@ -88,10 +89,10 @@ pub(crate) struct RunChecks {
 }
 
 #[salsa::tracked(returns(ref))]
-pub(crate) fn run_checks(db: &dyn Db, project: Project, run: u32) -> RunChecks {
+pub(crate) fn segment_checks(db: &dyn Db, project: Project, segment: u32) -> SegmentChecks {
     let names = project::model_names(db, project);
-    let mut out = RunChecks::default();
-    for n in &names[crate::chunks::range(names.len(), run)] {
+    let mut out = SegmentChecks::default();
+    for n in &names[crate::segments::range(names.len(), segment)] {
         let key = ModelName::new(db, n.clone());
         let c = model_checks(db, project, key);
         out.config.extend(c.config.iter().cloned());
@@ -121,15 +122,15 @@ pub fn check_report(db: &dyn Db, project: Project) -> CheckReport {
         return report;
     }
     let names = project::model_names(db, project);
-    let runs: Vec<&RunChecks> = (0..crate::chunks::count(names.len())).map(|r| run_checks(db, project, r)).collect();
+    let segments: Vec<&SegmentChecks> = (0..crate::segments::count(names.len())).map(|s| segment_checks(db, project, s)).collect();
     let d = &mut report.diagnostics;
 
     d.extend(target_diagnostics(db, project).iter().cloned());
     d.extend(project_model_diagnostics(db, project).iter().cloned());
-    for r in &runs {
+    for r in &segments {
         d.extend(r.config.iter().cloned());
     }
-    for r in &runs {
+    for r in &segments {
         d.extend(r.refs.iter().cloned());
     }
     d.extend(cycle_diagnostics(db, project));
@@ -139,11 +140,11 @@ pub fn check_report(db: &dyn Db, project: Project) -> CheckReport {
     if names.is_empty() {
         d.push(Diagnostic::warning("W0760", "the project defines no models").help("add a SQL file under models/, for example models/customer_metrics.sql"));
     }
-    d.extend(unused_sources(db, project, &runs));
-    for r in &runs {
+    d.extend(unused_sources(db, project, &segments));
+    for r in &segments {
         d.extend(r.window.iter().cloned());
     }
-    for r in &runs {
+    for r in &segments {
         d.extend(r.planning.iter().cloned());
     }
     for &f in project.fixture_files(db) {
@@ -151,7 +152,7 @@ pub fn check_report(db: &dyn Db, project: Project) -> CheckReport {
         report.fixtures.extend(summary.clone());
         report.diagnostics.extend(diags.iter().cloned());
     }
-    for r in &runs {
+    for r in &segments {
         report.diagnostics.extend(r.key_order.iter().cloned());
     }
     report
@@ -282,12 +283,12 @@ fn cycle_diagnostics(db: &dyn Db, project: Project) -> Vec<Diagnostic> {
     out
 }
 
-fn unused_sources(db: &dyn Db, project: Project, runs: &[&RunChecks]) -> Vec<Diagnostic> {
+fn unused_sources(db: &dyn Db, project: Project, segments: &[&SegmentChecks]) -> Vec<Diagnostic> {
     // A model whose reads cannot be known may be the reader: say nothing.
-    if runs.iter().any(|r| r.reads_unknown) {
+    if segments.iter().any(|r| r.reads_unknown) {
         return Vec::new();
     }
-    let read = |name: &String| runs.iter().any(|r| r.sources_read.binary_search(name).is_ok());
+    let read = |name: &String| segments.iter().any(|r| r.sources_read.binary_search(name).is_ok());
     let Ok(sources) = sources_config(db, project) else { return Vec::new() };
     sources
         .iter()

@@ -12,6 +12,7 @@
 use salsa::Setter;
 use streamform::db::{Database, Project, SourceFile};
 use streamform::manifest::{manifest, Manifest};
+use streamform::project::{classify_path, FileKind};
 use streamform::testing::{executed_for, QueryLabels};
 
 /// A loaded fixture: the database, the project input and its files.
@@ -56,12 +57,12 @@ impl Fixture {
         for (path, text) in files {
             let file = SourceFile::new(&db, path.clone(), text);
             all.push(file);
-            match path.as_str() {
-                "streamform.yml" => config = Some(file),
-                "sources.yml" => sources = Some(file),
-                p if p.starts_with("models/") && p.ends_with(".sql") => models.push(file),
-                p if p.starts_with("tests/") && p.ends_with(".yml") => fixtures.push(file),
-                p => panic!("fixture file {p} is not a project file"),
+            match classify_path(&path) {
+                Some(FileKind::Config) => config = Some(file),
+                Some(FileKind::Sources) => sources = Some(file),
+                Some(FileKind::Model) => models.push(file),
+                Some(FileKind::Fixture) => fixtures.push(file),
+                None => panic!("fixture file {path} is not a project file"),
             }
         }
         let project = Project::new(&db, ".".to_string(), config, sources, models, fixtures);

@@ -1,0 +1,126 @@
+//! The files table: project paths mapped to salsa input handles, outside
+//! salsa. It makes every input, for the one-shot commands and `watch`
+//! alike, and is the only place that sets one.
+//!
+//! - [`Files::load`] scans the project directory ([`scan`]) into new inputs.
+//! - [`Files::apply`] (in [`apply`]) applies a batch of changed paths: it
+//!   reads them from disk, calls a `SourceFile` setter only when the text
+//!   differs, and touches the structural `Project` input only when files
+//!   appear or disappear. A deleted file keeps its handle: when it comes
+//!   back (an editor's delete-and-recreate, a `git checkout`), the same
+//!   input is reused and its text set only if it changed.
+//!
+//! # Durability
+//!
+//! Durability is how salsa avoids re-verifying a 10,000-model graph after
+//! every keystroke: a query that reads only inputs more durable than the one
+//! that changed is known valid without walking its dependencies. One policy:
+//!
+//! - The `Project` input (the file lists) and every file's path are HIGH,
+//!   a new file's too (a path never changes: a rename is a new input), so
+//!   the file lists' queries stay as durable as before and backdate.
+//! - Configuration text (`streamform.yml`, `sources.yml`) is HIGH, also
+//!   after an edit: every model reads it.
+//! - Model and fixture text starts MEDIUM. A file once edited (or new)
+//!   becomes LOW, so later edits to it re-verify only the queries that read
+//!   it; unedited files keep MEDIUM. (The first edit of a file still
+//!   reports a MEDIUM change: salsa invalidates by the durability the input
+//!   had, so every query is re-verified once.)
+
+mod apply;
+pub mod scan;
+
+use std::collections::BTreeMap;
+
+use camino::{Utf8Path, Utf8PathBuf};
+use salsa::{Durability, Setter};
+use streamform::project::{classify_path, FileKind, CONFIG_FILE, SOURCES_FILE};
+use streamform::{Database, Project, SourceFile};
+
+pub use apply::{Batch, ChangeKind, FileChange};
+use apply::Unreadable;
+pub use scan::scan;
+
+struct Entry {
+    file: SourceFile,
+    present: bool,
+}
+
+pub struct Files {
+    root: Utf8PathBuf,
+    pub project: Project,
+    /// Every path seen since the start, present or not, in byte order.
+    entries: BTreeMap<String, Entry>,
+    unreadable: BTreeMap<String, Unreadable>,
+}
+
+impl Files {
+    /// Scans the project directory into new inputs.
+    pub fn load(db: &Database, root: &str) -> Files {
+        let s = scan(Utf8Path::new(root));
+        let mut entries = BTreeMap::new();
+        let mut mk = |(path, text): (String, String)| {
+            let file = new_input(db, path.clone(), text, initial_durability(&path));
+            entries.insert(path, Entry { file, present: true });
+            file
+        };
+        let config = s.config.map(&mut mk);
+        let sources = s.sources.map(&mut mk);
+        let models = s.models.into_iter().map(&mut mk).collect();
+        let fixtures = s.fixtures.into_iter().map(&mut mk).collect();
+        let project = Project::builder(root.to_string(), config, sources, models, fixtures).durability(Durability::HIGH).new(db);
+        Files { root: Utf8PathBuf::from(root), project, entries, unreadable: BTreeMap::new() }
+    }
+
+    /// The current text of a present project file.
+    pub fn text<'a>(&self, db: &'a Database, path: &str) -> Option<&'a str> {
+        self.entries.get(path).filter(|e| e.present).map(|e| e.file.text(db))
+    }
+
+    /// Brings the structural input up to date with the present files,
+    /// setting only the fields that differ.
+    fn sync_project(&self, db: &mut Database) {
+        let present = |path: &str| self.entries.get(path).filter(|e| e.present).map(|e| e.file);
+        let list = |kind: FileKind| -> Vec<SourceFile> {
+            self.entries.iter().filter(|(p, e)| e.present && classify_path(p) == Some(kind)).map(|(_, e)| e.file).collect()
+        };
+        let p = self.project;
+        let config = present(CONFIG_FILE);
+        if *p.config_file(db) != config {
+            p.set_config_file(db).to(config);
+        }
+        let sources = present(SOURCES_FILE);
+        if *p.sources_file(db) != sources {
+            p.set_sources_file(db).to(sources);
+        }
+        let models = list(FileKind::Model);
+        if p.model_files(db) != &models {
+            p.set_model_files(db).to(models);
+        }
+        let fixtures = list(FileKind::Fixture);
+        if p.fixture_files(db) != &fixtures {
+            p.set_fixture_files(db).to(fixtures);
+        }
+    }
+}
+
+/// A file's input: its path HIGH, its text at `text` (see the module doc).
+fn new_input(db: &Database, path: String, text: String, durability: Durability) -> SourceFile {
+    SourceFile::builder(path, text).path_durability(Durability::HIGH).text_durability(durability).new(db)
+}
+
+/// The text durability of a file as first scanned.
+fn initial_durability(path: &str) -> Durability {
+    match classify_path(path) {
+        Some(FileKind::Config | FileKind::Sources) => Durability::HIGH,
+        _ => Durability::MEDIUM,
+    }
+}
+
+/// The text durability of a file once edited, or new since the scan.
+fn edited_durability(path: &str) -> Durability {
+    match classify_path(path) {
+        Some(FileKind::Config | FileKind::Sources) => Durability::HIGH,
+        _ => Durability::LOW,
+    }
+}

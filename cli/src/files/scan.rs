@@ -1,0 +1,52 @@
+//! Listing and reading a project directory: the files [`classify_path`]
+//! accepts, relative to the root, in byte order.
+//!
+//! [`classify_path`]: streamform::project::classify_path
+
+use std::fs;
+
+use camino::{Utf8Path, Utf8PathBuf};
+use streamform::project::{CONFIG_FILE, SOURCES_FILE};
+
+/// The files of a project on disk, relative to its root, sorted.
+pub struct Scan {
+    pub config: Option<(String, String)>,
+    pub sources: Option<(String, String)>,
+    pub models: Vec<(String, String)>,
+    pub fixtures: Vec<(String, String)>,
+}
+
+pub fn scan(root: &Utf8Path) -> Scan {
+    let read = |rel: &str| fs::read_to_string(root.join(rel)).ok().map(|t| (rel.to_string(), t));
+    let mut models = Vec::new();
+    walk(root, Utf8Path::new("models"), "sql", &mut models);
+    let mut fixtures = Vec::new();
+    walk(root, Utf8Path::new("tests"), "yml", &mut fixtures);
+    Scan { config: read(CONFIG_FILE), sources: read(SOURCES_FILE), models, fixtures }
+}
+
+fn walk(root: &Utf8Path, rel: &Utf8Path, ext: &str, out: &mut Vec<(String, String)>) {
+    let mut found: Vec<Utf8PathBuf> = Vec::new();
+    collect(root, rel, ext, &mut found);
+    // Byte order of the relative path, as the original lists them.
+    found.sort_by(|a, b| a.as_str().as_bytes().cmp(b.as_str().as_bytes()));
+    for p in found {
+        if let Ok(text) = fs::read_to_string(root.join(&p)) {
+            out.push((p.to_string(), text));
+        }
+    }
+}
+
+/// The paths under `rel` (recursively) with extension `ext`, unsorted.
+pub(crate) fn collect(root: &Utf8Path, rel: &Utf8Path, ext: &str, out: &mut Vec<Utf8PathBuf>) {
+    let Ok(entries) = root.join(rel).read_dir_utf8() else { return };
+    for e in entries.flatten() {
+        let p = rel.join(e.file_name());
+        let Ok(ft) = e.file_type() else { continue };
+        if ft.is_dir() {
+            collect(root, &p, ext, out);
+        } else if p.extension() == Some(ext) {
+            out.push(p);
+        }
+    }
+}

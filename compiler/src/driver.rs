@@ -1,0 +1,136 @@
+//! The driver: the one untracked routine that compiles the whole project,
+//! and the only place in the compiler that spawns threads (scoped threads
+//! over clones of the [`Database`]). It sits above check, graph and manifest
+//! and calls their queries; nothing below imports it. It does no I/O.
+//!
+//! Every command that needs the whole project (`check`, `inspect-plan`,
+//! `build`, `plan`, `test`, `run`) and `watch` call it; compare ty's
+//! `Project::check`: per-model tracked work in parallel, one order.
+//!
+//! - [`compile`]: a cold compile. Every model in name order, in batches of
+//!   [`BATCH`] spread over every core, with salsa's LRU eviction between
+//!   batches so that a large project never holds every syntax tree; then
+//!   [`refresh`]. Name order, not dependency order: the dependency graph
+//!   needs every model's reads, which would parse every model before the
+//!   first eviction, and lowering pulls upstream models in on demand anyway.
+//! - [`refresh`]: brings the whole-project queries up to date after an
+//!   edit (watch) or after [`compile`]: helper threads take segments (see
+//!   [`crate::segments`]) from the last one back while this thread builds
+//!   the manifest (plan order, the digest chained from the first segment)
+//!   and the check report. After a file's first edit in a long session salsa
+//!   re-verifies every model's memos; the segments are independent, so that
+//!   work divides.
+
+use salsa::Database as _;
+
+use crate::check::{all_load_errors, check_report, model_checks, segment_checks};
+use crate::db::{Database, ModelName, Project};
+use crate::graph::segment_upstream;
+use crate::manifest::{manifest, manifest_segment, model_identity};
+use crate::model::model_reads;
+use crate::project::{model_names, model_segments};
+
+/// What a whole-project compile brings up to date. Every kind includes
+/// every model's reads and the dependency graph.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Work {
+    /// Every model's checks and the check report (`check`, and the commands
+    /// that need a project free of errors first).
+    Checks,
+    /// Every model's identity and the manifest (`inspect-plan`).
+    Manifest,
+    /// Both (`watch`).
+    All,
+}
+
+impl Work {
+    fn checks(self) -> bool {
+        matches!(self, Work::Checks | Work::All)
+    }
+
+    fn manifest(self) -> bool {
+        matches!(self, Work::Manifest | Work::All)
+    }
+}
+
+/// Models per batch of [`compile`]: the syntax trees of one batch may be
+/// dropped before the next is parsed.
+pub const BATCH: usize = 512;
+
+/// At most this many threads: past it salsa's shared tables contend more
+/// than the extra cores give.
+const MAX_THREADS: usize = 8;
+
+/// The threads a compile uses: every core, up to [`MAX_THREADS`].
+pub fn threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get()).min(MAX_THREADS)
+}
+
+/// Compiles the whole project from cold (see the module doc). Does nothing
+/// when the project does not load.
+pub fn compile(db: &mut Database, project: Project, work: Work) {
+    if !all_load_errors(db, project).is_empty() {
+        return;
+    }
+    let names = model_names(db, project).clone();
+    let threads = threads();
+    for batch in names.chunks(BATCH) {
+        std::thread::scope(|scope| {
+            for part in batch.chunks(batch.len().div_ceil(threads)) {
+                let db = db.clone();
+                scope.spawn(move || part.iter().for_each(|name| compile_model(&db, project, name, work)));
+            }
+        });
+        db.trigger_lru_eviction();
+    }
+    refresh(db, project, work);
+}
+
+/// One model's tracked work.
+fn compile_model(db: &Database, project: Project, name: &str, work: Work) {
+    let key = ModelName::new(db, name.to_string());
+    let _ = model_reads(db, project, key);
+    if work.manifest() {
+        let _ = model_identity(db, project, key);
+    }
+    if work.checks() {
+        let _ = model_checks(db, project, key);
+    }
+}
+
+/// Brings every segment's queries and the manifest or the check report (as
+/// `work` says) up to date (see the module doc). Does nothing when the
+/// project does not load.
+pub fn refresh(db: &Database, project: Project, work: Work) {
+    if !all_load_errors(db, project).is_empty() {
+        return;
+    }
+    let segments = model_segments(db, project);
+    let helpers = (threads() as u32).saturating_sub(1).min(segments.saturating_sub(1));
+    std::thread::scope(|scope| {
+        for t in 0..helpers {
+            let db = db.clone();
+            scope.spawn(move || {
+                (0..segments).rev().skip(t as usize).step_by(helpers as usize).for_each(|s| refresh_segment(&db, project, s, work))
+            });
+        }
+        if work.manifest() {
+            let _ = manifest(db, project);
+        }
+        if work.checks() {
+            let _ = check_report(db, project);
+        }
+    });
+}
+
+/// Brings one segment's queries up to date: the dependency graph's, and
+/// the check report's or the manifest's (as `work` says).
+fn refresh_segment(db: &Database, project: Project, segment: u32, work: Work) {
+    let _ = segment_upstream(db, project, segment);
+    if work.checks() {
+        let _ = segment_checks(db, project, segment);
+    }
+    if work.manifest() {
+        let _ = manifest_segment(db, project, segment);
+    }
+}
