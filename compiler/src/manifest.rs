@@ -15,6 +15,7 @@ use crate::model::{lower_model, model_plan};
 use crate::project::model_names;
 use crate::plan::node::{ModelPlan, PlanNode, TumblingWindow};
 use crate::segments;
+use crate::diagnostic::Code;
 
 pub const MANIFEST_VERSION: u32 = 1;
 
@@ -389,7 +390,7 @@ pub fn manifest(db: &dyn Db, project: Project) -> Result<AppManifest, ManifestEr
             Some((slice, _)) => slices.push(slice.clone()),
             None => {
                 let key = ModelName::new(db, name.clone());
-                let error = lower_model(db, project, key).error.clone().unwrap_or_else(|| Diagnostic::error("E0400", format!("model `{name}` could not be planned")));
+                let error = lower_model(db, project, key).error.clone().unwrap_or_else(|| Diagnostic::error(Code::SqlNotOneSelect, format!("model `{name}` could not be planned")));
                 return Err(ManifestError::Model { model: name.clone(), error });
             }
         }

@@ -14,6 +14,7 @@ use crate::plan::node::{Column, ModelPlan};
 use crate::project::{self, model_file, model_settings, source_config};
 use crate::source::{applied_contracts, event_time};
 use crate::sql::parse::{parse_model_sql, ParsedQuery};
+use crate::diagnostic::Code;
 
 /// The parsed SQL of a model file. `no_eq`: sqlparser's equality ignores
 /// spans, so an equal-comparing re-parse would leave stale locations.
@@ -223,13 +224,13 @@ pub fn lower_model<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>)
     let query = match parse_model(db, file) {
         Ok(q) => q,
         Err(e) => {
-            let mut d = Diagnostic::error("E0400", format!("model `{n}`: {}", e.message)).at(path, e.span);
+            let mut d = Diagnostic::error(Code::SqlNotOneSelect, format!("model `{n}`: {}", e.message)).at(path, e.span);
             d.help = Some(e.help.clone().unwrap_or_else(|| "a model is one SELECT statement; check the SQL at the marked place".into()));
             return Lowered { plan: None, error: Some(d) };
         }
     };
     if *reaches_cycle(db, project, name) {
-        let d = Diagnostic::error("E0608", format!("model `{n}` is part of a reference cycle, or depends on one"))
+        let d = Diagnostic::error(Code::InReferenceCycle, format!("model `{n}` is part of a reference cycle, or depends on one"))
             .at(path, None)
             .help("a model cannot depend on its own output; break the cycle");
         return Lowered { plan: None, error: Some(d) };

@@ -6,6 +6,7 @@ use crate::config::{self, ModelConfig, ProjectConfig, SourceConfig};
 use crate::db::{Db, ModelName, Project, SourceFile, SourceName};
 use crate::diagnostic::Diagnostic;
 use crate::plan::lower::ModelSettings;
+use crate::diagnostic::Code;
 
 pub const CONFIG_FILE: &str = "streamform.yml";
 pub const SOURCES_FILE: &str = "sources.yml";
@@ -46,7 +47,7 @@ pub fn classify_path(rel: &str) -> Option<FileKind> {
 #[salsa::tracked(returns(ref))]
 pub fn project_config(db: &dyn Db, project: Project) -> Result<ProjectConfig, Vec<Diagnostic>> {
     let Some(file) = project.config_file(db) else {
-        return Err(vec![Diagnostic::error("E0100", format!("no streamform.yml found in {}", project.root(db)))
+        return Err(vec![Diagnostic::error(Code::NoProjectFile, format!("no streamform.yml found in {}", project.root(db)))
             .help("run `streamform init` to create a project, or pass --project DIR")]);
     };
     config::decode_project(file.path(db), file.text(db))
@@ -72,7 +73,7 @@ pub fn model_index(db: &dyn Db, project: Project) -> Result<BTreeMap<String, Sou
         let name = model_name_of(path);
         if let Some(prev) = out.get(&name) {
             errors.push(
-                Diagnostic::error("E0110", format!("duplicate model `{name}`: {} and {path}", prev.path(db)))
+                Diagnostic::error(Code::DuplicateModelStem, format!("duplicate model `{name}`: {} and {path}", prev.path(db)))
                     .in_file(path.clone())
                     .help("model names are file stems and must be unique; rename one of the files"),
             );

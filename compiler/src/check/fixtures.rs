@@ -5,6 +5,7 @@
 use crate::db::{Db, SourceFile};
 use crate::diagnostic::{did_you_mean, Diagnostic, Span};
 use crate::yaml::{self, Node, Value};
+use crate::diagnostic::Code;
 
 const FIXTURE_KEYS: &[&str] = &["model", "given", "expect", "late", "quarantined"];
 const OPS: &[&str] = &["insert", "update", "delete"];
@@ -46,7 +47,7 @@ pub fn fixture(db: &dyn Db, file: SourceFile) -> Result<Fixture, Vec<Diagnostic>
 }
 
 fn err(path: &str, span: Span, message: String, help: Option<String>) -> Diagnostic {
-    let mut d = Diagnostic::error("E0770", format!("malformed fixture {path}: {message}")).at(path, Some(span));
+    let mut d = Diagnostic::error(Code::MalformedFixture, format!("malformed fixture {path}: {message}")).at(path, Some(span));
     d.help = help;
     d
 }
@@ -64,7 +65,7 @@ fn kind(v: &Value) -> &'static str {
 
 pub fn decode_fixture(path: &str, text: &str) -> Result<Fixture, Vec<Diagnostic>> {
     let root = yaml::parse(text).map_err(|e| {
-        vec![Diagnostic::error("E0101", format!("{path} is not valid YAML: {}", e.message)).at(path, Some(e.span))]
+        vec![Diagnostic::error(Code::InvalidYaml, format!("{path} is not valid YAML: {}", e.message)).at(path, Some(e.span))]
     })?;
     let mut errors = Vec::new();
     let Value::Map(pairs) = &root.value else {
@@ -147,7 +148,7 @@ fn unknown_key(path: &str, key: &str, span: Span) -> Diagnostic {
         Some(s) => format!("did you mean `{s}`? a fixture takes {list}"),
         None => format!("a fixture takes {list}"),
     };
-    Diagnostic::error("E0771", format!("unknown key `{key}` in fixture {path}")).at(path, Some(span.with_len(key.len()))).help(help)
+    Diagnostic::error(Code::UnknownFixtureKey, format!("unknown key `{key}` in fixture {path}")).at(path, Some(span.with_len(key.len()))).help(help)
 }
 
 fn list<'n>(path: &str, v: &'n Node, what: &str, errors: &mut Vec<Diagnostic>) -> &'n [Node] {
@@ -170,7 +171,7 @@ fn given_item(path: &str, i: usize, item: &Node, errors: &mut Vec<Diagnostic>) -
                 (Some("watermark"), _) => {
                     if !valid_watermark(v) {
                         errors.push(
-                            Diagnostic::error("E0775", format!("malformed fixture {path}: {w}: watermark `{}` is neither an RFC 3339 instant in UTC nor epoch milliseconds", v.scalar_text().unwrap_or_default()))
+                            Diagnostic::error(Code::BadFixtureWatermark, format!("malformed fixture {path}: {w}: watermark `{}` is neither an RFC 3339 instant in UTC nor epoch milliseconds", v.scalar_text().unwrap_or_default()))
                                 .at(path, Some(v.span))
                                 .help("write an instant such as 2026-08-30T10:00:00Z, or an integer of milliseconds since the epoch"),
                         );

@@ -23,6 +23,7 @@ use crate::project::{self, model_file, project_config, sources_config, CONFIG_FI
 pub use fixtures::{fixture, Fixture};
 pub use models::{model_checks, ModelChecks};
 pub use sources::source_diagnostics;
+use crate::diagnostic::Code;
 
 /// A fixture as listed by `check`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -102,7 +103,7 @@ pub(crate) fn segment_checks(db: &dyn Db, project: Project, segment: u32) -> Seg
         out.planning.extend(crate::upgrade::hints::hint_diagnostics(db, project, key).iter().cloned());
         out.key_order.extend(c.key_order.iter().cloned());
         if let Some(e) = &crate::model::lower_model(db, project, key).error {
-            out.reads_unknown |= matches!(e.code, "E0400" | "E0601" | "E0602");
+            out.reads_unknown |= matches!(e.code, Code::SqlNotOneSelect | Code::BareTableName | Code::MalformedReference);
         }
         out.sources_read.extend(model_reads(db, project, key).sources.iter().cloned());
     }
@@ -138,7 +139,7 @@ pub fn check_report(db: &dyn Db, project: Project) -> CheckReport {
         d.extend(source_diagnostics(db, project, SourceName::new(db, s.clone())).iter().cloned());
     }
     if names.is_empty() {
-        d.push(Diagnostic::warning("W0760", "the project defines no models").help("add a SQL file under models/, for example models/customer_metrics.sql"));
+        d.push(Diagnostic::warning(Code::NoModels, "the project defines no models").help("add a SQL file under models/, for example models/customer_metrics.sql"));
     }
     d.extend(unused_sources(db, project, &segments));
     for r in &segments {
@@ -173,21 +174,21 @@ pub fn target_diagnostics(db: &dyn Db, project: Project) -> Vec<Diagnostic> {
         let n = &t.name;
         if t.flink.is_none() {
             out.push(
-                Diagnostic::error("E0701", format!("target `{n}` uses the flink backend but has no `flink:` section"))
+                Diagnostic::error(Code::TargetWithoutFlink, format!("target `{n}` uses the flink backend but has no `flink:` section"))
                     .at(CONFIG_FILE, Some(t.span.with_len(n.len())))
                     .help("add `flink: {gateway: http://localhost:8083}`, the SQL Gateway of the cluster"),
             );
         }
         if kafka_used && t.kafka.is_none() {
             out.push(
-                Diagnostic::error("E0702", format!("target `{n}` has no `kafka:` section, but the project reads or writes Kafka topics"))
+                Diagnostic::error(Code::TargetWithoutKafka, format!("target `{n}` has no `kafka:` section, but the project reads or writes Kafka topics"))
                     .at(CONFIG_FILE, Some(t.span.with_len(n.len())))
                     .help("add `kafka: {bootstrap_servers: localhost:9092}`, the brokers as Flink reaches them"),
             );
         }
         if iceberg_used && t.iceberg.is_none() {
             out.push(
-                Diagnostic::error("E0703", format!("target `{n}` has no `iceberg:` section, but a model writes an Iceberg table"))
+                Diagnostic::error(Code::TargetWithoutIceberg, format!("target `{n}` has no `iceberg:` section, but a model writes an Iceberg table"))
                     .at(CONFIG_FILE, Some(t.span.with_len(n.len())))
                     .help("add `iceberg: {catalog: http://iceberg-rest:8181}`, the REST catalog as Flink reaches it"),
             );
@@ -206,7 +207,7 @@ pub fn project_model_diagnostics(db: &dyn Db, project: Project) -> Vec<Diagnosti
     let mut out = Vec::new();
     for m in &config.models {
         if names.binary_search(&m.name).is_err() {
-            let mut d = Diagnostic::error("E0710", format!("streamform.yml configures model `{}`, but there is no models/{}.sql", m.name, m.name)).at(CONFIG_FILE, Some(m.span.with_len(m.name.len())));
+            let mut d = Diagnostic::error(Code::ConfiguredModelWithoutSql, format!("streamform.yml configures model `{}`, but there is no models/{}.sql", m.name, m.name)).at(CONFIG_FILE, Some(m.span.with_len(m.name.len())));
             d.help = Some(match did_you_mean(&m.name, names.iter().map(String::as_str)) {
                 Some(s) => format!("did you mean `{s}`? configuration applies to the model whose file stem matches"),
                 None => format!("create models/{}.sql, or remove the entry", m.name),
@@ -218,7 +219,7 @@ pub fn project_model_diagnostics(db: &dyn Db, project: Project) -> Vec<Diagnosti
         if sources.contains(n) {
             let path = model_file(db, project, n).map(|f| f.path(db).clone()).unwrap_or_default();
             out.push(
-                Diagnostic::error("E0723", format!("`{n}` is both a source in sources.yml and a model ({path})"))
+                Diagnostic::error(Code::ModelNamedLikeSource, format!("`{n}` is both a source in sources.yml and a model ({path})"))
                     .at(path, None)
                     .help("rename one of them: source() and ref() share one namespace"),
             );
@@ -242,7 +243,7 @@ fn sink_collisions(config: &ProjectConfig, names: &[String], sources: &[String],
         };
         if let Some(other) = clash {
             out.push(
-                Diagnostic::error("E0714", format!("the sink of model `{}` becomes the Flink table `{table}`, which {other} also names", m.name))
+                Diagnostic::error(Code::SinkTableNameTaken, format!("the sink of model `{}` becomes the Flink table `{table}`, which {other} also names", m.name))
                     .at(CONFIG_FILE, Some(sink.span))
                     .help(format!("rename the model `{}` or {other}, so every Flink table and view has its own name", m.name)),
             );
@@ -251,7 +252,7 @@ fn sink_collisions(config: &ProjectConfig, names: &[String], sources: &[String],
             let key = (sink.connector, target.to_string());
             if let Some(first) = written.get(&key) {
                 out.push(
-                    Diagnostic::error("E0715", format!("models `{first}` and `{}` both write to the {} {} `{target}`", m.name, sink.connector.as_str(), match sink.connector {
+                    Diagnostic::error(Code::SharedSinkDestination, format!("models `{first}` and `{}` both write to the {} {} `{target}`", m.name, sink.connector.as_str(), match sink.connector {
                         Connector::Kafka => "topic",
                         Connector::File => "path",
                         Connector::Iceberg => "table",
@@ -275,7 +276,7 @@ fn cycle_diagnostics(db: &dyn Db, project: Project) -> Vec<Diagnostic> {
         let first = &cyc[0];
         let path = model_file(db, project, first).map(|f| f.path(db).clone()).unwrap_or_else(|| format!("models/{first}.sql"));
         out.push(
-            Diagnostic::error("E0733", format!("models form a reference cycle: {}", cyc.join(" → ")))
+            Diagnostic::error(Code::ReferenceCycle, format!("models form a reference cycle: {}", cyc.join(" → ")))
                 .at(path, None)
                 .help("a model cannot depend on its own output, even through other models; remove one of the ref()s"),
         );
@@ -294,7 +295,7 @@ fn unused_sources(db: &dyn Db, project: Project, segments: &[&SegmentChecks]) ->
         .iter()
         .filter(|s| !read(&s.name))
         .map(|s| {
-            Diagnostic::warning("W0761", format!("source `{}` is declared but no model reads it", s.name))
+            Diagnostic::warning(Code::UnreadSource, format!("source `{}` is declared but no model reads it", s.name))
                 .at(SOURCES_FILE, Some(s.span.with_len(s.name.len())))
                 .help(format!("read it with source('{}') in a model, or remove it", s.name))
         })
@@ -310,7 +311,7 @@ pub fn fixture_checks(db: &dyn Db, project: Project, file: SourceFile) -> (Optio
     let names = project::model_names(db, project);
     let mut out = Vec::new();
     if names.binary_search(&fx.model).is_err() {
-        let mut d = Diagnostic::error("E0772", format!("fixture {} targets model `{}`, which does not exist", fx.path, fx.model)).at(fx.path.clone(), Some(fx.model_span));
+        let mut d = Diagnostic::error(Code::FixtureUnknownModel, format!("fixture {} targets model `{}`, which does not exist", fx.path, fx.model)).at(fx.path.clone(), Some(fx.model_span));
         d.help = Some(match did_you_mean(&fx.model, names.iter().map(String::as_str)) {
             Some(s) => format!("did you mean `{s}`?"),
             None if names.is_empty() => "the project defines no models yet".into(),
@@ -330,7 +331,7 @@ pub fn fixture_checks(db: &dyn Db, project: Project, file: SourceFile) -> (Optio
                     None => help.clone(),
                 };
                 out.push(
-                    Diagnostic::error("E0773", format!("fixture for model `{}`: expect[{i}] names the column `{c}`, which the model does not produce", fx.model))
+                    Diagnostic::error(Code::FixtureUnknownColumn, format!("fixture for model `{}`: expect[{i}] names the column `{c}`, which the model does not produce", fx.model))
                         .at(fx.path.clone(), Some(span.with_len(c.len())))
                         .help(h),
                 );
@@ -338,7 +339,7 @@ pub fn fixture_checks(db: &dyn Db, project: Project, file: SourceFile) -> (Optio
         }
         for c in cols.iter().filter(|c| !e.row.columns.iter().any(|(n, _, _)| n == *c)) {
             out.push(
-                Diagnostic::error("E0774", format!("fixture for model `{}`: expect[{i}] has no value for the column `{c}`", fx.model))
+                Diagnostic::error(Code::FixtureMissingColumn, format!("fixture for model `{}`: expect[{i}] has no value for the column `{c}`", fx.model))
                     .at(fx.path.clone(), Some(e.row.span))
                     .help(format!("{help} (write `{c}: null` to expect a null)")),
             );

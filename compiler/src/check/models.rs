@@ -12,6 +12,7 @@ use crate::plan::lower::to_span;
 use crate::plan::node::{ModelPlan, NodeKind};
 use crate::project::{self, model_config, model_file, source_config, CONFIG_FILE};
 use crate::source::event_time;
+use crate::diagnostic::Code;
 
 /// One model's diagnostics, by the section of the report they belong to.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
@@ -54,7 +55,7 @@ pub fn model_checks<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>
     if let Some(e) = &lowered.error {
         // Unknown sources and models, and self references, are reported once,
         // by the reference checks above, not again as planning errors.
-        if !self_ref && !matches!(e.code, "E0603" | "E0606") {
+        if !self_ref && !matches!(e.code, Code::ReadsUnknownSource | Code::ReadsMissingModel) {
             out.planning.push(e.clone());
         }
     }
@@ -86,7 +87,7 @@ fn read_checks(db: &dyn Db, project: Project, n: &str, file: SourceFile, out: &m
         } else if target == n {
             self_ref = true;
             out.push(
-                Diagnostic::error("E0732", format!("model `{n}` reads ref('{n}'), its own output"))
+                Diagnostic::error(Code::ModelReadsItself, format!("model `{n}` reads ref('{n}'), its own output"))
                     .at(path.clone(), span)
                     .help("a model cannot read itself; read the source or the model it is computed from"),
             );
@@ -99,7 +100,7 @@ fn read_checks(db: &dyn Db, project: Project, n: &str, file: SourceFile, out: &m
 
 /// E0730, without a location: `source('target')` names no declared source.
 fn unknown_source(db: &dyn Db, project: Project, n: &str, target: &str, sources: &[String]) -> Diagnostic {
-    let mut d = Diagnostic::error("E0730", format!("model `{n}` reads source('{target}'), but sources.yml declares no such source"));
+    let mut d = Diagnostic::error(Code::UnknownSource, format!("model `{n}` reads source('{target}'), but sources.yml declares no such source"));
     d.help = Some(match did_you_mean(target, sources.iter().map(String::as_str)) {
         Some(s) => format!("did you mean source('{s}')?"),
         None if project::model_exists(db, project, target) => format!("`{target}` is a model: read it with ref('{target}')"),
@@ -110,7 +111,7 @@ fn unknown_source(db: &dyn Db, project: Project, n: &str, target: &str, sources:
 
 /// E0731, without a location: `ref('target')` names no model file.
 fn unknown_model(db: &dyn Db, project: Project, n: &str, target: &str, sources: &[String]) -> Diagnostic {
-    let mut d = Diagnostic::error("E0731", format!("model `{n}` reads ref('{target}'), but there is no models/{target}.sql"));
+    let mut d = Diagnostic::error(Code::UnknownModel, format!("model `{n}` reads ref('{target}'), but there is no models/{target}.sql"));
     // Existence is asked per target, not of the whole name list, so adding
     // or removing another model does not re-check this one; the list is
     // read only to suggest a name.
@@ -133,7 +134,7 @@ fn window_source_checks(n: &str, w: &WindowConfig, upstream: &[SourceConfig], ou
         let at = Some(s.span.with_len(sn.len()));
         if time.idle_timeout.is_none() {
             out.push(
-                Diagnostic::warning("W0762", format!("model `{n}` declares a window, and source `{sn}` upstream of it declares no idle_timeout; while any partition of `{sn}` is silent, event time stops and no window closes"))
+                Diagnostic::warning(Code::WindowWithoutIdleTimeout, format!("model `{n}` declares a window, and source `{sn}` upstream of it declares no idle_timeout; while any partition of `{sn}` is silent, event time stops and no window closes"))
                     .at(project::SOURCES_FILE, at)
                     .label(CONFIG_FILE, Some(w.span), &window_here)
                     .help(format!("add `idle_timeout: 30s` to `{sn}`: a partition silent for that long stops holding event time back (its later events may then be late)")),
@@ -142,7 +143,7 @@ fn window_source_checks(n: &str, w: &WindowConfig, upstream: &[SourceConfig], ou
         let guarded = s.contracts.iter().any(|k| matches!(&k.rule, Some(crate::config::ContractRule::NotNull(cols)) if cols.contains(et)));
         if !guarded {
             out.push(
-                Diagnostic::warning("W0763", format!("model `{n}` declares a window, and no `not_null` contract of source `{sn}` covers its event time `{et}`; on Flink a record without `{et}` fails the job at every restart"))
+                Diagnostic::warning(Code::WindowWithoutEventTimeContract, format!("model `{n}` declares a window, and no `not_null` contract of source `{sn}` covers its event time `{et}`; on Flink a record without `{et}` fails the job at every restart"))
                     .at(project::SOURCES_FILE, at)
                     .label(CONFIG_FILE, Some(w.span), &window_here)
                     .help(format!("add a contract `{{name: has_{et}, not_null: [{et}]}}` and a `quarantine:` topic to `{sn}`, so such records are set aside")),
@@ -151,7 +152,7 @@ fn window_source_checks(n: &str, w: &WindowConfig, upstream: &[SourceConfig], ou
         // `keep` is never the default, so it was written and has a span.
         if let (LatePolicy::Keep, Some((_, span))) = (time.late, s.late_events) {
             out.push(
-                Diagnostic::error("E0722", format!("model `{n}` declares a window, but source `{sn}` upstream of it keeps late events (`late_events: keep`); a window that has closed cannot take them"))
+                Diagnostic::error(Code::WindowOverKeptLateEvents, format!("model `{n}` declares a window, but source `{sn}` upstream of it keeps late events (`late_events: keep`); a window that has closed cannot take them"))
                     .at(CONFIG_FILE, Some(w.span))
                     .label(project::SOURCES_FILE, Some(span.with_len(4)), format!("`{sn}` keeps late events here"))
                     .help(format!("set `late_events: drop` on `{sn}`, or remove the window from `{n}`")),
@@ -173,7 +174,7 @@ fn unaliased_column_warnings(db: &dyn Db, n: &str, file: SourceFile, plan: &Mode
         }
         let named = if positional { schema.get(i).map(|c| format!(", so it is named `{}`", c.name)).unwrap_or_default() } else { String::new() };
         out.push(
-            Diagnostic::warning("W0764", format!("model `{n}`: the output column computed by `{e}` has no alias{named}"))
+            Diagnostic::warning(Code::UnaliasedColumn, format!("model `{n}`: the output column computed by `{e}` has no alias{named}"))
                 .at(file.path(db).clone(), to_span(file.text(db), e.span()))
                 .help(format!("name it with AS, for example `{e} AS {}`: readers, fixtures and sinks use this name", suggest_alias(e))),
         );
@@ -195,12 +196,12 @@ fn key_order_checks(n: &str, plan: &ModelPlan, root: &SourceConfig, out: &mut Ve
     let sn = &root.name;
     match &root.key {
         None => out.push(
-            Diagnostic::warning("W0765", format!("model `{n}` aggregates source `{sn}`, which declares no key; if its topic has several partitions, one group's updates may reach the sink in a different order than the tests show (final values are the same)"))
+            Diagnostic::warning(Code::AggregateOverUnkeyedKafka, format!("model `{n}` aggregates source `{sn}`, which declares no key; if its topic has several partitions, one group's updates may reach the sink in a different order than the tests show (final values are the same)"))
                 .at(project::SOURCES_FILE, Some(root.span.with_len(sn.len())))
                 .help(format!("declare `key:` on `{sn}`: the columns its producers partition messages by")),
         ),
         Some((skey, span)) if !skey.iter().all(|k| keys.contains(k)) => out.push(
-            Diagnostic::warning("W0766", format!("model `{n}` groups by [{}], which does not include all of source `{sn}`'s key ({}); one group's events can arrive on several partitions, so its updates may reach the sink in a different order than the tests show (final values are the same)", keys.join(", "), skey.join(", ")))
+            Diagnostic::warning(Code::GroupByMissesSourceKey, format!("model `{n}` groups by [{}], which does not include all of source `{sn}`'s key ({}); one group's events can arrive on several partitions, so its updates may reach the sink in a different order than the tests show (final values are the same)", keys.join(", "), skey.join(", ")))
                 .at(project::SOURCES_FILE, Some(*span))
                 .help("group by the source's key columns too, or make sure the sink's readers only need the latest value per key"),
         ),
@@ -234,14 +235,14 @@ fn config_checks(n: &str, c: &ModelConfig, upstream: &[SourceConfig], has_clock:
             _ => None,
         };
         if let Some((key, help)) = missing {
-            out.push(Diagnostic::error("E0711", format!("the sink of model `{n}` uses the {} connector but names no {key}", sink.connector.as_str())).at(f, Some(sink.span)).help(help));
+            out.push(Diagnostic::error(Code::SinkWithoutDestination, format!("the sink of model `{n}` uses the {} connector but names no {key}", sink.connector.as_str())).at(f, Some(sink.span)).help(help));
         }
         if let (Connector::Iceberg, Some(t)) = (sink.connector, &sink.table) {
             let parts: Vec<&str> = t.split('.').collect();
             let ok = parts.len() == 2 && parts.iter().all(|p| !p.is_empty() && p.chars().all(|ch| ch.is_ascii_alphanumeric() || ch == '_'));
             if !ok {
                 out.push(
-                    Diagnostic::error("E0712", format!("the sink of model `{n}` names the iceberg table `{t}`, which is not `namespace.table`"))
+                    Diagnostic::error(Code::BadIcebergTable, format!("the sink of model `{n}` names the iceberg table `{t}`, which is not `namespace.table`"))
                         .at(f, Some(sink.span))
                         .help(format!("write both parts with letters, digits and underscores, for example `analytics.{}`", sanitize(t))),
                 );
@@ -249,7 +250,7 @@ fn config_checks(n: &str, c: &ModelConfig, upstream: &[SourceConfig], has_clock:
         }
         if sink.connector == Connector::File && c.materialized == Materialized::Upsert {
             out.push(
-                Diagnostic::error("E0713", format!("model `{n}` is materialized as upsert, but its sink is a file, which cannot carry updates and deletes"))
+                Diagnostic::error(Code::UpsertToFileSink, format!("model `{n}` is materialized as upsert, but its sink is a file, which cannot carry updates and deletes"))
                     .at(f, Some(sink.span))
                     .help("write this model to a kafka topic, or materialize it as append"),
             );
@@ -257,7 +258,7 @@ fn config_checks(n: &str, c: &ModelConfig, upstream: &[SourceConfig], has_clock:
     }
     if c.materialized == Materialized::Append && c.key.as_ref().is_some_and(|k| !k.is_empty()) {
         out.push(
-            Diagnostic::warning("W0716", format!("model `{n}` declares a key but is materialized as append, so the key is ignored"))
+            Diagnostic::warning(Code::KeyOnAppendModel, format!("model `{n}` declares a key but is materialized as append, so the key is ignored"))
                 .at(f, c.key_span.or(Some(c.span.with_len(n.len()))))
                 .help("set `materialized: upsert`, or remove `key`"),
         );
@@ -265,35 +266,35 @@ fn config_checks(n: &str, c: &ModelConfig, upstream: &[SourceConfig], has_clock:
     if let Some(w) = &c.window {
         if c.materialized == Materialized::Upsert {
             out.push(
-                Diagnostic::error("E0718", format!("model `{n}` declares a window but is materialized as upsert; a tumbling window emits one final row per group and window, an append changelog"))
+                Diagnostic::error(Code::WindowedUpsertModel, format!("model `{n}` declares a window but is materialized as upsert; a tumbling window emits one final row per group and window, an append changelog"))
                     .at(f, Some(w.span))
                     .help("set `materialized: append` and remove `key`"),
             );
         }
         if w.size.millis() == 0 {
             out.push(
-                Diagnostic::error("E0719", format!("model `{n}` declares a window of size {}; a window needs a positive size", w.size))
+                Diagnostic::error(Code::ZeroWindowSize, format!("model `{n}` declares a window of size {}; a window needs a positive size", w.size))
                     .at(f, Some(w.span))
                     .help("give `window.size` a positive duration, for example `5m`"),
             );
         }
         if c.retention.is_some() {
             out.push(
-                Diagnostic::error("E0720", format!("model `{n}` declares both a window and retention; a window's state is dropped when the window closes, so retention has nothing to expire"))
+                Diagnostic::error(Code::WindowWithRetention, format!("model `{n}` declares both a window and retention; a window's state is dropped when the window closes, so retention has nothing to expire"))
                     .at(f, c.retention_span.or(Some(w.span)))
                     .help("remove `retention`"),
             );
         }
         if !has_clock {
             out.push(
-                without_clock(upstream, Diagnostic::error("E0721", format!("model `{n}` declares a window, but no source upstream of it declares event_time, so there is no clock to close windows by"))
+                without_clock(upstream, Diagnostic::error(Code::WindowWithoutEventTime, format!("model `{n}` declares a window, but no source upstream of it declares event_time, so there is no clock to close windows by"))
                     .at(f, Some(w.span)))
                     .help("declare `event_time:` on the source the model reads, directly or through ref()"),
             );
         }
     } else if c.retention.is_some() && !has_clock {
         out.push(
-            without_clock(upstream, Diagnostic::error("E0717", format!("model `{n}` declares retention, but no source upstream of it declares event_time, so there is no clock to expire state by"))
+            without_clock(upstream, Diagnostic::error(Code::RetentionWithoutEventTime, format!("model `{n}` declares retention, but no source upstream of it declares event_time, so there is no clock to expire state by"))
                 .at(f, c.retention_span.or(Some(c.span.with_len(n.len())))))
                 .help("declare `event_time:` on the source the model reads (directly or through ref()), or remove `retention`"),
         );

@@ -4,6 +4,7 @@
 use crate::diagnostic::{did_you_mean, Diagnostic, Span};
 use crate::duration::Duration;
 use crate::yaml::{Node, Value};
+use crate::diagnostic::Code;
 
 pub(crate) struct Decoder<'a> {
     pub path: &'a str,
@@ -36,7 +37,7 @@ impl<'a> Decoder<'a> {
         Decoder { path, errors: Vec::new() }
     }
 
-    pub fn error(&mut self, code: &'static str, span: Span, message: impl Into<String>, help: Option<String>) {
+    pub fn error(&mut self, code: Code, span: Span, message: impl Into<String>, help: Option<String>) {
         let mut d = Diagnostic::error(code, message).at(self.path, Some(span));
         d.help = help;
         self.errors.push(d);
@@ -45,17 +46,17 @@ impl<'a> Decoder<'a> {
     /// A map whose keys are all in `allowed`; unknown and duplicate keys are errors.
     pub fn map<'n>(&mut self, node: &'n Node, what: &str, allowed: &[&str]) -> Option<Fields<'n>> {
         let Value::Map(pairs) = &node.value else {
-            self.error("E0102", node.span, format!("`{what}` must be a map, found {}", node.value.describe()), None);
+            self.error(Code::WrongShape, node.span, format!("`{what}` must be a map, found {}", node.value.describe()), None);
             return None;
         };
         let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::with_capacity(pairs.len());
         for (k, _) in pairs.iter() {
             let Some(key) = k.as_str() else {
-                self.error("E0102", k.span, format!("`{what}` has a key that is not a name: {}", k.value.describe()), None);
+                self.error(Code::WrongShape, k.span, format!("`{what}` has a key that is not a name: {}", k.value.describe()), None);
                 continue;
             };
             if !seen.insert(key) {
-                self.error("E0104", k.span, format!("`{what}` has the key `{key}` twice"), Some("remove one of them".into()));
+                self.error(Code::DuplicateKey, k.span, format!("`{what}` has the key `{key}` twice"), Some("remove one of them".into()));
             }
             if !allowed.is_empty() && !allowed.contains(&key) {
                 let list = allowed.iter().map(|a| format!("`{a}`")).collect::<Vec<_>>().join(", ");
@@ -63,7 +64,7 @@ impl<'a> Decoder<'a> {
                     Some(s) => format!("did you mean `{s}`? `{what}` takes {list}"),
                     None => format!("`{what}` takes {list}"),
                 };
-                self.error("E0103", k.span.with_len(key.len()), format!("unknown key `{key}` in `{what}`"), Some(help));
+                self.error(Code::UnknownKey, k.span.with_len(key.len()), format!("unknown key `{key}` in `{what}`"), Some(help));
             }
         }
         Some(Fields { node, pairs })
@@ -100,7 +101,7 @@ impl<'a> Decoder<'a> {
                 "name" | "version" if what == "streamform.yml" => if key == "name" { "my_project" } else { "1" },
                 _ => "…",
             };
-            self.error("E0105", fields.node.span, format!("`{what}` is missing the required key `{key}`"), Some(format!("add `{key}: {example}` to `{what}`")));
+            self.error(Code::MissingKey, fields.node.span, format!("`{what}` is missing the required key `{key}`"), Some(format!("add `{key}: {example}` to `{what}`")));
         }
         v
     }
@@ -111,7 +112,7 @@ impl<'a> Decoder<'a> {
             // A topic or path written as a bare number is still a name.
             Value::Int(_) | Value::Float(_) | Value::Bool(_) => node.scalar_text(),
             other => {
-                self.error("E0102", node.span, format!("`{what}` must be a string, found {}", other.describe()), None);
+                self.error(Code::WrongShape, node.span, format!("`{what}` must be a string, found {}", other.describe()), None);
                 None
             }
         }
@@ -128,7 +129,7 @@ impl<'a> Decoder<'a> {
             }
             Value::Null => Some(Vec::new()),
             other => {
-                self.error("E0102", node.span, format!("`{what}` must be a list of column names, found {}", other.describe()),
+                self.error(Code::WrongShape, node.span, format!("`{what}` must be a list of column names, found {}", other.describe()),
                     Some(format!("write it as a list, for example `[{}]`", node.scalar_text().unwrap_or_else(|| "customer_id".into()))));
                 None
             }
@@ -140,7 +141,7 @@ impl<'a> Decoder<'a> {
         match Duration::parse(&text) {
             Some(d) => Some(d),
             None => {
-                self.error("E0106", node.span, format!("`{what}` has the malformed duration `{text}`"),
+                self.error(Code::MalformedDuration, node.span, format!("`{what}` has the malformed duration `{text}`"),
                     Some("write an integer and a unit, one of ms, s, m, h, d (for example 5m, 500ms, 30d)".into()));
                 None
             }
@@ -159,7 +160,7 @@ impl<'a> Decoder<'a> {
             None => format!("`{what}` is one of {list}"),
         };
         let shown = if node.scalar_text().is_some() { format!("`{text}`") } else { node.value.describe() };
-        self.error("E0107", node.span, format!("`{what}` cannot be {shown}"), Some(help));
+        self.error(Code::ValueNotAllowed, node.span, format!("`{what}` cannot be {shown}"), Some(help));
         None
     }
 }

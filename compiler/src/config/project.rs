@@ -5,6 +5,7 @@ use super::decode::Decoder;
 use crate::diagnostic::{Diagnostic, Span};
 use crate::duration::Duration;
 use crate::yaml::{self, Value};
+use crate::diagnostic::Code;
 
 pub const SUPPORTED_VERSION: i128 = 1;
 
@@ -198,7 +199,7 @@ const SINK_KEYS: &[&str] = &["connector", "topic", "path", "table", "format"];
 /// Decodes streamform.yml. Errors here mean the project cannot be loaded.
 pub fn decode_project(path: &str, text: &str) -> Result<ProjectConfig, Vec<Diagnostic>> {
     let root = yaml::parse(text).map_err(|e| {
-        vec![Diagnostic::error("E0101", format!("{path} is not valid YAML: {}", e.message)).at(path, Some(e.span))]
+        vec![Diagnostic::error(Code::InvalidYaml, format!("{path} is not valid YAML: {}", e.message)).at(path, Some(e.span))]
     })?;
     let mut d = Decoder::new(path);
     let mut config = ProjectConfig { name: String::new(), version: 0, models: Vec::new(), targets: Vec::new() };
@@ -210,13 +211,13 @@ pub fn decode_project(path: &str, text: &str) -> Result<ProjectConfig, Vec<Diagn
         match v.value {
             Value::Int(SUPPORTED_VERSION) => config.version = 1,
             Value::Int(i) if (0..=u32::MAX as i128).contains(&i) => d.error(
-                "E0108",
+                Code::UnsupportedVersion,
                 v.span,
                 format!("{path} is written for format version {i}; this streamform reads version {SUPPORTED_VERSION}"),
                 Some("set `version: 1`".into()),
             ),
             _ => d.error(
-                "E0108",
+                Code::UnsupportedVersion,
                 v.span,
                 format!("`version` must be the integer 1, found {}", v.value.describe()),
                 Some("set `version: 1`".into()),

@@ -6,6 +6,7 @@ use crate::diagnostic::{Diagnostic, Span};
 use crate::duration::Duration;
 use crate::types::{DataType, TypeError, SUPPORTED_TYPES};
 use crate::yaml::{self, Value};
+use crate::diagnostic::Code;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum LatePolicy {
@@ -92,7 +93,7 @@ const SOURCE_KEYS: &[&str] = &[
 /// Decodes sources.yml. Errors here mean the project cannot be loaded.
 pub fn decode_sources(path: &str, text: &str) -> Result<Vec<SourceConfig>, Vec<Diagnostic>> {
     let root = yaml::parse(text).map_err(|e| {
-        vec![Diagnostic::error("E0101", format!("{path} is not valid YAML: {}", e.message)).at(path, Some(e.span))]
+        vec![Diagnostic::error(Code::InvalidYaml, format!("{path} is not valid YAML: {}", e.message)).at(path, Some(e.span))]
     })?;
     if root.value == Value::Null {
         return Ok(Vec::new());
@@ -189,12 +190,12 @@ fn decode_schema(d: &mut Decoder, v: &yaml::Node, what: &str, name: &str) -> Opt
             Ok(t) => columns.push(Column { name: col, ty: t, span: key.span }),
             Err(TypeError::MalformedDecimal) => {
                 ok = false;
-                d.error("E0109", ty.span, format!("column `{col}` of source `{name}` has the malformed decimal type `{text}`"),
+                d.error(Code::BadColumnType, ty.span, format!("column `{col}` of source `{name}` has the malformed decimal type `{text}`"),
                     Some("write decimal(precision,scale) with precision 1 to 38 and scale 0 to precision, for example decimal(12,2)".into()));
             }
             Err(TypeError::Unsupported) => {
                 ok = false;
-                d.error("E0109", ty.span, format!("column `{col}` of source `{name}` has the unsupported type `{text}`"),
+                d.error(Code::BadColumnType, ty.span, format!("column `{col}` of source `{name}` has the unsupported type `{text}`"),
                     Some(format!("the types are {SUPPORTED_TYPES}{}", type_hint(&text))));
             }
         }
@@ -239,7 +240,7 @@ fn decode_contracts(d: &mut Decoder, v: &yaml::Node, cw: &str) -> Option<Vec<Con
         Value::Seq(items) => items,
         Value::Null => return Some(Vec::new()),
         other => {
-            d.error("E0102", v.span, format!("`{cw}` must be a list of contracts, found {}", other.describe()),
+            d.error(Code::WrongShape, v.span, format!("`{cw}` must be a list of contracts, found {}", other.describe()),
                 Some("write `- {name: ids_present, not_null: [order_id]}` or `- {name: positive, check: amount > 0}`".into()));
             return None;
         }

@@ -4,7 +4,7 @@
 
 use super::change::Row;
 use super::dataflow::SourceSpec;
-use super::scalar::{type_scalar, Scalar};
+use super::scalar::{type_scalar, Scalar, ValueWarning};
 use super::value::{parse_rfc3339_ms, Value};
 use crate::types::DataType;
 
@@ -43,7 +43,7 @@ impl EventError {
 /// written twice the last value counts. `warn` is told of each value that
 /// typed with a warning (its field index and the text).
 #[inline]
-pub fn type_event(spec: &SourceSpec, fields: &[(String, Scalar)], mut warn: impl FnMut(usize, String)) -> Result<Row, EventError> {
+pub fn type_event(spec: &SourceSpec, fields: &[(String, Scalar)], mut warn: impl FnMut(usize, ValueWarning)) -> Result<Row, EventError> {
     let mut row: Row = vec![Value::Null; spec.columns.len()];
     for (field, (name, s)) in fields.iter().enumerate() {
         let Some(i) = spec.columns.iter().position(|c| &c.name == name) else {

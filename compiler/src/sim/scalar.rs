@@ -48,7 +48,22 @@ impl Scalar {
 
 /// A typed value, and a warning when it had to be adjusted or exceeds
 /// what the column declares.
-pub type Typed = (Value, Option<String>);
+pub type Typed = (Value, Option<ValueWarning>);
+
+/// Why a value typed with a warning.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ValueWarningKind {
+    /// A decimal with more integer digits than its precision allows.
+    OverPrecision,
+    /// An integer outside int64's range, saturated as the original does.
+    Saturated,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ValueWarning {
+    pub kind: ValueWarningKind,
+    pub message: String,
+}
 
 /// Types `s` for a column `name` of type `ty`; the error is the message the
 /// report shows (`column `x` expects int64, got "5"`).
@@ -109,7 +124,8 @@ fn type_integer(name: &str, s: &Scalar, ty: DataType) -> Option<Typed> {
         Err(_) => {
             // The original saturates; fixtures depend on it, so keep it and say so.
             let v = if i < 0 { i64::MIN } else { i64::MAX };
-            (Value::Int(v), Some(format!("column `{name}`: {} is outside int64's range; the simulator uses {v}", s.render())))
+            let message = format!("column `{name}`: {} is outside int64's range; the simulator uses {v}", s.render());
+            (Value::Int(v), Some(ValueWarning { kind: ValueWarningKind::Saturated, message }))
         }
     })
 }
@@ -127,8 +143,8 @@ fn type_decimal(name: &str, s: &Scalar, ty: DataType, p: u8, sc: u8) -> Option<T
     if d.fits(p) {
         return Some((Value::Decimal(d), None));
     }
-    let warning = format!("column `{name}` is {ty}, but {} has {} integer digits (at most {}); Flink reads such a value as null", s.render(), d.digits().saturating_sub(sc as u32), p - sc);
-    Some((Value::Decimal(d), Some(warning)))
+    let message = format!("column `{name}` is {ty}, but {} has {} integer digits (at most {}); Flink reads such a value as null", s.render(), d.digits().saturating_sub(sc as u32), p - sc);
+    Some((Value::Decimal(d), Some(ValueWarning { kind: ValueWarningKind::OverPrecision, message })))
 }
 
 /// A timestamp (milliseconds) or timestamp_ns from epoch milliseconds or
@@ -167,6 +183,6 @@ mod tests {
         assert_eq!(ty(Scalar::Str("2024-01-01T01:00:00+01:00".into()), Timestamp), Ok("1704067200000".into()));
         assert_eq!(ty(Scalar::Float(1.5, "1704067200000.5".into()), Timestamp), Err("column `x` expects timestamp(millisecond), got 1704067200000.5".into()));
         let (_, warn) = type_scalar("amount", &Scalar::Str("123456789.12".into()), Decimal(10, 2)).unwrap();
-        assert!(warn.unwrap().contains("at most 8"));
+        assert!(warn.unwrap().message.contains("at most 8"));
     }
 }

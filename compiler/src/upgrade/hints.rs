@@ -8,6 +8,7 @@ use crate::diagnostic::Diagnostic;
 use crate::model::model_plan;
 use crate::plan::node::Operator;
 use crate::project::{model_config, CONFIG_FILE};
+use crate::diagnostic::Code;
 
 /// `aggregate.0` → `("aggregate", 0)`; `None` unless a kind and a plain
 /// decimal ordinal.
@@ -36,7 +37,7 @@ pub fn hint_diagnostics<'db>(db: &'db dyn Db, project: Project, name: ModelName<
         let span = Some(h.span.with_len(h.node.len()));
         match node_key(&h.node) {
             None => out.push(
-                Diagnostic::error("E0781", format!("model `{n}` hints node `{}`, which is not `<kind>.<ordinal>`", h.node))
+                Diagnostic::error(Code::HintMalformedNode, format!("model `{n}` hints node `{}`, which is not `<kind>.<ordinal>`", h.node))
                     .at(CONFIG_FILE, span)
                     .help(format!("name the node by its kind and ordinal, as in its id: `aggregate.0` for `{n}::aggregate::0`; kinds are {}", Operator::names())),
             ),
@@ -44,7 +45,7 @@ pub fn hint_diagnostics<'db>(db: &'db dyn Db, project: Project, name: ModelName<
                 let id = format!("{n}::{kind}::{ordinal}");
                 if plan.is_some() && !ids.contains(&id) {
                     out.push(
-                        Diagnostic::error("E0780", format!("model `{n}` hints node `{}`, but its plan has no `{id}`", h.node))
+                        Diagnostic::error(Code::HintUnknownNode, format!("model `{n}` hints node `{}`, but its plan has no `{id}`", h.node))
                             .at(CONFIG_FILE, span)
                             .help(format!("the model's nodes are {}", ids.join(", "))),
                     );
@@ -53,7 +54,7 @@ pub fn hint_diagnostics<'db>(db: &'db dyn Db, project: Project, name: ModelName<
         }
         if !node_id_ok(&h.was) {
             out.push(
-                Diagnostic::warning("W0782", format!("model `{n}` hints that `{}` was `{}`, which is not a node id", h.node, h.was))
+                Diagnostic::warning(Code::HintMalformedWas, format!("model `{n}` hints that `{}` was `{}`, which is not a node id", h.node, h.was))
                     .at(CONFIG_FILE, span)
                     .help("write the running node's id as `streamform inspect-plan` printed it, `<model>::<kind>::<ordinal>`, for example `m::filter::1`"),
             );

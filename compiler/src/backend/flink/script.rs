@@ -16,6 +16,7 @@ use crate::model::{model_contract, model_plan, model_reads};
 use crate::plan::node::{ModelPlan, NodeKind, Retention};
 use crate::project::{model_config, project_config, source_config, CONFIG_FILE};
 use crate::source::{applied_contracts, event_time};
+use crate::diagnostic::Code;
 
 /// A deployment target's name, interned so the script can be keyed by it.
 #[salsa::interned(debug)]
@@ -166,7 +167,7 @@ impl Parts {
         if let Some(st) = p.nodes.iter().find_map(|n| n.state.as_ref()) {
             if let Retention::After(d) = st.retention {
                 self.warnings.push(
-                    Diagnostic::warning("W0790", format!("model `{}` declares retention {d}; on Flink it is a STATE_TTL hint, enforced in processing time, so it is approximate — and under replay it may keep state a fresh run would have dropped", p.name))
+                    Diagnostic::warning(Code::RetentionAsProcessingTimeTtl, format!("model `{}` declares retention {d}; on Flink it is a STATE_TTL hint, enforced in processing time, so it is approximate — and under replay it may keep state a fresh run would have dropped", p.name))
                         .at(CONFIG_FILE, cfg.retention_span)
                         .help("the simulator expires state by event time; docs/flink.md lists the differences"),
                 );
@@ -183,7 +184,7 @@ impl Parts {
                 self.inserts.push(format!("INSERT INTO {} SELECT * FROM {};", sink_table_name(&p.name, sc), ident(&p.name)));
             }
             None if !has_reader => self.warnings.push(
-                Diagnostic::warning("W0791", format!("model `{}` has no sink and no reader, so nothing on Flink runs it", p.name))
+                Diagnostic::warning(Code::ModelNeverRuns, format!("model `{}` has no sink and no reader, so nothing on Flink runs it", p.name))
                     .at(CONFIG_FILE, None)
                     .help(format!("add a `sink:` to `{}` in streamform.yml, or read it with ref('{}')", p.name, p.name)),
             ),

@@ -13,6 +13,7 @@ use crate::plan::changelog;
 use crate::plan::expr::{AggCall, AggFunc, Expr};
 use crate::plan::node::{Column, KeyedState, NodeKind, Operator, Retention, TumblingWindow};
 use crate::types::DataType;
+use crate::diagnostic::Code;
 
 /// Select aliases, which GROUP BY and HAVING may use.
 type Aliases<'a> = Vec<(String, &'a sql::Expr)>;
@@ -77,11 +78,11 @@ impl<'a> Lowerer<'a> {
                     let pos: usize = n.parse().unwrap_or(0);
                     match s.projection.get(pos.wrapping_sub(1)) {
                         Some(item) => select_item_expr(item).ok_or_else(|| {
-                            LowerError::new("E0406", format!("model `{}` groups by position {pos}, which is a wildcard", self.model), g.span())
+                            LowerError::new(Code::BadGroupByPosition, format!("model `{}` groups by position {pos}, which is a wildcard", self.model), g.span())
                                 .help("group by the columns by name")
                         })?,
                         None => {
-                            return Err(LowerError::new("E0406", format!("model `{}` groups by position {pos}, but the SELECT has {} items", self.model, s.projection.len()), g.span())
+                            return Err(LowerError::new(Code::BadGroupByPosition, format!("model `{}` groups by position {pos}, but the SELECT has {} items", self.model, s.projection.len()), g.span())
                                 .help(format!("positions count the SELECT items from 1 to {}; or group by the columns by name", s.projection.len())))
                         }
                     }
@@ -118,7 +119,7 @@ impl<'a> Lowerer<'a> {
                 _ => "only `window_end`".to_string(),
             };
             return Err(LowerError::new(
-                "E0407",
+                Code::WindowNotGrouped,
                 format!("model `{}` declares a window, so its aggregate must group by both `window_start` and `window_end`; it groups by {which}", self.model),
                 s.group_by.span(),
             )
@@ -127,7 +128,7 @@ impl<'a> Lowerer<'a> {
         let Some(time) = rel.time.clone() else {
             let what = if rel.qualifier.is_empty() { "its input".to_string() } else { format!("`{}`", rel.qualifier) };
             return Err(LowerError::new(
-                "E0408",
+                Code::WindowInputWithoutEventTime,
                 format!("model `{}` declares a window, but {what}, which its aggregate reads, carries no event time", self.model),
                 s.group_by.span(),
             )
@@ -227,7 +228,7 @@ impl<'a> Lowerer<'a> {
                     items.push((ex, ident_name(alias), item.span()));
                 }
                 other => {
-                    return Err(LowerError::new("E0409", format!("model `{}` selects `*` from an aggregate", self.model), other.span())
+                    return Err(LowerError::new(Code::WildcardOverAggregate, format!("model `{}` selects `*` from an aggregate", self.model), other.span())
                         .help("name the grouped columns and the aggregates"))
                 }
             }
@@ -264,14 +265,14 @@ impl<'a> Lowerer<'a> {
             return Err(unsupported(self.model, "FILTER on an aggregate", span));
         }
         let sql::FunctionArguments::List(list) = &f.args else {
-            return Err(LowerError::new("E0410", format!("model `{}` calls {}() without an argument", self.model, func.name()), span)
+            return Err(LowerError::new(Code::BadAggregateArguments, format!("model `{}` calls {}() without an argument", self.model, func.name()), span)
                 .help(format!("pass one column: {}(amount){}", func.name(), if func == AggFunc::Count { ", or count(*) to count rows" } else { "" })));
         };
         if matches!(list.duplicate_treatment, Some(sql::DuplicateTreatment::Distinct)) {
             return Err(unsupported(self.model, "DISTINCT inside an aggregate", span));
         }
         if list.args.len() != 1 {
-            return Err(LowerError::new("E0410", format!("model `{}` calls {}() with {} arguments; it takes one", self.model, func.name(), list.args.len()), span)
+            return Err(LowerError::new(Code::BadAggregateArguments, format!("model `{}` calls {}() with {} arguments; it takes one", self.model, func.name(), list.args.len()), span)
                 .help(format!("pass one column: {}(amount)", func.name())));
         }
         let arg = match &list.args[0] {
@@ -285,12 +286,12 @@ impl<'a> Lowerer<'a> {
                 Some(self.expr(e, rel, None)?)
             }
             _ => {
-                return Err(LowerError::new("E0410", format!("model `{}` calls {}() with an argument it does not take", self.model, func.name()), span)
+                return Err(LowerError::new(Code::BadAggregateArguments, format!("model `{}` calls {}() with an argument it does not take", self.model, func.name()), span)
                     .help("only count() takes `*`; the others take one column or expression"))
             }
         };
         let ty = func.accumulator_type(arg.as_ref().map(|a| a.ty())).map_err(|why| {
-            LowerError::new("E0503", format!("model `{}` cannot compute {}: {why}", self.model, AggCall::render(func, arg.as_ref())), span)
+            LowerError::new(Code::AggregateOverWrongType, format!("model `{}` cannot compute {}: {why}", self.model, AggCall::render(func, arg.as_ref())), span)
                 .help("cast the argument to a number, or use count(), min() or max()")
         })?;
         let identity = display_name(&sql::Expr::Function(f.clone()), &rel.qualifier);

@@ -10,6 +10,7 @@ use super::{operand_type, unsupported, Grouping, LowerError, Lowerer, Rel, Resul
 use crate::diagnostic::did_you_mean;
 use crate::plan::expr::{arithmetic_type, AggFunc, BinOp, Expr, Literal};
 use crate::types::{DataType, Unsupported};
+use crate::diagnostic::Code;
 
 impl<'a> Lowerer<'a> {
     /// Plans a scalar expression over `rel`. With `grouping`, the
@@ -75,7 +76,7 @@ impl<'a> Lowerer<'a> {
             (sql::UnaryOperator::Not, inner) => {
                 let x = self.expr(inner, rel, grouping)?;
                 if !matches!(x.ty(), DataType::Boolean | DataType::Unsupported(Unsupported::Null)) {
-                    return Err(LowerError::new("E0505", format!("model `{model}` negates `{}`, which is {}, not boolean", x.render(), x.ty()), e.span())
+                    return Err(LowerError::new(Code::LogicOverNonBoolean, format!("model `{model}` negates `{}`, which is {}, not boolean", x.render(), x.ty()), e.span())
                         .help("NOT applies to a condition: compare first, for example NOT (qty > 0)"));
                 }
                 Expr::Not(Box::new(x))
@@ -109,13 +110,13 @@ impl<'a> Lowerer<'a> {
         let r = self.expr(right, rel, grouping)?;
         let ty = if bop.is_arithmetic() {
             arithmetic_type(bop, operand_type(&l, rel), operand_type(&r, rel)).map_err(|why| {
-                LowerError::new("E0506", format!("model `{model}` computes `{} {} {}`: {why}", l.render(), bop.symbol(), r.render()), e.span())
+                LowerError::new(Code::ArithmeticTypeMismatch, format!("model `{model}` computes `{} {} {}`: {why}", l.render(), bop.symbol(), r.render()), e.span())
                     .help("arithmetic works on int32, int64, float64 and decimal; CAST the other side if needed")
             })?
         } else if matches!(bop, BinOp::And | BinOp::Or) {
             for side in [&l, &r] {
                 if !matches!(side.ty(), DataType::Boolean | DataType::Unsupported(Unsupported::Null)) {
-                    return Err(LowerError::new("E0505", format!("model `{model}` uses `{}` in {}, but it is {}, not boolean", side.render(), bop.symbol(), side.ty()), e.span())
+                    return Err(LowerError::new(Code::LogicOverNonBoolean, format!("model `{model}` uses `{}` in {}, but it is {}, not boolean", side.render(), bop.symbol(), side.ty()), e.span())
                         .help(format!("{} joins conditions: compare it first, for example `{} > 0`", bop.symbol(), side.render())));
                 }
             }
@@ -135,10 +136,10 @@ impl<'a> Lowerer<'a> {
             if f.over.is_some() {
                 return unsupported(model, format_args!("the window function `{name}() OVER`"), e.span());
             }
-            return LowerError::new("E0507", format!("model `{model}` uses the aggregate {name}() where no aggregate is allowed"), e.span())
+            return LowerError::new(Code::AggregateNotAllowedHere, format!("model `{model}` uses the aggregate {name}() where no aggregate is allowed"), e.span())
                 .help("aggregates belong in the SELECT list or HAVING of a grouped query, not in WHERE or GROUP BY");
         }
-        LowerError::new("E0401", format!("model `{model}` uses the function `{name}` (supported: sum, count, min, max), which is not supported yet"), e.span())
+        LowerError::new(Code::UnsupportedConstruct, format!("model `{model}` uses the function `{name}` (supported: sum, count, min, max), which is not supported yet"), e.span())
     }
 
     /// The error for an expression form we do not plan, with a rewrite
@@ -187,7 +188,7 @@ impl<'a> Lowerer<'a> {
                     return Ok(Some(Expr::Column { index: out_idx, name, ty }));
                 }
                 Err(LowerError::new(
-                    "E0508",
+                    Code::ColumnNotGrouped,
                     format!("model `{}` selects `{name}`, which is neither grouped nor aggregated", self.model),
                     e.span(),
                 )
@@ -208,7 +209,7 @@ impl<'a> Lowerer<'a> {
             (Some(i), None) => Ok(Expr::Column { index: i, name, ty: rel.cols[i].ty }),
             (Some(i), Some(q)) if *q == rel.qualifier => Ok(Expr::Column { index: i, name, ty: rel.cols[i].ty }),
             (None, _) if rel.windowable && (name == "window_start" || name == "window_end") => Err(LowerError::new(
-                "E0510",
+                Code::WindowColumnBelowAggregate,
                 format!("model `{}` uses `{name}` before the aggregate", self.model),
                 span,
             )
@@ -232,7 +233,7 @@ impl<'a> Lowerer<'a> {
                 if parts[parts.len() - 1].quote_style == Some('"') {
                     help.push_str("; a double-quoted name is a column; write a string in single quotes");
                 }
-                Err(LowerError::new("E0509", format!("model `{}` uses the column `{shown}`, which does not exist here", self.model), span).help(help))
+                Err(LowerError::new(Code::UnknownColumn, format!("model `{}` uses the column `{shown}`, which does not exist here", self.model), span).help(help))
             }
         }
     }

@@ -11,6 +11,7 @@ use crate::diagnostic::did_you_mean;
 use crate::plan::expr::Expr;
 use crate::plan::changelog;
 use crate::plan::node::{NodeKind, Operator, SourceRead};
+use crate::diagnostic::Code;
 
 impl<'a> Lowerer<'a> {
     pub(super) fn table_factor(&mut self, t: &'a sql::TableFactor) -> Result<Rel> {
@@ -59,7 +60,7 @@ impl<'a> Lowerer<'a> {
                     } else {
                         format!("use source('{fname}') for a source or ref('{fname}') for a model")
                     };
-                    Err(LowerError::new("E0601", format!("model `{}` reads `{fname}` directly", self.model), name.span()).help(help))
+                    Err(LowerError::new(Code::BareTableName, format!("model `{}` reads `{fname}` directly", self.model), name.span()).help(help))
                 }
             }
             sql::TableFactor::Derived { lateral, subquery, alias, .. } => {
@@ -85,7 +86,7 @@ impl<'a> Lowerer<'a> {
         }
         if alias.columns.len() != rel.cols.len() {
             return Err(LowerError::new(
-                "E0512",
+                Code::ColumnAliasCount,
                 format!("model `{}` names {} columns for `{}`, which has {}", self.model, alias.columns.len(), ident_name(&alias.name), rel.cols.len()),
                 alias.name.span,
             )
@@ -102,7 +103,7 @@ impl<'a> Lowerer<'a> {
     }
 
     fn bad_reference(&self, kind: &str, span: SqlSpan) -> LowerError {
-        LowerError::new("E0602", format!("model `{}` uses {kind}() with something other than one quoted name", self.model), span)
+        LowerError::new(Code::MalformedReference, format!("model `{}` uses {kind}() with something other than one quoted name", self.model), span)
             .help(format!("write {kind}('name') with the name in single quotes"))
     }
 
@@ -111,7 +112,7 @@ impl<'a> Lowerer<'a> {
             return Err(self.unknown_source(name, span));
         };
         if src.connector == Connector::Iceberg {
-            return Err(LowerError::new("E0609", format!("model `{}` reads source `{name}`, which uses the iceberg connector; models can write Iceberg tables but not read them yet", self.model), span)
+            return Err(LowerError::new(Code::ReadsIcebergSource, format!("model `{}` reads source `{name}`, which uses the iceberg connector; models can write Iceberg tables but not read them yet", self.model), span)
                 .help("read the table's change stream from Kafka instead"));
         }
         self.source_rel(name, src, alias, span)
@@ -124,12 +125,12 @@ impl<'a> Lowerer<'a> {
             None if self.inputs.model_names().iter().any(|m| m == name) => format!("`{name}` is a model: read it with ref('{name}')"),
             None => "declare it under `sources:` in sources.yml".to_string(),
         };
-        LowerError::new("E0603", format!("model `{}` reads source('{name}'), which is not declared in sources.yml", self.model), span).help(help)
+        LowerError::new(Code::ReadsUnknownSource, format!("model `{}` reads source('{name}'), which is not declared in sources.yml", self.model), span).help(help)
     }
 
     fn source_rel(&mut self, name: &str, src: SourceInput, alias: Option<String>, span: SqlSpan) -> Result<Rel> {
         if !src.contracts_ok {
-            return Err(LowerError::new("E0604", format!("model `{}` reads source('{name}'), whose contracts do not compile", self.model), span)
+            return Err(LowerError::new(Code::ReadsBrokenSource, format!("model `{}` reads source('{name}'), whose contracts do not compile", self.model), span)
                 .help(format!("fix the contracts of `{name}` in sources.yml")));
         }
         let changelog = changelog::source();
@@ -185,11 +186,11 @@ impl<'a> Lowerer<'a> {
                     None if self.inputs.source(name).is_some() => format!("`{name}` is a source: read it with source('{name}')"),
                     None => format!("ref() names another model in this project; create models/{name}.sql"),
                 };
-                Err(LowerError::new("E0606", format!("model `{}` reads ref('{name}'), but there is no models/{name}.sql", self.model), span).help(help))
+                Err(LowerError::new(Code::ReadsMissingModel, format!("model `{}` reads ref('{name}'), but there is no models/{name}.sql", self.model), span).help(help))
             }
-            Upstream::Broken => Err(LowerError::new("E0607", format!("model `{}` reads ref('{name}'), which does not compile", self.model), span)
+            Upstream::Broken => Err(LowerError::new(Code::ReadsBrokenModel, format!("model `{}` reads ref('{name}'), which does not compile", self.model), span)
                 .help(format!("fix the errors in models/{name}.sql first"))),
-            Upstream::Cycle => Err(LowerError::new("E0608", format!("model `{}` is part of a reference cycle, or depends on one", self.model), span)
+            Upstream::Cycle => Err(LowerError::new(Code::InReferenceCycle, format!("model `{}` is part of a reference cycle, or depends on one", self.model), span)
                 .help("a model cannot depend on its own output; break the cycle")),
         }
     }

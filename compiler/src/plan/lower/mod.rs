@@ -32,18 +32,19 @@ use crate::types::DataType;
 pub use self::contract::plan_check;
 pub use self::inputs::{Inputs, ModelSettings, SourceInput, Upstream, UpstreamModel};
 pub use self::names::ident_name;
+use crate::diagnostic::Code;
 
 /// A planning error: the first one ends planning of the model.
 #[derive(Clone, Debug)]
 pub struct LowerError {
-    pub code: &'static str,
+    pub code: Code,
     pub message: String,
     pub span: Option<SqlSpan>,
     pub help: Option<String>,
 }
 
 impl LowerError {
-    fn new(code: &'static str, message: impl Into<String>, span: SqlSpan) -> LowerError {
+    fn new(code: Code, message: impl Into<String>, span: SqlSpan) -> LowerError {
         LowerError { code, message: message.into(), span: Some(span), help: None }
     }
 
@@ -136,10 +137,10 @@ pub fn lower_model(model: &str, query: &sql::Query, settings: &ModelSettings, in
     let mut l = Lowerer { model, settings, inputs, nodes: Vec::new(), ordinals: [0; 5], reads_model: None, ctes: Vec::new(), key_span: None };
     if let Some(size) = settings.window {
         if size.millis() == 0 {
-            return Err(LowerError { code: "E0310", message: format!("model `{model}` declares a window of size 0s; a window needs a positive size"), span: None, help: Some("set `window: {type: tumbling, size: 5m}` with a positive size".into()) });
+            return Err(LowerError { code: Code::PlannedZeroWindow, message: format!("model `{model}` declares a window of size 0s; a window needs a positive size"), span: None, help: Some("set `window: {type: tumbling, size: 5m}` with a positive size".into()) });
         }
         if settings.retention.is_some() {
-            return Err(LowerError { code: "E0311", message: format!("model `{model}` declares both a window and retention; a window's state lives until the window closes, so retention has nothing to expire"), span: None, help: Some("remove `retention` from the model".into()) });
+            return Err(LowerError { code: Code::PlannedWindowWithRetention, message: format!("model `{model}` declares both a window and retention; a window's state lives until the window closes, so retention has nothing to expire"), span: None, help: Some("remove `retention` from the model".into()) });
         }
     }
     let rel = l.query(query)?;
@@ -148,7 +149,7 @@ pub fn lower_model(model: &str, query: &sql::Query, settings: &ModelSettings, in
             sql::SetExpr::Select(sel) => sel.select_token.0.span,
             _ => query.span(),
         };
-        return Err(LowerError::new("E0312", format!("model `{model}` declares a window but has no aggregate to cut into windows"), at)
+        return Err(LowerError::new(Code::WindowWithoutAggregate, format!("model `{model}` declares a window but has no aggregate to cut into windows"), at)
             .help("group by `window_start` and `window_end` (and any key), or remove `window` from the model"));
     }
     let span = l.key_span.unwrap_or_else(|| query.span());
@@ -174,7 +175,7 @@ fn operator_index(op: Operator) -> usize {
 }
 
 fn unsupported(model: &str, what: impl std::fmt::Display, span: SqlSpan) -> LowerError {
-    LowerError::new("E0401", format!("model `{model}` uses {what}, which is not supported yet"), span)
+    LowerError::new(Code::UnsupportedConstruct, format!("model `{model}` uses {what}, which is not supported yet"), span)
         .help("docs/types.md lists the SQL a model may use")
 }
 
@@ -205,21 +206,21 @@ impl<'a> Lowerer<'a> {
         let model = self.model;
         match c {
             Conflict::UpdatingAggregateInput => LowerError::new(
-                "E0405",
+                Code::AggregateOverUpdatingStream,
                 format!("model `{model}` uses aggregation over an updating stream (its input emits {}), which is not supported yet", input.title()),
                 span,
             )
             .help("aggregate the append-only source directly, or aggregate in the upstream model"),
             Conflict::AppendOverUpserts { key } => {
-                LowerError::new("E0301", format!("model `{model}` is materialized as append, but its output changelog is {}", input.title()), span)
+                LowerError::new(Code::AppendModelEmitsUpdates, format!("model `{model}` is materialized as append, but its output changelog is {}", input.title()), span)
                     .help(format!("set `materialized: upsert` and `key: [{}]` for `{model}` in streamform.yml", key.join(", ")))
             }
             Conflict::UndeclaredKey { key } => {
-                LowerError::new("E0302", format!("model `{model}` is materialized as upsert over key [{}] but declares no key", key.join(", ")), span)
+                LowerError::new(Code::UpsertWithoutKey, format!("model `{model}` is materialized as upsert over key [{}] but declares no key", key.join(", ")), span)
                     .help(format!("add `key: [{}]` to `{model}` in streamform.yml", key.join(", ")))
             }
             Conflict::OtherKey { declared, produced } => LowerError::new(
-                "E0303",
+                Code::KeyDiffersFromGroupBy,
                 format!("model `{model}` declares key [{}] but its GROUP BY produces key [{}]", declared.join(", "), produced.join(", ")),
                 span,
             )
@@ -230,7 +231,7 @@ impl<'a> Lowerer<'a> {
     fn query(&mut self, q: &'a sql::Query) -> Result<Rel> {
         if let Some(order) = &q.order_by {
             return Err(LowerError::new(
-                "E0402",
+                Code::OrderByOverUnbounded,
                 format!("model `{}`: ORDER BY cannot produce a final ordering over an unbounded input", self.model),
                 order_span(order).unwrap_or(q.span()),
             )
@@ -248,7 +249,7 @@ impl<'a> Lowerer<'a> {
                 let name = ident_name(&cte.alias.name);
                 if with.cte_tables[..i].iter().any(|c| ident_name(&c.alias.name) == name) {
                     self.ctes.truncate(scope);
-                    return Err(LowerError::new("E0511", format!("model `{}` defines the WITH query `{name}` twice", self.model), cte.alias.name.span)
+                    return Err(LowerError::new(Code::DuplicateCteName, format!("model `{}` defines the WITH query `{name}` twice", self.model), cte.alias.name.span)
                         .help("give each WITH query its own name"));
                 }
                 self.ctes.push((ident_name(&cte.alias.name), cte));

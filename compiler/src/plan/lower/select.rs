@@ -11,6 +11,7 @@ use crate::plan::changelog;
 use crate::plan::expr::Expr;
 use crate::plan::node::{Column, NodeKind, Operator};
 use crate::types::{DataType, Unsupported};
+use crate::diagnostic::Code;
 
 impl<'a> Lowerer<'a> {
     pub(super) fn select(&mut self, s: &'a sql::Select) -> Result<Rel> {
@@ -23,7 +24,7 @@ impl<'a> Lowerer<'a> {
         }
         let from = match s.from.as_slice() {
             [] => {
-                return Err(LowerError::new("E0403", format!("model `{}` reads nothing: its SELECT has no FROM", self.model), s.span())
+                return Err(LowerError::new(Code::SelectWithoutFrom, format!("model `{}` reads nothing: its SELECT has no FROM", self.model), s.span())
                     .help("read a source with FROM source('name') or another model with FROM ref('name')"))
             }
             [one] if one.joins.is_empty() => one,
@@ -36,7 +37,7 @@ impl<'a> Lowerer<'a> {
         let mut rel = self.table_factor(&from.relation)?;
         if let Some(pred) = &s.selection {
             if contains_aggregate(pred) {
-                return Err(LowerError::new("E0507", format!("model `{}` uses an aggregate in WHERE", self.model), pred.span())
+                return Err(LowerError::new(Code::AggregateNotAllowedHere, format!("model `{}` uses an aggregate in WHERE", self.model), pred.span())
                     .help("filter on aggregates with HAVING"));
             }
             let e = self.expr(pred, &rel, None)?;
@@ -55,7 +56,7 @@ impl<'a> Lowerer<'a> {
             || s.having.as_ref().is_some_and(contains_aggregate);
         if group_by.is_empty() && !has_aggregates {
             if let Some(h) = &s.having {
-                return Err(LowerError::new("E0404", format!("model `{}` has HAVING but does not aggregate", self.model), h.span())
+                return Err(LowerError::new(Code::HavingWithoutAggregate, format!("model `{}` has HAVING but does not aggregate", self.model), h.span())
                     .help("use WHERE to filter rows that are not grouped"));
             }
             return self.plain_projection(s, rel);
@@ -76,7 +77,7 @@ impl<'a> Lowerer<'a> {
                     if let sql::SelectItemQualifiedWildcardKind::ObjectName(n) = kind {
                         let q = object_name(n);
                         if q != rel.qualifier {
-                            return Err(LowerError::new("E0501", format!("model `{}` selects `{q}.*`, but it reads `{}`", self.model, rel.qualifier), item.span())
+                            return Err(LowerError::new(Code::UnknownQualifier, format!("model `{}` selects `{q}.*`, but it reads `{}`", self.model, rel.qualifier), item.span())
                                 .help(format!("write `{}.*` or `*`", rel.qualifier)));
                         }
                     }
@@ -106,7 +107,7 @@ impl<'a> Lowerer<'a> {
         for (i, (_, name, span)) in items.iter().enumerate() {
             if let Some(first) = items[..i].iter().position(|(_, n, _)| n == name) {
                 return Err(LowerError::new(
-                    "E0502",
+                    Code::DuplicateOutputColumn,
                     format!("model `{}` produces the column `{name}` twice (select items {} and {})", self.model, first + 1, i + 1),
                     *span,
                 )
@@ -137,7 +138,7 @@ impl<'a> Lowerer<'a> {
     pub(super) fn require_boolean(&self, e: &Expr, ast: &sql::Expr, clause: &str) -> Result<()> {
         match e.ty() {
             DataType::Boolean | DataType::Unsupported(Unsupported::Null) => Ok(()),
-            t => Err(LowerError::new("E0504", format!("model `{}` filters with {clause} `{}`, which is {t}, not boolean", self.model, e.render()), ast.span())
+            t => Err(LowerError::new(Code::PredicateNotBoolean, format!("model `{}` filters with {clause} `{}`, which is {t}, not boolean", self.model, e.render()), ast.span())
                 .help("compare it with something, for example `> 0` or `IS NOT NULL`")),
         }
     }

@@ -1,5 +1,9 @@
 //! Diagnostics as data: the compiler never prints. `cli` renders them.
 
+mod code;
+
+pub use code::Code;
+
 /// A location in a project file: 1-based line and column (in characters),
 /// the byte offset and the byte length of the marked text (0 = a point).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
@@ -73,7 +77,7 @@ pub struct Label {
 pub struct Diagnostic {
     pub severity: Severity,
     /// A stable code, listed in docs/errors.md.
-    pub code: &'static str,
+    pub code: Code,
     pub message: String,
     /// Project-relative path of the file the diagnostic is about.
     pub path: Option<String>,
@@ -84,11 +88,11 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
-    pub fn error(code: &'static str, message: impl Into<String>) -> Diagnostic {
+    pub fn error(code: Code, message: impl Into<String>) -> Diagnostic {
         Diagnostic { severity: Severity::Error, code, message: message.into(), path: None, span: None, help: None, labels: Vec::new() }
     }
 
-    pub fn warning(code: &'static str, message: impl Into<String>) -> Diagnostic {
+    pub fn warning(code: Code, message: impl Into<String>) -> Diagnostic {
         Diagnostic { severity: Severity::Warning, code, message: message.into(), path: None, span: None, help: None, labels: Vec::new() }
     }
 
