@@ -1,12 +1,12 @@
 //! `inspect-plan` and `explain`.
 
-use streamform::config::LatePolicy;
 use streamform::db::{ModelName, SourceName};
 use streamform::driver::{self, Work};
 use streamform::identity::digest::short;
 use streamform::manifest::{manifest, model_identity, ManifestError, ModelDocument};
 use streamform::model::{lower_model, model_plan, source_input};
 use streamform::project::{model_config, model_names, source_config};
+use streamform::source::event_time;
 
 use super::{print_diagnostics_stderr, report_load_errors};
 use crate::load::{load, Loaded};
@@ -143,12 +143,8 @@ fn source_facts(loaded: &Loaded, src: &str) -> Option<SourceFacts> {
     let name = SourceName::new(db, src.to_string());
     let s = source_config(db, loaded.project, name).as_ref()?;
     let input = source_input(db, loaded.project, name).as_ref()?;
-    let time = match &s.event_time {
-        Some((et, _)) => format!(
-            "event({et}) watermark={} late={}",
-            s.watermark.map(|(d, _)| d).unwrap_or_default(),
-            s.late_events.map(|(l, _)| l).unwrap_or(LatePolicy::Drop).as_str()
-        ),
+    let time = match event_time(s) {
+        Some(t) => format!("event({}) watermark={} late={}", t.column, t.watermark, t.late.as_str()),
         None => "processing".to_string(),
     };
     Some(SourceFacts { connector: s.connector.as_str().to_string(), time, contracts: input.contracts.clone(), quarantine: input.quarantine.clone() })
