@@ -7,6 +7,8 @@ use streamform::identity::entry::KeyedEntry;
 use streamform::identity::text::{changelog_text, schema_text, state_fields, window_text};
 use streamform::manifest::{ModelSlice, NodeEntry};
 
+use super::title;
+
 pub fn model_block(slice: &ModelSlice) -> String {
     let m = &slice.model;
     let mut s = String::new();
@@ -18,11 +20,6 @@ pub fn model_block(slice: &ModelSlice) -> String {
         node_block(&mut s, n);
     }
     s
-}
-
-fn title(op: &str) -> String {
-    let mut c = op.chars();
-    c.next().map(|f| f.to_uppercase().collect::<String>() + c.as_str()).unwrap_or_default()
 }
 
 fn node_block(s: &mut String, n: &NodeEntry) {

@@ -5,6 +5,8 @@ use std::fmt::Write;
 use streamform::identity::digest::short;
 use streamform::upgrade::{Change, Classification, ModelDiff, PlanDiff};
 
+use super::title;
+
 /// The three header lines' variable parts.
 pub struct Header<'a> {
     pub project: &'a str,
@@ -17,11 +19,6 @@ pub struct Header<'a> {
 
 pub const FLINK_NOTE: &str =
     "note: on flink, a change keeps its state only when every change is a kind proven to carry it; `streamform plan --out <file>` says whether this one is an upgrade or a rebuild";
-
-fn title(op: &str) -> String {
-    let mut c = op.chars();
-    c.next().map(|f| f.to_uppercase().collect::<String>() + c.as_str()).unwrap_or_default()
-}
 
 fn model_block(s: &mut String, m: &ModelDiff) {
     match m.change {
