@@ -116,6 +116,7 @@ fn diagnostic_json(r: &Rendered) -> Value {
         "line": d.span.map(|s| s.line),
         "column": d.span.map(|s| s.col),
         "help": d.help,
+        "labels": d.labels.iter().map(|l| json!({"path": l.path, "line": l.span.map(|s| s.line), "column": l.span.map(|s| s.col), "message": l.message})).collect::<Vec<_>>(),
         "rendered": r.text,
     })
 }
