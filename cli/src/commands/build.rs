@@ -5,6 +5,7 @@ use std::fs;
 use std::io::Write;
 
 use camino::{Utf8Path, Utf8PathBuf};
+use streamform::driver::Work;
 use streamform::backend::flink::{flink_script, TargetName};
 use streamform::manifest::manifest;
 use streamform::project::project_config;
@@ -19,7 +20,7 @@ pub enum Backend {
 }
 
 pub fn run(project: &str, _backend: Backend, target: Option<&str>, stdout: bool) -> u8 {
-    let loaded = match super::load_checked(project, "building") {
+    let loaded = match super::load_checked(project, "building", Work::All) {
         Ok(l) => l,
         Err(code) => return code,
     };

@@ -41,8 +41,9 @@ pub fn print_diagnostics_stderr(loaded: &Loaded, diags: &[Diagnostic]) {
 /// Loads a project for a command that needs it free of errors (`test`,
 /// `run`, `build`, `plan`): prints why not and returns the exit code (2)
 /// when it does not load or `check` finds errors. `verb` completes "fix
-/// them before …".
-pub fn load_checked(project: &str, verb: &str) -> Result<Loaded, u8> {
+/// them before …". `work` is what the command reads next: the driver
+/// compiles it with the checks, on every core.
+pub fn load_checked(project: &str, verb: &str, work: Work) -> Result<Loaded, u8> {
     let mut loaded = crate::load::load(project);
     let load_errors = streamform::check::all_load_errors(&loaded.db, loaded.project);
     if !load_errors.is_empty() {
@@ -50,7 +51,7 @@ pub fn load_checked(project: &str, verb: &str) -> Result<Loaded, u8> {
         print_diagnostics_stderr(&loaded, &load_errors);
         return Err(2);
     }
-    driver::compile(&mut loaded.db, loaded.project, Work::Checks);
+    driver::compile(&mut loaded.db, loaded.project, work);
     let errors: Vec<Diagnostic> =
         streamform::check::check_report(&loaded.db, loaded.project).diagnostics.iter().filter(|d| d.is_error()).cloned().collect();
     if !errors.is_empty() {

@@ -10,6 +10,7 @@
 use std::fs;
 
 use camino::Utf8Path;
+use streamform::driver::Work;
 use streamform::identity::digest::short;
 use streamform::manifest::manifest;
 use streamform::upgrade::document::document;
@@ -57,7 +58,7 @@ fn running_line(doc: Option<&RunningDoc>, file: &str, target: Option<&str>) -> S
 }
 
 pub fn run(a: &Args) -> u8 {
-    let loaded = match super::load_checked(&a.project, "planning") {
+    let loaded = match super::load_checked(&a.project, "planning", Work::All) {
         Ok(l) => l,
         Err(code) => return code,
     };

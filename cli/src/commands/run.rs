@@ -17,6 +17,7 @@ use std::io::{BufRead, BufReader, BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use streamform::driver::Work;
 use streamform::graph::dependency_graph;
 use streamform::plan::node::ModelPlan;
 use streamform::sim::final_table::FinalTable;
@@ -30,7 +31,7 @@ use crate::render::json::Json;
 use crate::render::test::{change_json, event_json, value_json};
 
 pub fn run(project: &str, input: &str, output: &str) -> u8 {
-    let loaded = match super::load_checked(project, "running") {
+    let loaded = match super::load_checked(project, "running", Work::Checks) {
         Ok(l) => l,
         Err(code) => return code,
     };

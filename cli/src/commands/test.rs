@@ -3,6 +3,7 @@
 
 use std::io::Read;
 
+use streamform::driver::Work;
 use streamform::check::{fixture, fixture_checks};
 use streamform::sim::{fixture_report, FixtureReport};
 use streamform::SourceFile;
@@ -14,7 +15,7 @@ use crate::render::diagnostic::render;
 use crate::render::test::{fixture_text, report_json, summary};
 
 pub fn run(project: &str, model: Option<&str>, fixtures: &[String], json: bool) -> u8 {
-    let loaded = match super::load_checked(project, "testing") {
+    let loaded = match super::load_checked(project, "testing", Work::Checks) {
         Ok(l) => l,
         Err(code) => return code,
     };
