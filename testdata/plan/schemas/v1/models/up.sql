@@ -1,0 +1,1 @@
+SELECT customer_id, amount, qty FROM source('orders')
