@@ -34,6 +34,8 @@ golden!(contracts, "contracts", 1);
 golden!(windows, "windows", 1);
 golden!(upsert_keys, "upsert_keys", 1);
 golden!(refs, "refs", 1);
+// Items the original's planner names alike (a cast is named by its operand).
+golden!(planner_names, "planner_names", 1);
 golden!(cycle, "cycle", 1);
 golden!(fixtures, "fixtures", 1);
 golden!(bad_fixture, "bad_fixture", 2);

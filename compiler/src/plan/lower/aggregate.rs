@@ -6,7 +6,7 @@ use sqlparser::ast::{self as sql, Spanned};
 use sqlparser::tokenizer::Span as SqlSpan;
 
 use super::ast::{contains_aggregate, for_each_child, resolve_alias, select_item_expr, strip_nested};
-use super::names::{display_name, ident_name, object_name};
+use super::names::{display_name, ident_name, object_name, unaliased_name};
 use super::{rel_schema, unsupported, Grouping, LowerError, Lowerer, Rel, RelCol, Result};
 use crate::duration::Duration;
 use crate::plan::changelog;
@@ -217,10 +217,7 @@ impl<'a> Lowerer<'a> {
             match item {
                 sql::SelectItem::UnnamedExpr(e) => {
                     let ex = self.expr(e, out_rel, Some(grouping))?;
-                    let name = match &ex {
-                        Expr::Column { name, .. } => name.clone(),
-                        _ => display_name(e, &rel.qualifier),
-                    };
+                    let name = unaliased_name(e, &ex, &rel.qualifier);
                     items.push((ex, name, e.span()));
                 }
                 sql::SelectItem::ExprWithAlias { expr, alias } => {
@@ -233,6 +230,8 @@ impl<'a> Lowerer<'a> {
                 }
             }
         }
+        self.require_unique_names(&items)?;
+        self.require_unique_planner_names(s, &rel.qualifier)?;
         Ok(items)
     }
 

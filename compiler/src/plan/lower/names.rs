@@ -4,7 +4,7 @@
 use sqlparser::ast as sql;
 
 use super::literal::literal;
-use crate::plan::expr::{display_name_literal, Literal};
+use crate::plan::expr::{display_name_literal, Expr, Literal};
 
 /// Unquoted identifiers fold to lowercase; quoted ones keep their case.
 pub fn ident_name(i: &sql::Ident) -> String {
@@ -21,6 +21,41 @@ pub(super) fn object_name(n: &sql::ObjectName) -> String {
 
 /// DataFusion's display name of an unaliased select expression, which the
 /// original used as the column's name (`sum(orders.qty) * Int64(2)`).
+/// The name of an unaliased select item `e`, planned as `planned`: a column
+/// keeps its name; an aggregate under CASTs is named as the aggregate
+/// (`CAST(SUM(qty) AS BIGINT)` is `sum(qty)`: the original's planner names
+/// a cast by its operand); anything else, a cast column included, gets its
+/// display name (`CAST(qty AS BIGINT)` is `orders.qty`).
+pub(super) fn unaliased_name(e: &sql::Expr, planned: &Expr, qualifier: &str) -> String {
+    if let Expr::Column { name, .. } = planned {
+        return name.clone();
+    }
+    match strip_casts(e, planned) {
+        (sql::Expr::Function(_), Expr::Column { name, .. }) => name.clone(),
+        _ => display_name(e, qualifier),
+    }
+}
+
+/// The name the original's planner gives a select item, which must be
+/// unique among the items: an alias as written (unqualified), or the
+/// display name (casts are transparent, columns qualified), so that
+/// `CAST(qty AS BIGINT)` and `qty` collide.
+pub(super) fn planner_name(item: &sql::SelectItem, qualifier: &str) -> Option<String> {
+    match item {
+        sql::SelectItem::UnnamedExpr(e) => Some(display_name(e, qualifier)),
+        sql::SelectItem::ExprWithAlias { alias, .. } => Some(format!("AS {}", ident_name(alias))),
+        _ => None,
+    }
+}
+
+fn strip_casts<'e>(e: &'e sql::Expr, planned: &'e Expr) -> (&'e sql::Expr, &'e Expr) {
+    match (e, planned) {
+        (sql::Expr::Nested(inner), _) => strip_casts(inner, planned),
+        (sql::Expr::Cast { expr, .. }, Expr::Cast { expr: operand, .. }) => strip_casts(expr, operand),
+        _ => (e, planned),
+    }
+}
+
 pub(super) fn display_name(e: &sql::Expr, qualifier: &str) -> String {
     match e {
         sql::Expr::Identifier(i) => format!("{qualifier}.{}", ident_name(i)),

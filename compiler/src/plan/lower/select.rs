@@ -5,7 +5,7 @@ use sqlparser::ast::{self as sql, Spanned};
 use sqlparser::tokenizer::Span as SqlSpan;
 
 use super::ast::{contains_aggregate, select_item_expr};
-use super::names::{display_name, ident_name, object_name};
+use super::names::{ident_name, object_name, planner_name, unaliased_name};
 use super::{operand_type, rel_schema, unsupported, LowerError, Lowerer, Rel, RelCol, Result};
 use crate::plan::changelog;
 use crate::plan::expr::Expr;
@@ -87,10 +87,7 @@ impl<'a> Lowerer<'a> {
                 }
                 sql::SelectItem::UnnamedExpr(e) => {
                     let ex = self.expr(e, &rel, None)?;
-                    let name = match &ex {
-                        Expr::Column { name, .. } => name.clone(),
-                        _ => display_name(e, &rel.qualifier),
-                    };
+                    let name = unaliased_name(e, &ex, &rel.qualifier);
                     items.push((ex, name, e.span()));
                 }
                 sql::SelectItem::ExprWithAlias { expr, alias } => {
@@ -100,10 +97,34 @@ impl<'a> Lowerer<'a> {
                 sql::SelectItem::ExprWithAliases { expr, .. } => return Err(unsupported(self.model, "several aliases for one column", expr.span())),
             }
         }
+        self.require_unique_names(&items)?;
+        self.require_unique_planner_names(s, &rel.qualifier)?;
         self.project(rel, items)
     }
 
-    pub(super) fn project(&mut self, rel: Rel, items: Vec<(Expr, String, SqlSpan)>) -> Result<Rel> {
+    /// Two select items the original's planner names alike are refused as it
+    /// refuses them, though the names they show differ: `CAST(qty AS BIGINT)`
+    /// and `qty` (a cast is named by its operand), or `CAST(SUM(qty) AS
+    /// BIGINT)` and `SUM(CAST(qty AS BIGINT))`.
+    pub(super) fn require_unique_planner_names(&self, s: &sql::Select, qualifier: &str) -> Result<()> {
+        let mut seen: Vec<(String, usize)> = Vec::new();
+        for (i, item) in s.projection.iter().enumerate() {
+            let Some(name) = planner_name(item, qualifier) else { continue };
+            if let Some((_, first)) = seen.iter().find(|(n, _)| *n == name) {
+                return Err(LowerError::new(
+                    Code::DuplicateOutputColumn,
+                    format!("model `{}` selects `{}` and `{item}` (items {} and {}), which the planner names alike", self.model, s.projection[*first], first + 1, i + 1),
+                    item.span(),
+                )
+                .help(format!("both are named `{}`; give one of them another name with AS", name.trim_start_matches("AS "))));
+            }
+            seen.push((name, i));
+        }
+        Ok(())
+    }
+
+    /// Two items that show the same name.
+    pub(super) fn require_unique_names(&self, items: &[(Expr, String, SqlSpan)]) -> Result<()> {
         for (i, (_, name, span)) in items.iter().enumerate() {
             if let Some(first) = items[..i].iter().position(|(_, n, _)| n == name) {
                 return Err(LowerError::new(
@@ -114,6 +135,11 @@ impl<'a> Lowerer<'a> {
                 .help("give one of them another name with AS"));
             }
         }
+        Ok(())
+    }
+
+    pub(super) fn project(&mut self, rel: Rel, items: Vec<(Expr, String, SqlSpan)>) -> Result<Rel> {
+        self.require_unique_names(&items)?;
         let def = items
             .iter()
             .map(|(e, name, _)| {

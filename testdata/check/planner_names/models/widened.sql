@@ -1,0 +1,1 @@
+SELECT CAST(qty AS BIGINT), qty FROM source('orders')
