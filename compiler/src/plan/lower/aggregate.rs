@@ -235,13 +235,26 @@ impl<'a> Lowerer<'a> {
         Ok(items)
     }
 
+    /// Each aggregate call of `e` not met before, in order. Calls are one
+    /// accumulator when the original's planner names them alike (`identity`);
+    /// two that differ only by casts (`sum(x)`, `sum(CAST(x AS …))`) are
+    /// refused, as it refuses them.
     fn collect_aggregates(&self, e: &sql::Expr, rel: &Rel, calls: &mut Vec<AggCall>) -> Result<()> {
         if let sql::Expr::Function(f) = e {
             let name = object_name(&f.name).to_lowercase();
             if let Some(func) = AggFunc::parse(&name) {
                 let call = self.aggregate_call(func, f, rel)?;
-                if !calls.iter().any(|c| c.identity == call.identity) {
-                    calls.push(call);
+                match calls.iter().find(|c| c.identity == call.identity) {
+                    Some(c) if c.name != call.name => {
+                        return Err(LowerError::new(
+                            Code::DuplicateOutputColumn,
+                            format!("model `{}` computes `{}` and `{}`, which the planner names alike", self.model, c.name, call.name),
+                            e.span(),
+                        )
+                        .help(format!("both are named `{}`; compute one of them in an upstream model or a derived table", call.identity)));
+                    }
+                    Some(_) => {}
+                    None => calls.push(call),
                 }
                 return Ok(());
             }
