@@ -132,7 +132,8 @@ fn window_source_checks(n: &str, w: &WindowConfig, upstream: &[SourceConfig], ou
         let et = &time.column;
         let sn = &s.name;
         let at = Some(s.span.with_len(sn.len()));
-        if time.idle_timeout.is_none() {
+        // Only a Kafka topic has partitions that can fall silent.
+        if time.idle_timeout.is_none() && s.connector == Connector::Kafka {
             out.push(
                 Diagnostic::warning(Code::WindowWithoutIdleTimeout, format!("model `{n}` declares a window, and source `{sn}` upstream of it declares no idle_timeout; while any partition of `{sn}` is silent, event time stops and no window closes"))
                     .at(project::SOURCES_FILE, at)
