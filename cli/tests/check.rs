@@ -49,3 +49,16 @@ fn strict_fails_on_warnings() {
     assert_eq!(rc_clean, 0, "{text_clean}");
     assert!(text.contains("failed:"), "{text}");
 }
+
+/// A malformed fixture file is a load error for every command, not only
+/// for `check` and `test`, as in the original: each exits 2 and says why.
+#[test]
+fn a_malformed_fixture_stops_every_command() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/check/bad_fixture");
+    for args in [&["inspect-plan"][..], &["explain"], &["graph"], &["build", "--backend", "flink", "--stdout"], &["plan"]] {
+        let out = Command::new(env!("CARGO_BIN_EXE_streamform")).args(args).current_dir(&dir).output().expect("runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains("error: could not load project") && stderr.contains("tests/t.yml"), "{args:?}: {stderr}");
+    }
+}

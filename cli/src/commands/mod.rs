@@ -19,14 +19,16 @@ use crate::load::Loaded;
 use crate::out::eprint;
 use crate::render::diagnostic::render;
 
-/// Prints why the project could not be loaded; true when it could not.
+/// Prints why the project could not be loaded; true when it could not. A
+/// malformed fixture file is a load error for every command, as in the
+/// original.
 pub fn report_load_errors(loaded: &Loaded) -> bool {
-    let errors = streamform::project::load_errors(&loaded.db, loaded.project);
+    let errors = streamform::check::all_load_errors(&loaded.db, loaded.project);
     if errors.is_empty() {
         return false;
     }
     eprint(&format!("error: could not load project at {}\n\n", loaded.root));
-    print_diagnostics_stderr(loaded, errors);
+    print_diagnostics_stderr(loaded, &errors);
     true
 }
 
