@@ -252,13 +252,13 @@ fn sink_collisions(config: &ProjectConfig, names: &[String], sources: &[String],
             let key = (sink.connector, target.to_string());
             if let Some(first) = written.get(&key) {
                 out.push(
-                    Diagnostic::error(Code::SharedSinkDestination, format!("models `{first}` and `{}` both write to the {} {} `{target}`", m.name, sink.connector.as_str(), match sink.connector {
+                    Diagnostic::warning(Code::SharedSinkDestination, format!("models `{first}` and `{}` both write to the {} {} `{target}`", m.name, sink.connector.as_str(), match sink.connector {
                         Connector::Kafka => "topic",
                         Connector::File => "path",
                         Connector::Iceberg => "table",
                     }))
                     .at(CONFIG_FILE, Some(sink.span))
-                    .help("give each model's sink its own destination; readers could not tell the two changelogs apart"),
+                    .help("give each model's sink its own destination, unless its readers expect both changelogs in one stream: they cannot tell the two apart"),
                 );
             } else {
                 written.insert(key, &m.name);

@@ -72,7 +72,7 @@ codes! {
     /// a sink's Flink table `sink_<model>` has the name of another model or a source
     SinkTableNameTaken = "E0714",
     /// two models write the same topic, path or table
-    SharedSinkDestination = "E0715",
+    SharedSinkDestination = "W0715",
     /// an append model declares a `key`, which is ignored
     KeyOnAppendModel = "W0716",
     /// `retention` without an event-time source upstream
@@ -129,7 +129,7 @@ codes! {
     NoModels = "W0760",
     /// a source is never read
     UnreadSource = "W0761",
-    /// a windowed model's event-time source has no `idle_timeout` (a silent partition holds every window open)
+    /// a windowed model's event-time Kafka source has no `idle_timeout` (a silent partition holds every window open)
     WindowWithoutIdleTimeout = "W0762",
     /// a windowed model's event-time column has no `not_null` contract (a record without it fails the Flink job)
     WindowWithoutEventTimeContract = "W0763",
