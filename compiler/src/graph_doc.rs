@@ -2,14 +2,12 @@
 //! between them, plan order and reference cycles, as salsa queries.
 
 use serde::Serialize;
-use sqlparser::dialect::GenericDialect;
-use sqlparser::tokenizer::{Token, Tokenizer};
 
 use crate::config::{Connector, SinkConfig, SourceConfig};
 use crate::db::{Db, ModelName, Project};
 use crate::graph::dependency_graph;
-use crate::model::{model_reads, parse_model};
-use crate::project::{model_config, model_file, model_names, project_config, sources_config};
+use crate::model::named_reads;
+use crate::project::{model_config, model_names, project_config, sources_config};
 
 pub const GRAPH_VERSION: u32 = 1;
 
@@ -101,41 +99,6 @@ fn graph_sink(s: &SinkConfig) -> GraphSink {
     GraphSink { connector: s.connector.as_str(), target: location(s.connector, s.topic.as_deref(), s.path.as_deref()) }
 }
 
-/// What a model reads, for the graph. Like [`model_reads`], but a file that
-/// does not parse still shows the tables it names
-/// (the planner rejects such a file; the graph still draws it).
-#[salsa::tracked(returns(ref))]
-pub fn graph_reads<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>) -> GraphReads {
-    let Some(file) = model_file(db, project, name.text(db)) else { return GraphReads::default() };
-    if parse_model(db, file).is_ok() {
-        let r = model_reads(db, project, name);
-        return GraphReads { sources: r.sources.clone(), models: r.models.clone() };
-    }
-    scan_reads(file.text(db))
-}
-
-/// The `source('x')` and `ref('y')` calls in SQL that does not parse,
-/// found token by token.
-fn scan_reads(text: &str) -> GraphReads {
-    let mut out = GraphReads::default();
-    let Ok(tokens) = Tokenizer::new(&GenericDialect {}, text).tokenize() else { return out };
-    let tokens: Vec<&Token> = tokens.iter().filter(|t| !matches!(t, Token::Whitespace(_))).collect();
-    for w in tokens.windows(4) {
-        if let [Token::Word(f), Token::LParen, Token::SingleQuotedString(n), Token::RParen] = w {
-            let kind = f.value.to_lowercase();
-            let list = match kind.as_str() {
-                "source" => &mut out.sources,
-                "ref" => &mut out.models,
-                _ => continue,
-            };
-            if !list.contains(n) {
-                list.push(n.clone());
-            }
-        }
-    }
-    out
-}
-
 /// The graph of a loaded project (`None` when it does not load).
 #[salsa::tracked(returns(ref))]
 pub fn graph_document(db: &dyn Db, project: Project) -> Option<GraphDocument> {
@@ -148,7 +111,8 @@ pub fn graph_document(db: &dyn Db, project: Project) -> Option<GraphDocument> {
     for n in model_names(db, project) {
         let name = ModelName::new(db, n.clone());
         let cfg = model_config(db, project, name);
-        let reads = graph_reads(db, project, name).clone();
+        let r = named_reads(db, project, name);
+        let reads = GraphReads { sources: r.sources.clone(), models: r.models.clone() };
         for s in &reads.sources {
             edges.push(GraphEdge { from: format!("source:{s}"), to: format!("model:{n}") });
         }

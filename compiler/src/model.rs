@@ -98,6 +98,20 @@ pub fn model_reads<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>)
     r
 }
 
+/// What a model names, for the graph and the unused-source warning: its
+/// reads when it parses, else the `source()` and `ref()` calls its text
+/// still holds (see [`crate::sql::scan`]). Planning and plan order use
+/// [`model_reads`].
+#[salsa::tracked(returns(ref))]
+pub fn named_reads<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>) -> Reads {
+    let Some(file) = model_file(db, project, name.text(db)) else { return Reads::default() };
+    if parse_model(db, file).is_ok() {
+        return model_reads(db, project, name).clone();
+    }
+    let (sources, models) = crate::sql::scan::scan_reads(file.text(db));
+    Reads { sources, models }
+}
+
 /// True when following ref()s from this model reaches a cycle.
 #[salsa::tracked]
 pub fn reaches_cycle<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>) -> bool {

@@ -8,7 +8,7 @@ use crate::check::{all_load_errors, fixture, fixture_checks, model_checks, sourc
 use crate::db::{Database, ModelName, Project, SourceName};
 use crate::graph::dependency_graph;
 use crate::manifest::{model_identity, model_manifest_json};
-use crate::model::{model_contract, model_reads, source_input};
+use crate::model::{model_contract, model_reads, named_reads, source_input};
 use crate::project::{model_config_index, model_names, source_names};
 
 /// `query(Id(..))` → `query(owner)`.
@@ -34,6 +34,7 @@ impl QueryLabels {
         l.label_rest(db, "project");
         for m in &models {
             let _ = model_reads(db, p, ModelName::new(db, m.clone()));
+            let _ = named_reads(db, p, ModelName::new(db, m.clone()));
             l.label_rest(db, m);
         }
         for s in &sources {

@@ -299,13 +299,23 @@ fn large_project_edit_re_runs_one_segment() {
     let executed = f.executed();
     let _ = f.manifest();
     let executed = executed + "\n" + &f.executed();
-    assert_eq!(count(&executed, "segment_checks"), 1, "{executed}");
+    // The model's checks came out equal, so no segment's checks re-run.
+    assert_eq!(count(&executed, "segment_checks"), 0, "{executed}");
     assert_eq!(count(&executed, "manifest_segment"), 1, "{executed}");
     assert_eq!(count(&executed, "digest_through"), 1, "{executed}");
     assert_eq!(count(&executed, "segment_upstream"), 0, "{executed}");
     // The models' entries (name, key, output) are unchanged: not re-hashed.
     assert_eq!(count(&executed, "digest_head"), 0, "{executed}");
     assert_eq!(count(&executed, "check_report"), 0, "equal diagnostics: {executed}");
+
+    // An edit that changes the model's diagnostics re-runs its segment's checks only.
+    f.edit("models/m390.sql", "v > 7", "nope > 7");
+    let _ = streamform::check::check_report(&f.db, f.project);
+    let executed = f.executed();
+    assert_eq!(count(&executed, "segment_checks"), 1, "{executed}");
+    f.edit("models/m390.sql", "nope > 7", "v > 7");
+    let _ = f.manifest();
+    f.db.take_executed();
 
     // An edit in the first segment re-hashes every segment after it.
     f.edit("models/m005.sql", "v > 5", "v > 6");

@@ -151,8 +151,8 @@ fn logic_edit_reruns_only_the_edited_model() {
         model_manifest_json(a)
         model_plan(a)
         model_reads(a)
+        named_reads(a)
         parse_model(a)
-        segment_checks(project)
         segment_model_entries(project)"#]].assert_eq(&executed);
 }
 
@@ -184,8 +184,8 @@ fn contract_edit_reruns_its_readers_too() {
         model_plan(a)
         model_plan(b)
         model_reads(a)
+        named_reads(a)
         parse_model(a)
-        segment_checks(project)
         segment_model_entries(project)"#]].assert_eq(&executed);
 }
 
@@ -207,6 +207,7 @@ fn whitespace_edit_prints_no_block_and_recomputes_no_identity() {
         lower_model(a)
         model_checks(a)
         model_reads(a)
+        named_reads(a)
         parse_model(a)"#]].assert_eq(&executed);
 }
 
@@ -320,6 +321,7 @@ fn first_edit_of_a_file() {
         model_plan(a)
         model_plan(b)
         model_reads(a)
+        named_reads(a)
         parse_model(a)
         reaches_cycle(a)
         reaches_cycle(b)

@@ -17,7 +17,7 @@ use crate::config::{Connector, ProjectConfig};
 use crate::db::{Db, ModelName, Project, SourceFile, SourceName};
 use crate::diagnostic::{did_you_mean, Diagnostic, Severity};
 use crate::graph::dependency_graph;
-use crate::model::{model_plan, model_reads};
+use crate::model::model_plan;
 use crate::project::{self, model_file, project_config, sources_config, CONFIG_FILE, SOURCES_FILE};
 
 pub use fixtures::{fixture, Fixture};
@@ -82,11 +82,8 @@ pub(crate) struct SegmentChecks {
     /// Per model: its planning diagnostics, then its hints' diagnostics.
     planning: Vec<Diagnostic>,
     key_order: Vec<Diagnostic>,
-    /// Sources the segment's models read, sorted and deduplicated.
+    /// Sources the segment's models name, sorted and deduplicated.
     sources_read: Vec<String>,
-    /// A model whose reads cannot be known (it does not parse, or names a
-    /// table without source()/ref()): it may read any source.
-    reads_unknown: bool,
 }
 
 #[salsa::tracked(returns(ref))]
@@ -102,10 +99,7 @@ pub(crate) fn segment_checks(db: &dyn Db, project: Project, segment: u32) -> Seg
         out.planning.extend(c.planning.iter().cloned());
         out.planning.extend(crate::upgrade::hints::hint_diagnostics(db, project, key).iter().cloned());
         out.key_order.extend(c.key_order.iter().cloned());
-        if let Some(e) = &crate::model::lower_model(db, project, key).error {
-            out.reads_unknown |= matches!(e.code, Code::SqlNotOneSelect | Code::BareTableName | Code::MalformedReference);
-        }
-        out.sources_read.extend(model_reads(db, project, key).sources.iter().cloned());
+        out.sources_read.extend(crate::model::named_reads(db, project, key).sources.iter().cloned());
     }
     out.sources_read.sort();
     out.sources_read.dedup();
@@ -285,10 +279,6 @@ fn cycle_diagnostics(db: &dyn Db, project: Project) -> Vec<Diagnostic> {
 }
 
 fn unused_sources(db: &dyn Db, project: Project, segments: &[&SegmentChecks]) -> Vec<Diagnostic> {
-    // A model whose reads cannot be known may be the reader: say nothing.
-    if segments.iter().any(|r| r.reads_unknown) {
-        return Vec::new();
-    }
     let read = |name: &String| segments.iter().any(|r| r.sources_read.binary_search(name).is_ok());
     let Ok(sources) = sources_config(db, project) else { return Vec::new() };
     sources

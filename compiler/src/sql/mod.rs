@@ -1,3 +1,4 @@
 //! Model SQL: parsing with sqlparser. Knows nothing about salsa.
 
 pub mod parse;
+pub mod scan;
