@@ -15,7 +15,9 @@
 //!   columns in order (an empty key for a global aggregate).
 //! - **Sink**: the input's mode, which must fit the materialization: an
 //!   append model cannot write upserts, and an upsert model declares
-//!   exactly its upsert key. An upsert model may write an append changelog.
+//!   exactly its upsert key. An upsert model may write an append changelog
+//!   when it declares the key its rows are replaced by; with no key, it is
+//!   refused, as the original refuses it.
 
 use super::node::Changelog;
 use crate::config::Materialized;
@@ -29,6 +31,9 @@ pub enum Conflict {
     AppendOverUpserts { key: Vec<String> },
     /// An upsert model that declares no key; its output is keyed by this.
     UndeclaredKey { key: Vec<String> },
+    /// An upsert model over an append stream that declares no key: nothing
+    /// says which rows replace which.
+    NoKeyOverAppend,
     /// An upsert model that declares another key than its output's.
     OtherKey { declared: Vec<String>, produced: Vec<String> },
 }
@@ -71,6 +76,7 @@ pub fn aggregate(keys: &[String], windowed: bool) -> Changelog {
 pub fn sink(input: &Changelog, materialized: Materialized, key: &[String]) -> Result<Changelog, Conflict> {
     match (materialized, input) {
         (Materialized::Append, Changelog::Upsert(k)) => Err(Conflict::AppendOverUpserts { key: k.clone() }),
+        (Materialized::Upsert, Changelog::Append) if key.is_empty() => Err(Conflict::NoKeyOverAppend),
         (Materialized::Upsert, Changelog::Upsert(k)) if k != key => {
             if key.is_empty() && !k.is_empty() {
                 Err(Conflict::UndeclaredKey { key: k.clone() })

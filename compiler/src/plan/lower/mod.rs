@@ -219,6 +219,10 @@ impl<'a> Lowerer<'a> {
                 LowerError::new(Code::UpsertWithoutKey, format!("model `{model}` is materialized as upsert over key [{}] but declares no key", key.join(", ")), span)
                     .help(format!("add `key: [{}]` to `{model}` in streamform.yml", key.join(", ")))
             }
+            Conflict::NoKeyOverAppend => {
+                LowerError::new(Code::UpsertWithoutKey, format!("model `{model}` is materialized as upsert over an append stream but declares no key"), span)
+                    .help(format!("add `key: [...]` to `{model}` in streamform.yml, naming the columns that identify a row, or materialize it as append"))
+            }
             Conflict::OtherKey { declared, produced } => LowerError::new(
                 Code::KeyDiffersFromGroupBy,
                 format!("model `{model}` declares key [{}] but its GROUP BY produces key [{}]", declared.join(", "), produced.join(", ")),
