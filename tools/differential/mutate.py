@@ -89,14 +89,21 @@ def bare_table(p, g):
     return True
 
 
-def unsupported_construct(p, g):
-    n, m = _first_model(p)
+def _add_select_item(m, item):
+    """Appends `item` to the model's select list; false when it has none."""
     sel = _select_list(m["sql"])
     if not sel:
         return False
-    extra = g.pick(["CASE WHEN 1 = 1 THEN 1 ELSE 0 END AS c", "COALESCE(NULL, 1) AS c", "AVG(1) AS c",
-                    "UPPER('a') AS c", "1 % 2 AS c", "'a' || 'b' AS c"])
-    m["sql"] = m["sql"][:sel.end(1)] + ", " + extra + m["sql"][sel.end(1):]
+    m["sql"] = m["sql"][:sel.end(1)] + ", " + item + m["sql"][sel.end(1):]
+    return True
+
+
+def unsupported_construct(p, g):
+    n, m = _first_model(p)
+    if not _select_list(m["sql"]):
+        return False
+    _add_select_item(m, g.pick(["CASE WHEN 1 = 1 THEN 1 ELSE 0 END AS c", "COALESCE(NULL, 1) AS c", "AVG(1) AS c",
+                                "UPPER('a') AS c", "1 % 2 AS c", "'a' || 'b' AS c"]))
     if g.chance(0.3):
         m["sql"] += g.pick(["\nORDER BY 1", "\nLIMIT 5"])
     return True
@@ -104,11 +111,7 @@ def unsupported_construct(p, g):
 
 def unknown_column(p, g):
     n, m = _first_model(p)
-    sel = _select_list(m["sql"])
-    if not sel:
-        return False
-    m["sql"] = m["sql"][:sel.end(1)] + ", no_such_column" + m["sql"][sel.end(1):]
-    return True
+    return _add_select_item(m, "no_such_column")
 
 
 def key_mismatch(p, g):
