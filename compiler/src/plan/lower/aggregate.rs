@@ -6,7 +6,7 @@ use sqlparser::ast::{self as sql, Spanned};
 use sqlparser::tokenizer::Span as SqlSpan;
 
 use super::ast::{contains_aggregate, for_each_child, resolve_alias, select_item_expr, strip_nested};
-use super::names::{display_name, ident_name, object_name, unaliased_name};
+use super::names::{display_name, ident_name, object_name, planner_field, unaliased_name};
 use super::{rel_schema, unsupported, Grouping, LowerError, Lowerer, Rel, RelCol, Result};
 use crate::duration::Duration;
 use crate::plan::changelog;
@@ -230,8 +230,8 @@ impl<'a> Lowerer<'a> {
                 }
             }
         }
-        self.require_unique_names(&items)?;
-        self.require_unique_planner_names(s, &rel.qualifier)?;
+        let fields: Vec<String> = s.projection.iter().filter_map(|item| planner_field(item, &rel.qualifier)).collect();
+        self.require_unique_fields(&items, &fields)?;
         Ok(items)
     }
 

@@ -98,7 +98,9 @@ impl<'a> Lowerer<'a> {
             .zip(&alias.columns)
             .enumerate()
             .map(|(i, (c, new))| (Expr::Column { index: i, name: c.name.clone(), ty: c.ty }, ident_name(&new.name), new.name.span))
-            .collect();
+            .collect::<Vec<_>>();
+        let fields: Vec<String> = items.iter().map(|(_, n, _)| n.clone()).collect();
+        self.require_unique_fields(&items, &fields)?;
         self.project(rel, items)
     }
 

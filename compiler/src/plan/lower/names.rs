@@ -36,14 +36,24 @@ pub(super) fn unaliased_name(e: &sql::Expr, planned: &Expr, qualifier: &str) -> 
     }
 }
 
-/// The name the original's planner gives a select item, which must be
-/// unique among the items: an alias as written (unqualified), or the
-/// display name (casts are transparent, columns qualified), so that
-/// `CAST(qty AS BIGINT)` and `qty` collide.
-pub(super) fn planner_name(item: &sql::SelectItem, qualifier: &str) -> Option<String> {
+/// The field name the original's planner gives a select item, which must
+/// be unique among the items: the alias, a column's own name (through casts:
+/// `CAST(qty AS BIGINT)` is `qty`), else the display name. Two items may
+/// show the same name and still differ here (`COUNT(1)` and `count(*)`).
+pub(super) fn planner_field(item: &sql::SelectItem, qualifier: &str) -> Option<String> {
+    fn operand(e: &sql::Expr) -> &sql::Expr {
+        match e {
+            sql::Expr::Nested(i) | sql::Expr::Cast { expr: i, .. } => operand(i),
+            other => other,
+        }
+    }
     match item {
-        sql::SelectItem::UnnamedExpr(e) => Some(display_name(e, qualifier)),
-        sql::SelectItem::ExprWithAlias { alias, .. } => Some(format!("AS {}", ident_name(alias))),
+        sql::SelectItem::ExprWithAlias { alias, .. } => Some(ident_name(alias)),
+        sql::SelectItem::UnnamedExpr(e) => Some(match operand(e) {
+            sql::Expr::Identifier(i) => ident_name(i),
+            sql::Expr::CompoundIdentifier(p) => p.last().map(ident_name).unwrap_or_default(),
+            _ => display_name(e, qualifier),
+        }),
         _ => None,
     }
 }

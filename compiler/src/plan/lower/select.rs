@@ -5,7 +5,7 @@ use sqlparser::ast::{self as sql, Spanned};
 use sqlparser::tokenizer::Span as SqlSpan;
 
 use super::ast::{contains_aggregate, select_item_expr};
-use super::names::{ident_name, object_name, planner_name, unaliased_name};
+use super::names::{ident_name, object_name, planner_field, unaliased_name};
 use super::{operand_type, rel_schema, unsupported, LowerError, Lowerer, Rel, RelCol, Result};
 use crate::plan::changelog;
 use crate::plan::expr::Expr;
@@ -66,9 +66,14 @@ impl<'a> Lowerer<'a> {
 
     fn plain_projection(&mut self, s: &'a sql::Select, rel: Rel) -> Result<Rel> {
         let mut items: Vec<(Expr, String, SqlSpan)> = Vec::new();
+        let mut fields: Vec<String> = Vec::new();
         for item in &s.projection {
+            if let Some(f) = planner_field(item, &rel.qualifier) {
+                fields.push(f);
+            }
             match item {
                 sql::SelectItem::Wildcard(_) => {
+                    fields.extend(rel.cols.iter().map(|c| c.name.clone()));
                     for (i, c) in rel.cols.iter().enumerate() {
                         items.push((Expr::Column { index: i, name: c.name.clone(), ty: c.ty }, c.name.clone(), item.span()));
                     }
@@ -81,6 +86,7 @@ impl<'a> Lowerer<'a> {
                                 .help(format!("write `{}.*` or `*`", rel.qualifier)));
                         }
                     }
+                    fields.extend(rel.cols.iter().map(|c| c.name.clone()));
                     for (i, c) in rel.cols.iter().enumerate() {
                         items.push((Expr::Column { index: i, name: c.name.clone(), ty: c.ty }, c.name.clone(), item.span()));
                     }
@@ -97,49 +103,31 @@ impl<'a> Lowerer<'a> {
                 sql::SelectItem::ExprWithAliases { expr, .. } => return Err(unsupported(self.model, "several aliases for one column", expr.span())),
             }
         }
-        self.require_unique_names(&items)?;
-        self.require_unique_planner_names(s, &rel.qualifier)?;
+        self.require_unique_fields(&items, &fields)?;
         self.project(rel, items)
     }
 
-    /// Two select items the original's planner names alike are refused as it
-    /// refuses them, though the names they show differ: `CAST(qty AS BIGINT)`
-    /// and `qty` (a cast is named by its operand), or `CAST(SUM(qty) AS
-    /// BIGINT)` and `SUM(CAST(qty AS BIGINT))`.
-    pub(super) fn require_unique_planner_names(&self, s: &sql::Select, qualifier: &str) -> Result<()> {
-        let mut seen: Vec<(String, usize)> = Vec::new();
-        for (i, item) in s.projection.iter().enumerate() {
-            let Some(name) = planner_name(item, qualifier) else { continue };
-            if let Some((_, first)) = seen.iter().find(|(n, _)| *n == name) {
-                return Err(LowerError::new(
-                    Code::DuplicateOutputColumn,
-                    format!("model `{}` selects `{}` and `{item}` (items {} and {}), which the planner names alike", self.model, s.projection[*first], first + 1, i + 1),
-                    item.span(),
-                )
-                .help(format!("both are named `{}`; give one of them another name with AS", name.trim_start_matches("AS "))));
-            }
-            seen.push((name, i));
-        }
-        Ok(())
-    }
-
-    /// Two items that show the same name.
-    pub(super) fn require_unique_names(&self, items: &[(Expr, String, SqlSpan)]) -> Result<()> {
-        for (i, (_, name, span)) in items.iter().enumerate() {
-            if let Some(first) = items[..i].iter().position(|(_, n, _)| n == name) {
-                return Err(LowerError::new(
-                    Code::DuplicateOutputColumn,
-                    format!("model `{}` produces the column `{name}` twice (select items {} and {})", self.model, first + 1, i + 1),
-                    *span,
-                )
-                .help("give one of them another name with AS"));
-            }
+    /// Two items whose planner fields (`planner_field`, one per item) are
+    /// equal are refused, as the original refuses them; two that only show
+    /// the same name (`COUNT(1)` and `count(*)`) are accepted, as it accepts
+    /// them.
+    pub(super) fn require_unique_fields(&self, items: &[(Expr, String, SqlSpan)], fields: &[String]) -> Result<()> {
+        for (i, field) in fields.iter().enumerate() {
+            let Some(first) = fields[..i].iter().position(|f| f == field) else { continue };
+            let (a, b) = (&items[first].1, &items[i].1);
+            let err = if a == b {
+                LowerError::new(Code::DuplicateOutputColumn, format!("model `{}` produces the column `{b}` twice (select items {} and {})", self.model, first + 1, i + 1), items[i].2)
+                    .help("give one of them another name with AS")
+            } else {
+                LowerError::new(Code::DuplicateOutputColumn, format!("model `{}` produces `{a}` and `{b}` (select items {} and {}), which the planner names alike", self.model, first + 1, i + 1), items[i].2)
+                    .help(format!("both are named `{field}`; give one of them another name with AS"))
+            };
+            return Err(err);
         }
         Ok(())
     }
 
     pub(super) fn project(&mut self, rel: Rel, items: Vec<(Expr, String, SqlSpan)>) -> Result<Rel> {
-        self.require_unique_names(&items)?;
         let def = items
             .iter()
             .map(|(e, name, _)| {
