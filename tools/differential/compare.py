@@ -196,6 +196,11 @@ def decided(label, ours, peer):
             rest = [i for i in range(len(ofx)) if i not in skipped and not computed_with_plan_types(prose_free(ofx[i]), prose_free(pfx[i]))]
             if skipped and not rest:
                 return "flink-short-circuit"
+            # A result that does not fit the plan's decimal type overflows in
+            # ours; the original does not check precision.
+            overflow = [i for i, (a, b) in enumerate(zip(ofx, pfx)) if a != b and (a.get("error") or "").startswith("arithmetic overflow") and not b.get("error")]
+            if overflow and all(i in overflow or computed_with_plan_types(prose_free(ofx[i]), prose_free(pfx[i])) for i in range(len(ofx))):
+                return "sim-plan-types"
     return None
 
 
