@@ -86,6 +86,7 @@ golden!(rename_hint, 1); //         renamed_from: a renamed model that changed, 
 golden!(rename_no_hint, 1); //      a rename without renamed_from: added + removed, and the suggested hint
 golden!(shift_no_hint, 1); //       an ordinal shift without a hint, and the suggested hint
 golden!(shift_hint, 1); //          the same shift with the hint; an unused node hint
+golden!(sink_reader, 1); //        a model's sink moved: a ref() reader's aggregate is input-changed
 golden!(schemas, 0); //            a source column retyped and one added: stateless changes, no keyed node below moves
 golden!(safe, 0); //                formatting, canonical retention, idle_timeout, source key, sink format
 

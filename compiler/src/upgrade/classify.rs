@@ -17,9 +17,9 @@
 //!   output-reshaped, stateless-definition (COMPATIBLE).
 //!
 //! A keyed node also changes when something upstream of it changed (its
-//! definition or inputs, or it was added; a Sink only by its inputs, since
-//! where a model writes does not change what its readers read):
-//! input-changed, naming the nearest such node. A schema change alone (a
+//! definition or inputs, or it was added; a Sink's definition too, as in
+//! the original: a reader of a model whose sink moved reads another
+//! stream): input-changed, naming the nearest such node. A schema change alone (a
 //! source column added, removed or retyped) does not move what is
 //! downstream, as in the original: what it does to a keyed node shows in
 //! that node's own fields (an accumulator's type, say).
@@ -196,7 +196,7 @@ impl<'a> Ctx<'a> {
         if self.inputs_changed(d, r) {
             return true;
         }
-        dn.operator != "sink" && dn.definition != rn.definition
+        dn.definition != rn.definition
     }
 
     /// For each desired node, the nearest node upstream of it that changed

@@ -1,0 +1,2 @@
+SELECT total, region, "Weird_Case"
+FROM source('events')
