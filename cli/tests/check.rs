@@ -34,6 +34,8 @@ golden!(contracts, "contracts", 1);
 golden!(windows, "windows", 1);
 golden!(upsert_keys, "upsert_keys", 1);
 golden!(refs, "refs", 1);
+// A quarantine topic of a source no model reads needs no kafka: section.
+golden!(unread_quarantine, "unread_quarantine", 0);
 // Items the original's planner names alike (a cast is named by its operand).
 golden!(planner_names, "planner_names", 1);
 golden!(cycle, "cycle", 1);

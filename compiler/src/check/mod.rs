@@ -161,7 +161,13 @@ pub fn target_diagnostics(db: &dyn Db, project: Project) -> Vec<Diagnostic> {
     let sources = sources_config(db, project).as_ref().map(|s| s.as_slice()).unwrap_or(&[]);
     let names = project::model_names(db, project);
     let sinks = || config.models.iter().filter(|m| names.binary_search(&m.name).is_ok()).filter_map(|m| m.sink.as_ref());
-    let kafka_used = sources.iter().any(|s| s.connector == Connector::Kafka || s.quarantine.is_some()) || sinks().any(|s| s.connector == Connector::Kafka);
+    // A quarantine topic is written only when some model reads its source.
+    let quarantined = || {
+        let read: std::collections::BTreeSet<String> =
+            names.iter().flat_map(|n| crate::model::named_reads(db, project, ModelName::new(db, n.clone())).sources.clone()).collect();
+        sources.iter().any(|s| s.quarantine.is_some() && read.contains(&s.name))
+    };
+    let kafka_used = sources.iter().any(|s| s.connector == Connector::Kafka) || sinks().any(|s| s.connector == Connector::Kafka) || quarantined();
     let iceberg_used = sinks().any(|s| s.connector == Connector::Iceberg);
     let mut out = Vec::new();
     for t in &config.targets {
