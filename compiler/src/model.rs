@@ -195,6 +195,8 @@ pub fn source_input<'db>(db: &'db dyn Db, project: Project, name: SourceName<'db
 pub struct Lowered {
     pub plan: Option<Arc<ModelPlan>>,
     pub error: Option<Diagnostic>,
+    /// See [`lower::LowerError::aggregate_keys`].
+    pub aggregate_keys: Option<Vec<String>>,
 }
 
 struct DbInputs<'a> {
@@ -233,27 +235,30 @@ impl Inputs for DbInputs<'_> {
 #[salsa::tracked(returns(ref))]
 pub fn lower_model<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>) -> Lowered {
     let n = name.text(db);
-    let Some(file) = model_file(db, project, n) else { return Lowered { plan: None, error: None } };
+    let Some(file) = model_file(db, project, n) else { return Lowered { plan: None, error: None, aggregate_keys: None } };
     let path = file.path(db).clone();
     let query = match parse_model(db, file) {
         Ok(q) => q,
         Err(e) => {
             let mut d = Diagnostic::error(Code::SqlNotOneSelect, format!("model `{n}`: {}", e.message)).at(path, e.span);
             d.help = Some(e.help.clone().unwrap_or_else(|| "a model is one SELECT statement; check the SQL at the marked place".into()));
-            return Lowered { plan: None, error: Some(d) };
+            return Lowered { plan: None, error: Some(d), aggregate_keys: None };
         }
     };
     if *reaches_cycle(db, project, name) {
         let d = Diagnostic::error(Code::InReferenceCycle, format!("model `{n}` is part of a reference cycle, or depends on one"))
             .at(path, None)
             .help("a model cannot depend on its own output; break the cycle");
-        return Lowered { plan: None, error: Some(d) };
+        return Lowered { plan: None, error: Some(d), aggregate_keys: None };
     }
     let settings: &ModelSettings = model_settings(db, project, name);
     let inputs = DbInputs { db, project };
     match lower::lower_model(n, query, settings, &inputs) {
-        Ok(plan) => Lowered { plan: Some(Arc::new(plan)), error: None },
-        Err(e) => Lowered { plan: None, error: Some(e.into_diagnostic(&path, file.text(db))) },
+        Ok(plan) => Lowered { plan: Some(Arc::new(plan)), error: None, aggregate_keys: None },
+        Err(e) => {
+            let aggregate_keys = e.aggregate_keys.clone();
+            Lowered { plan: None, error: Some(e.into_diagnostic(&path, file.text(db))), aggregate_keys }
+        }
     }
 }
 

@@ -177,10 +177,11 @@ def decided(label, ours, peer):
     if label == "check-json":
         # We report a missing source or model once, by the reference check; the
         # original reports it again as a planning error.
-        messages = {d.get("message") for d in p.get("diagnostics", [])}
+        # "model `m` reads ref('x'), but …" then "could not plan model `m`: reads ref('x'), but …".
+        said = {re.sub(r"^model `[^`]*` ", "", d.get("message", "")) for d in p.get("diagnostics", []) if d.get("message", "").startswith("model `")}
         twice = [d for d in p.get("diagnostics", [])
                  if "is neither a source declared in sources.yml nor a model" in d.get("message", "")
-                 or re.sub(r"^could not plan model `[^`]*`: ", "", d.get("message", "")) in messages - {d.get("message")}]
+                 or re.sub(r"^could not plan model `[^`]*`: ", "", d.get("message", "")) in said and d.get("message", "").startswith("could not plan")]
         if twice:
             rest = [d for d in p["diagnostics"] if d not in twice]
             if sorted((d.get("severity"), d.get("path")) for d in rest) == sorted((d.get("severity"), d.get("path")) for d in o.get("diagnostics", [])):

@@ -8,8 +8,8 @@ use crate::config::{Connector, LatePolicy, Materialized, ModelConfig, SourceConf
 use crate::db::{Db, ModelName, Project, SourceFile, SourceName};
 use crate::diagnostic::{did_you_mean, Diagnostic};
 use crate::model::{located_reads, lower_model, parse_model, upstream_sources};
-use crate::plan::lower::to_span;
-use crate::plan::node::{ModelPlan, NodeKind};
+use crate::plan::lower::{to_span, unwindowed_aggregate_keys};
+use crate::plan::node::ModelPlan;
 use crate::project::{self, model_config, model_file, source_config, CONFIG_FILE};
 use crate::source::event_time;
 use crate::diagnostic::Code;
@@ -59,11 +59,14 @@ pub fn model_checks<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>
             out.planning.push(e.clone());
         }
     }
+    // The original still warns about the aggregate's key when only the
+    // materialization failed.
+    let keys = lowered.plan.as_ref().and_then(|p| unwindowed_aggregate_keys(&p.nodes)).or_else(|| lowered.aggregate_keys.clone());
+    if let (Some(keys), Some(root)) = (&keys, upstream.first()) {
+        key_order_checks(&n, keys, root, &mut out.key_order);
+    }
     let Some(plan) = &lowered.plan else { return out };
     unaliased_column_warnings(db, &n, file, plan, &mut out.planning);
-    if let Some(root) = upstream.first() {
-        key_order_checks(&n, plan, root, &mut out.key_order);
-    }
     out
 }
 
@@ -184,13 +187,10 @@ fn unaliased_column_warnings(db: &dyn Db, n: &str, file: SourceFile, plan: &Mode
 
 /// W0765/W0766: how the root Kafka source's partitioning key meets the
 /// key of an unwindowed aggregate.
-fn key_order_checks(n: &str, plan: &ModelPlan, root: &SourceConfig, out: &mut Vec<Diagnostic>) {
-    let agg_keys: Option<Vec<String>> = plan.nodes.iter().find_map(|node| match (&node.kind, &node.state) {
-        // A window emits each group once, final: arrival order does not show.
-        (NodeKind::Aggregate { window: None, .. }, Some(st)) => Some(st.keys.iter().filter(|k| *k != "window_start" && *k != "window_end").cloned().collect()),
-        _ => None,
-    });
-    let Some(keys) = agg_keys else { return };
+/// A window emits each group once, final: arrival order does not show, so
+/// only an unwindowed aggregate's `keys` are checked.
+fn key_order_checks(n: &str, keys: &[String], root: &SourceConfig, out: &mut Vec<Diagnostic>) {
+    let keys: Vec<String> = keys.iter().filter(|k| *k != "window_start" && *k != "window_end").cloned().collect();
     if root.connector != Connector::Kafka {
         return;
     }

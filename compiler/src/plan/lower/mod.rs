@@ -41,11 +41,15 @@ pub struct LowerError {
     pub message: String,
     pub span: Option<SqlSpan>,
     pub help: Option<String>,
+    /// When planning failed only at the Sink (the materialization does not
+    /// fit the changelog): the key of the unwindowed aggregate planned
+    /// before it, so the warnings about it can still be given.
+    pub aggregate_keys: Option<Vec<String>>,
 }
 
 impl LowerError {
     fn new(code: Code, message: impl Into<String>, span: SqlSpan) -> LowerError {
-        LowerError { code, message: message.into(), span: Some(span), help: None }
+        LowerError { code, message: message.into(), span: Some(span), help: None, aggregate_keys: None }
     }
 
     fn help(mut self, help: impl Into<String>) -> LowerError {
@@ -137,10 +141,10 @@ pub fn lower_model(model: &str, query: &sql::Query, settings: &ModelSettings, in
     let mut l = Lowerer { model, settings, inputs, nodes: Vec::new(), ordinals: [0; 5], reads_model: None, ctes: Vec::new(), key_span: None };
     if let Some(size) = settings.window {
         if size.millis() == 0 {
-            return Err(LowerError { code: Code::PlannedZeroWindow, message: format!("model `{model}` declares a window of size 0s; a window needs a positive size"), span: None, help: Some("set `window: {type: tumbling, size: 5m}` with a positive size".into()) });
+            return Err(LowerError { code: Code::PlannedZeroWindow, message: format!("model `{model}` declares a window of size 0s; a window needs a positive size"), span: None, help: Some("set `window: {type: tumbling, size: 5m}` with a positive size".into()), aggregate_keys: None });
         }
         if settings.retention.is_some() {
-            return Err(LowerError { code: Code::PlannedWindowWithRetention, message: format!("model `{model}` declares both a window and retention; a window's state lives until the window closes, so retention has nothing to expire"), span: None, help: Some("remove `retention` from the model".into()) });
+            return Err(LowerError { code: Code::PlannedWindowWithRetention, message: format!("model `{model}` declares both a window and retention; a window's state lives until the window closes, so retention has nothing to expire"), span: None, help: Some("remove `retention` from the model".into()), aggregate_keys: None });
         }
     }
     let rel = l.query(query)?;
@@ -153,7 +157,11 @@ pub fn lower_model(model: &str, query: &sql::Query, settings: &ModelSettings, in
             .help("group by `window_start` and `window_end` (and any key), or remove `window` from the model"));
     }
     let span = l.key_span.unwrap_or_else(|| query.span());
-    let sink_changelog = changelog::sink(&rel.changelog, settings.materialized, &settings.key).map_err(|c| l.changelog_error(c, &rel.changelog, span))?;
+    let sink_changelog = changelog::sink(&rel.changelog, settings.materialized, &settings.key).map_err(|c| {
+        let mut e = l.changelog_error(c, &rel.changelog, span);
+        e.aggregate_keys = unwindowed_aggregate_keys(&l.nodes);
+        e
+    })?;
     let sink_def = match &settings.sink {
         Some((c, target)) if !target.is_empty() => format!("{} {} {}", settings.materialized.as_str(), c.as_str(), target),
         Some((c, _)) => format!("{} {}", settings.materialized.as_str(), c.as_str()),
@@ -162,6 +170,14 @@ pub fn lower_model(model: &str, query: &sql::Query, settings: &ModelSettings, in
     let schema = rel.cols.iter().map(|c| Column { name: c.name.clone(), ty: c.ty }).collect();
     l.push(Operator::Sink, &rel, sink_def, schema, sink_changelog, None, rel.time.clone(), NodeKind::Sink { materialized: settings.materialized });
     Ok(ModelPlan { name: model.to_string(), materialized: settings.materialized, key: settings.key.clone(), reads_model: l.reads_model, nodes: l.nodes })
+}
+
+/// The grouped keys of the model's unwindowed aggregate, if it has one.
+pub fn unwindowed_aggregate_keys(nodes: &[PlanNode]) -> Option<Vec<String>> {
+    nodes.iter().find_map(|node| match (&node.kind, &node.state) {
+        (NodeKind::Aggregate { window: None, .. }, Some(st)) => Some(st.keys.clone()),
+        _ => None,
+    })
 }
 
 fn operator_index(op: Operator) -> usize {
