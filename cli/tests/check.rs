@@ -64,3 +64,16 @@ fn a_malformed_fixture_stops_every_command() {
         assert!(stderr.contains("error: could not load project") && stderr.contains("tests/t.yml"), "{args:?}: {stderr}");
     }
 }
+
+/// A source whose event_time is not a timestamp column fails check, but
+/// inspect-plan still shows the declared column as its time attribute, byte
+/// for byte as the original does.
+#[test]
+fn inspect_plan_shows_a_declared_event_time_that_is_no_timestamp() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/check/event_time_column");
+    let out = Command::new(env!("CARGO_BIN_EXE_streamform")).arg("inspect-plan").current_dir(&dir).output().expect("runs");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    expect_file!["../../testdata/check/event_time_column/inspect_plan.txt"].assert_eq(&String::from_utf8(out.stdout).expect("utf-8"));
+    let (_, rc) = run("event_time_column", &[]);
+    assert_eq!(rc, 1, "check reports E0743 and E0744");
+}

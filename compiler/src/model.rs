@@ -183,7 +183,10 @@ pub fn source_input<'db>(db: &'db dyn Db, project: Project, name: SourceName<'db
         connector: s.connector,
         columns: s.columns.iter().map(|c| Column { name: c.name.clone(), ty: c.ty }).collect(),
         definition: def,
-        time: time.as_ref().and_then(|t| t.clock()).map(str::to_string),
+        // The time attribute is the declared column, as the original shows
+        // it even when it is not a timestamp or not a column (E0744, E0743:
+        // check errors); the simulator's clock still needs a timestamp.
+        time: time.as_ref().map(|t| t.column.clone()),
         contracts_ok: applied.readable,
         contracts: planned,
         quarantine: applied.quarantine,

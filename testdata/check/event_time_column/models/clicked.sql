@@ -1,0 +1,1 @@
+SELECT user_id, url FROM source('clicks') WHERE user_id > 0
