@@ -125,6 +125,12 @@ fn compare(op: BinOp, l: Value, r: Value) -> EvalResult {
         return Ok(Value::Null);
     }
     let ord = match (&l, &r) {
+        // With a float on either side, IEEE comparison, as Flink's generated
+        // code compares doubles: -0.0 = 0.0, and NaN is equal to nothing.
+        (Value::Float(_), b) | (b, Value::Float(_)) if is_number(b) => match as_f64(&l).partial_cmp(&as_f64(&r)) {
+            Some(o) => o,
+            None => return Ok(Value::Bool(op == BinOp::NotEq)),
+        },
         (a, b) if is_number(a) && is_number(b) => a.cmp(b),
         (Value::Str(_), Value::Str(_)) | (Value::Bool(_), Value::Bool(_)) => l.cmp(&r),
         (Value::Timestamp(_) | Value::TimestampNanos(_), Value::Timestamp(_) | Value::TimestampNanos(_)) => l.cmp(&r),
@@ -141,6 +147,15 @@ fn compare(op: BinOp, l: Value, r: Value) -> EvalResult {
         BinOp::Gt => ord == Greater,
         _ => ord != Less,
     }))
+}
+
+fn as_f64(v: &Value) -> f64 {
+    match v {
+        Value::Float(f) => *f,
+        Value::Int(i) => *i as f64,
+        Value::Decimal(d) => d.to_f64(),
+        _ => f64::NAN,
+    }
 }
 
 fn string_instant(s: &str, other: &Value) -> EvalResult {
@@ -378,6 +393,18 @@ mod tests {
 
     fn bin(op: BinOp, l: Expr, r: Expr, ty: DataType) -> Expr {
         Expr::Binary { op, left: Box::new(l), right: Box::new(r), ty }
+    }
+
+    #[test]
+    fn floats_compare_as_ieee_numbers() {
+        // 0 * -2.5 is -0.0, which SQL (and Flink's generated code) calls equal to 0.
+        let eq = |l: Value, r: Value| compare(BinOp::Eq, l, r).unwrap();
+        assert_eq!(eq(Value::Float(-0.0), Value::Int(0)), Value::Bool(true));
+        assert_eq!(eq(Value::Float(-0.0), Value::Float(0.0)), Value::Bool(true));
+        assert_eq!(compare(BinOp::Lt, Value::Float(-0.0), Value::Float(0.0)).unwrap(), Value::Bool(false));
+        assert_eq!(eq(Value::Float(f64::NAN), Value::Float(f64::NAN)), Value::Bool(false));
+        assert_eq!(compare(BinOp::NotEq, Value::Float(f64::NAN), Value::Int(1)).unwrap(), Value::Bool(true));
+        assert_eq!(compare(BinOp::Lt, Value::Float(1.5), Value::Int(2)).unwrap(), Value::Bool(true));
     }
 
     #[test]
