@@ -117,7 +117,7 @@ pub fn check_report(db: &dyn Db, project: Project) -> CheckReport {
         return report;
     }
     let names = project::model_names(db, project);
-    let segments: Vec<&SegmentChecks> = (0..crate::segments::count(names.len())).map(|s| segment_checks(db, project, s)).collect();
+    let segments = all_segments(db, project);
     let d = &mut report.diagnostics;
 
     d.extend(target_diagnostics(db, project).iter().cloned());
@@ -163,9 +163,8 @@ pub fn target_diagnostics(db: &dyn Db, project: Project) -> Vec<Diagnostic> {
     let sinks = || config.models.iter().filter(|m| names.binary_search(&m.name).is_ok()).filter_map(|m| m.sink.as_ref());
     // A quarantine topic is written only when some model reads its source.
     let quarantined = || {
-        let read: std::collections::BTreeSet<String> =
-            names.iter().flat_map(|n| crate::model::named_reads(db, project, ModelName::new(db, n.clone())).sources.clone()).collect();
-        sources.iter().any(|s| s.quarantine.is_some() && read.contains(&s.name))
+        let segments = all_segments(db, project);
+        sources.iter().any(|s| s.quarantine.is_some() && is_read(&segments, &s.name))
     };
     let kafka_used = sources.iter().any(|s| s.connector == Connector::Kafka) || sinks().any(|s| s.connector == Connector::Kafka) || quarantined();
     let iceberg_used = sinks().any(|s| s.connector == Connector::Iceberg);
@@ -284,8 +283,19 @@ fn cycle_diagnostics(db: &dyn Db, project: Project) -> Vec<Diagnostic> {
     out
 }
 
+/// Every segment's checks, in order.
+fn all_segments(db: &dyn Db, project: Project) -> Vec<&SegmentChecks> {
+    let models = project::model_names(db, project).len();
+    (0..crate::segments::count(models)).map(|s| segment_checks(db, project, s)).collect()
+}
+
+/// Whether some model names source `name` (see `model::named_reads`).
+fn is_read(segments: &[&SegmentChecks], name: &str) -> bool {
+    segments.iter().any(|r| r.sources_read.binary_search_by(|s| s.as_str().cmp(name)).is_ok())
+}
+
 fn unused_sources(db: &dyn Db, project: Project, segments: &[&SegmentChecks]) -> Vec<Diagnostic> {
-    let read = |name: &String| segments.iter().any(|r| r.sources_read.binary_search(name).is_ok());
+    let read = |name: &String| is_read(segments, name);
     let Ok(sources) = sources_config(db, project) else { return Vec::new() };
     sources
         .iter()
