@@ -3,7 +3,7 @@
 use serde::Serialize;
 use streamform::check::CheckReport;
 use streamform::config::{Connector, ModelConfig, ProjectConfig, SourceConfig};
-use streamform::diagnostic::Diagnostic;
+use streamform::diagnostic::{Diagnostic, Label};
 
 use crate::render::diagnostic::render;
 
@@ -187,13 +187,15 @@ pub struct LabelReport {
     pub message: String,
 }
 
+impl LabelReport {
+    pub fn of(l: &Label) -> LabelReport {
+        LabelReport { path: l.path.clone(), line: l.span.map(|s| s.line), column: l.span.map(|s| s.col), message: l.message.clone() }
+    }
+}
+
 impl DiagnosticReport {
     pub fn of(d: &Diagnostic) -> DiagnosticReport {
-        let labels = d
-            .labels
-            .iter()
-            .map(|l| LabelReport { path: l.path.clone(), line: l.span.map(|s| s.line), column: l.span.map(|s| s.col), message: l.message.clone() })
-            .collect();
+        let labels = d.labels.iter().map(LabelReport::of).collect();
         DiagnosticReport { severity: d.severity.as_str(), path: d.path.clone(), message: d.message.clone(), help: d.help.clone(), labels }
     }
 }

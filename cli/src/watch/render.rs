@@ -7,6 +7,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use streamform::manifest::ModelDocument;
 
+use crate::render::check::LabelReport;
 use crate::files::{ChangeKind, FileChange};
 use super::fixtures::TestOutcome;
 use super::view::{Delta, ModelStatus, Rendered};
@@ -116,7 +117,7 @@ fn diagnostic_json(r: &Rendered) -> Value {
         "line": d.span.map(|s| s.line),
         "column": d.span.map(|s| s.col),
         "help": d.help,
-        "labels": d.labels.iter().map(|l| json!({"path": l.path, "line": l.span.map(|s| s.line), "column": l.span.map(|s| s.col), "message": l.message})).collect::<Vec<_>>(),
+        "labels": d.labels.iter().map(LabelReport::of).collect::<Vec<_>>(),
         "rendered": r.text,
     })
 }
