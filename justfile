@@ -21,6 +21,10 @@ replay *ARGS:
     cargo build --release -q -p streamform-cli
     python3 "$corpus/replay.py" --bin "$PWD/target/release/streamform" {{ARGS}}
 
+# `test` on one 200,000-event fixture (generated): median, p90, peak RSS.
+bench-test:
+    tools/bench-test.sh
+
 # Watch latency on a 10,000-model project: file write to end of reprint.
 bench-watch:
     tools/bench_watch.sh

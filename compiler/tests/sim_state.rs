@@ -11,7 +11,9 @@ use streamform::db::{Database, ModelName, Project, SourceFile, SourceName};
 use streamform::graph::dependency_graph;
 use streamform::model::model_plan;
 use streamform::sim::fixture::Given;
-use streamform::sim::{chain_to, source_spec, typed_fixture, Dataflow};
+use streamform::check::fixture;
+use streamform::sim::fixture::typing::given;
+use streamform::sim::{chain_to, fixture_setup, source_spec, Dataflow};
 
 fn walk(root: &Path, rel: &str, ext: &str, out: &mut Vec<(String, String)>) {
     let Ok(entries) = std::fs::read_dir(root.join(rel)) else { return };
@@ -72,11 +74,15 @@ fn keyed_stores_match_state_fingerprints() {
             let mut flow = Dataflow::new(spec, plans);
             // Feed every fixture event for this source; errors just stop that fixture.
             for &f in project.fixture_files(&db) {
-                let Some(t) = typed_fixture(&db, project, f) else { continue };
-                if t.source.name != source || t.error.is_some() {
+                let Ok(fx) = fixture(&db, f) else { continue };
+                let text = f.text(&db);
+                let Some(t) = fixture_setup(&db, project, fx, text) else { continue };
+                let mut warnings = Vec::new();
+                let Ok(events) = given(&t, fx, text, &mut warnings).collect::<Result<Vec<_>, _>>() else { continue };
+                if t.source.name != source {
                     continue;
                 }
-                for g in &t.given {
+                for g in &events {
                     let r = match g {
                         Given::Event { row, .. } => flow.push_event(row, &mut |_, _| {}).map(|_| ()),
                         Given::Watermark(w) => flow.push_watermark(*w, &mut |_, _| {}),

@@ -5,7 +5,7 @@ use std::io::Read;
 
 use streamform::driver::Work;
 use streamform::check::{fixture, fixture_checks};
-use streamform::sim::{fixture_report, FixtureReport};
+use streamform::sim::{fixture_report, fixture_report_rows, FixtureReport};
 use streamform::SourceFile;
 
 use super::known_model;
@@ -34,7 +34,9 @@ pub fn run(project: &str, model: Option<&str>, fixtures: &[String], json: bool) 
         .into_iter()
         .filter(|f| model.is_none_or(|m| fixture(db, *f).as_ref().is_ok_and(|fx| fx.model == m)))
         .collect();
-    let reports: Vec<&FixtureReport> = selected.iter().filter_map(|f| fixture_report(db, p, *f).as_ref()).collect();
+    // JSON lists every changelog row; the text report only a failing one's.
+    let report = if json { fixture_report_rows } else { fixture_report };
+    let reports: Vec<&FixtureReport> = selected.iter().filter_map(|f| report(db, p, *f).as_ref()).collect();
     // Located detail on stderr: typing errors and values the simulator adjusted.
     for r in &reports {
         let text = |path: &str| loaded.file_text(path).or_else(|| selected.iter().find(|f| f.path(db) == path).map(|f| f.text(db).to_string()));

@@ -313,7 +313,7 @@ fn unused_sources(db: &dyn Db, project: Project, segments: &[&SegmentChecks]) ->
 #[salsa::tracked(returns(ref))]
 pub fn fixture_checks(db: &dyn Db, project: Project, file: SourceFile) -> (Option<FixtureSummary>, Vec<Diagnostic>) {
     let Ok(fx) = fixture(db, file) else { return (None, Vec::new()) };
-    let summary = FixtureSummary { model: fx.model.clone(), path: fx.path.clone(), given: fx.given.iter().filter(|g| matches!(g, fixtures::GivenItem::Event(_))).count(), expect: fx.expect.len() };
+    let summary = FixtureSummary { model: fx.model.clone(), path: fx.path.clone(), given: fx.given_events, expect: fx.expect_rows };
     let names = project::model_names(db, project);
     let mut out = Vec::new();
     if names.binary_search(&fx.model).is_err() {
@@ -328,8 +328,13 @@ pub fn fixture_checks(db: &dyn Db, project: Project, file: SourceFile) -> (Optio
     }
     let Some(plan) = model_plan(db, project, ModelName::new(db, fx.model.clone())) else { return (Some(summary), out) };
     let cols: Vec<&str> = plan.sink().schema.iter().map(|c| c.name.as_str()).collect();
+    // Rows are read again, for their spans, only when a shape is wrong.
+    let fits = |shape: &Vec<String>| shape.len() == cols.len() && cols.iter().all(|c| shape.iter().any(|n| n == c));
+    if fx.expect_shapes.iter().all(fits) {
+        return (Some(summary), out);
+    }
     let help = format!("each expected row names `op` and exactly the output columns of `{}`: {}", fx.model, cols.join(", "));
-    for (i, e) in fx.expect.iter().enumerate() {
+    for (i, e) in fixtures::expect_items(file.text(db), fx).enumerate() {
         for (c, span, _) in &e.row.columns {
             if !cols.contains(&c.as_str()) {
                 let h = match did_you_mean(c, cols.iter().copied()) {
