@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Benchmarks: cold `check` and `inspect-plan --json` on synthetic projects of
-# 1,000 and 10,000 models (wall time, peak RSS), the in-process incremental
+# 1,000 and 10,000 models (median and p90 wall time, peak RSS), the in-process incremental
 # re-check after a one-model edit, and growth from 1k to 10k.
 #
 # usage: tools/bench.sh            (from the repository root; needs python3)
@@ -15,7 +15,7 @@ if [ ! -f "$GEN" ]; then
   exit 2
 fi
 SIZES="${SIZES:-1000 10000}"
-RUNS="${RUNS:-3}"
+RUNS="${RUNS:-5}"
 OUT=target/bench
 mkdir -p "$OUT"
 
@@ -27,26 +27,10 @@ INC=target/release/examples/bench_incremental
 have_check=0
 if "$BIN" check --project "testdata/projects/reference" >/dev/null 2>&1; then have_check=1; fi
 
-# measure LABEL CMD... : prints the best wall time (s) and peak RSS (MB) over RUNS runs.
+# measure LABEL CMD... : median and p90 wall time and peak RSS over RUNS runs.
 measure() {
   local label="$1"; shift
-  python3 - "$RUNS" "$@" <<'PY' | sed "s/^/$label /"
-import os, resource, subprocess, sys, time
-runs = int(sys.argv[1]); cmd = sys.argv[2:]
-walls, rss = [], 0
-for _ in range(runs):
-    t = time.perf_counter()
-    pid = os.fork()
-    if pid == 0:
-        fd = os.open(os.devnull, os.O_WRONLY); os.dup2(fd, 1)
-        os.execvp(cmd[0], cmd)
-    _, status, usage = os.wait4(pid, 0)
-    walls.append(time.perf_counter() - t)
-    rss = max(rss, usage.ru_maxrss)  # KiB on Linux
-    if os.waitstatus_to_exitcode(status) not in (0, 1):
-        print(f"FAILED (exit {os.waitstatus_to_exitcode(status)})"); sys.exit(1)
-print(f"wall {min(walls):.3f}s (runs: {' '.join(f'{w:.3f}' for w in walls)})  max RSS {rss/1024:.0f} MB")
-PY
+  python3 tools/measure.py "$label" "$RUNS" "$@"
 }
 
 declare -A WALL
@@ -61,7 +45,7 @@ for n in $SIZES; do
   fi
   line=$(measure "inspect-plan --json     " "$BIN" inspect-plan --json --project "$dir")
   echo "$line"
-  WALL[$n]=$(echo "$line" | sed -E 's/.*wall ([0-9.]+)s.*/\1/')
+  WALL[$n]=$(echo "$line" | sed -E 's/.*median ([0-9.]+)s.*/\1/')
   "$INC" "$dir" 21 | sed 's/^/in-process: /'
 done
 

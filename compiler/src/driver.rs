@@ -27,7 +27,7 @@ use crate::check::{all_load_errors, check_report, model_checks, segment_checks};
 use crate::db::{Database, ModelName, Project};
 use crate::graph::segment_upstream;
 use crate::manifest::{manifest, manifest_segment, model_identity};
-use crate::model::model_reads;
+use crate::model::{model_reads, named_reads};
 use crate::project::{model_names, model_segments};
 
 /// What a whole-project compile brings up to date. Every kind includes
@@ -95,6 +95,10 @@ fn compile_model(db: &Database, project: Project, name: &str, work: Work) {
     }
     if work.checks() {
         let _ = model_checks(db, project, key);
+        // While the syntax tree is in the batch: segment_checks reads this
+        // for every model, and without it would parse each model again,
+        // all at once, past the LRU.
+        let _ = named_reads(db, project, key);
     }
 }
 
