@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Stops exactly what up.sh started: the pids it recorded in $STATE_DIR/pids,
+# each checked to still be our process (its command line names the state
+# dir), SIGTERM first and SIGKILL after STOP_TIMEOUT seconds. Then removes
+# the state dir (logs, Kafka data, savepoints) unless REALPARTS_KEEP_STATE=1;
+# REALPARTS_SAVE_LOGS=DIR copies the logs there first. Safe to run twice.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+t0=$(date +%s)
+
+MARKER="$STATE_DIR/.streamform-realparts"
+if [ ! -f "$MARKER" ]; then
+    log "nothing to stop ($STATE_DIR is not a realparts state dir)"
+    exit 0
+fi
+
+ours() {  # ours PID: alive and started by up.sh for this state dir
+    kill -0 "$1" 2>/dev/null && [ -r "/proc/$1/cmdline" ] \
+        && tr '\0' ' ' <"/proc/$1/cmdline" | grep -qF -- "$STATE_DIR"
+}
+
+declare -A running=()
+for name in sql-gateway taskmanager jobmanager kafka; do
+    f="$STATE_DIR/pids/$name.pid"
+    [ -f "$f" ] || continue
+    pid="$(cat "$f")"
+    if ours "$pid"; then
+        kill -TERM "$pid" 2>/dev/null || true
+        running[$name]="$pid"
+    fi
+done
+
+deadline=$(( $(date +%s) + STOP_TIMEOUT ))
+while [ "${#running[@]}" -gt 0 ]; do
+    for name in "${!running[@]}"; do
+        kill -0 "${running[$name]}" 2>/dev/null || unset "running[$name]"
+    done
+    [ "${#running[@]}" -gt 0 ] || break
+    if [ "$(date +%s)" -ge "$deadline" ]; then
+        for name in "${!running[@]}"; do
+            log "$name (pid ${running[$name]}) ignored SIGTERM for ${STOP_TIMEOUT}s: SIGKILL"
+            kill -KILL "${running[$name]}" 2>/dev/null || true
+        done
+        sleep 1
+        break
+    fi
+    sleep 0.2
+done
+
+if [ -n "${REALPARTS_SAVE_LOGS:-}" ] && [ -d "$STATE_DIR/logs" ]; then
+    mkdir -p "$REALPARTS_SAVE_LOGS"
+    cp -r "$STATE_DIR/logs/." "$REALPARTS_SAVE_LOGS/"
+    log "logs copied to $REALPARTS_SAVE_LOGS"
+fi
+if [ "${REALPARTS_KEEP_STATE:-0}" = 1 ]; then
+    rm -f "$STATE_DIR"/pids/*.pid
+    log "stopped in $(( $(date +%s) - t0 ))s; state kept in $STATE_DIR"
+else
+    rm -rf "$STATE_DIR"
+    log "stopped in $(( $(date +%s) - t0 ))s; removed $STATE_DIR"
+fi
