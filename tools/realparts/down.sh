@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Stops exactly what up.sh started: the pids it recorded in $STATE_DIR/pids,
-# each checked to still be our process (its command line names the state
-# dir), SIGTERM first and SIGKILL after STOP_TIMEOUT seconds. Then removes
+# each checked to still be our process (its environment names this state
+# dir), with its process group (a launcher still starting may have a helper
+# JVM as a child), SIGTERM first and SIGKILL after STOP_TIMEOUT seconds. Then removes
 # the state dir (logs, Kafka data, savepoints) unless REALPARTS_KEEP_STATE=1;
 # REALPARTS_SAVE_LOGS=DIR copies the logs there first. Safe to run twice.
 set -euo pipefail
@@ -15,8 +16,16 @@ if [ ! -f "$MARKER" ]; then
 fi
 
 ours() {  # ours PID: alive and started by up.sh for this state dir
-    kill -0 "$1" 2>/dev/null && [ -r "/proc/$1/cmdline" ] \
-        && tr '\0' ' ' <"/proc/$1/cmdline" | grep -qF -- "$STATE_DIR"
+    local environ
+    kill -0 "$1" 2>/dev/null && [ -r "/proc/$1/environ" ] || return 1
+    # no pipe into grep -q: under pipefail tr's SIGPIPE would read as "not ours"
+    environ="$(tr '\0' '\n' <"/proc/$1/environ" 2>/dev/null)" || return 1
+    grep -qxF -- "STREAMFORM_REALPARTS_OWNER=$STATE_DIR" <<<"$environ"
+}
+group_of() {  # the target for kill: the pid's process group if it leads one
+    local pgid
+    pgid="$(ps -o pgid= -p "$1" 2>/dev/null | tr -d ' ')"
+    if [ "$pgid" = "$1" ]; then echo "-$1"; else echo "$1"; fi
 }
 
 declare -A running=()
@@ -25,21 +34,22 @@ for name in sql-gateway taskmanager jobmanager kafka; do
     [ -f "$f" ] || continue
     pid="$(cat "$f")"
     if ours "$pid"; then
-        kill -TERM "$pid" 2>/dev/null || true
-        running[$name]="$pid"
+        target="$(group_of "$pid")"
+        kill -TERM -- "$target" 2>/dev/null || true
+        running[$name]="$target"
     fi
 done
 
 deadline=$(( $(date +%s) + STOP_TIMEOUT ))
 while [ "${#running[@]}" -gt 0 ]; do
     for name in "${!running[@]}"; do
-        kill -0 "${running[$name]}" 2>/dev/null || unset "running[$name]"
+        kill -0 -- "${running[$name]}" 2>/dev/null || unset "running[$name]"
     done
     [ "${#running[@]}" -gt 0 ] || break
     if [ "$(date +%s)" -ge "$deadline" ]; then
         for name in "${!running[@]}"; do
-            log "$name (pid ${running[$name]}) ignored SIGTERM for ${STOP_TIMEOUT}s: SIGKILL"
-            kill -KILL "${running[$name]}" 2>/dev/null || true
+            log "$name (pid ${running[$name]#-}) ignored SIGTERM for ${STOP_TIMEOUT}s: SIGKILL"
+            kill -KILL -- "${running[$name]}" 2>/dev/null || true
         done
         sleep 1
         break

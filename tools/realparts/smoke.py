@@ -400,7 +400,8 @@ def _smoke(bs, gw: Gateway, jm: JobManager, sp_dir: Path, work: Path, run: str, 
         fact("gateway.fetch without rowFormat", "accepted (200; rowFormat defaults to JSON)")
     except HttpError as e:
         fact("gateway.fetch without rowFormat", f"HTTP {e.status}")
-    http("POST", f"{gw.base}/v2/sessions/{gw.session}/heartbeat")
+    fact("gateway.POST /v2/sessions/<h>/heartbeat response",
+         http("POST", f"{gw.base}/v2/sessions/{gw.session}/heartbeat"))
 
     common = f"'properties.bootstrap.servers' = '{bs}'"
     ddl = gw.execute(f"""CREATE TABLE events (k STRING, v BIGINT) WITH (
@@ -658,6 +659,22 @@ def compiled_plans(bs, gw: Gateway, jm: JobManager, work: Path, run: str, starte
           "with a format without <id> the changed query's plan restores as compiled")
     wait_topic(f"g_totals_{run}", "total", {"a": 7})
     gw.execute(f"STOP JOB '{jg2}'")
+    # uid generation ALWAYS on plain SQL: '<id>_<transformation>' with the
+    # planner's counter, so the same statement gets new uids each time
+    always = []
+    for _ in range(2):
+        res = gw.execute("INSERT INTO g_totals SELECT k, SUM(v) FROM g_events GROUP BY k",
+                         {"table.exec.uid.generation": "ALWAYS"})
+        jid = res.rows[0][0]
+        started.append(jid)
+        job = jm.wait_running(jid)
+        src = vertex(job, "Source")
+        n = next((i for i in range(1, 5000) if vertex_id_of_uid(f"{i}_kafka") == src), None)
+        always.append((src, n))
+        gw.execute(f"STOP JOB '{jid}'")
+    fact("plan.ALWAYS on plain SQL, same INSERT twice: (source vertex id, n of uid '<n>_kafka')", always)
+    check(always[0][1] is not None and always[1][1] is not None and always[0][0] != always[1][0],
+          "table.exec.uid.generation=ALWAYS gives plain SQL '<n>_kafka' uids that change between submissions")
     try:
         dup = gw.execute("EXECUTE STATEMENT SET BEGIN "
                    "INSERT INTO g_totals SELECT k, SUM(v) FROM g_events GROUP BY k; "
