@@ -1,6 +1,6 @@
 # Sourced by the realparts scripts: versions, cache locations, ports and
 # small helpers. Every value can be overridden from the environment.
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2034  # the variables are used by the scripts that source this
 
 REALPARTS_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 

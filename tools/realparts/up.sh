@@ -93,7 +93,9 @@ wait_for() {
     local deadline=$(( $(date +%s) + READY_TIMEOUT )) pid
     pid="$(cat "$PIDS/$pidname.pid")"
     until "$@" >/dev/null 2>&1; do
+        # shellcheck disable=SC2046  # logs_of prints paths without spaces, one a word
         kill -0 "$pid" 2>/dev/null || failed "$name" "process $pid exited" $(logs_of "$pidname")
+        # shellcheck disable=SC2046
         [ "$(date +%s)" -lt "$deadline" ] || failed "$name" "not ready after ${READY_TIMEOUT}s" $(logs_of "$pidname")
         sleep 0.5
     done
@@ -165,6 +167,7 @@ while True:
     s = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
     if not s.startswith("-"):
         print(s); break')"
+# shellcheck disable=SC2206  # JVM_SMALL_OPTS is a list of flags
 kafka_java=("$JAVA" -Xms128m -Xmx512m $JVM_SMALL_OPTS -Djava.awt.headless=true
     -Djava.io.tmpdir="$STATE_DIR/tmp" -Dlog4j2.configurationFile="file:$kdir/log4j2.properties"
     -cp "$KAFKA_HOME/jars/*")
