@@ -7,11 +7,12 @@
 //! directory that disappears takes its watch with it, so any event on
 //! `models` or `tests` themselves re-establishes theirs.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
-use notify::event::{AccessKind, AccessMode};
+use notify::event::{AccessKind, AccessMode, CreateKind, ModifyKind, RenameMode};
 use notify::{Event, EventKind, RecommendedWatcher, RecursiveMode, Watcher as _};
 
 use crate::files::Batch;
@@ -21,6 +22,67 @@ const TREES: [&str; 2] = ["models", "tests"];
 /// A burst that never pauses is still cut after this long, so a stream of
 /// writes shows progress.
 const MAX_BATCH: Duration = Duration::from_millis(500);
+
+/// Once every file the burst wrote has been closed or renamed into place
+/// (and none went away), the burst is over sooner than the debounce: an
+/// editor's save is complete at its close or rename.
+const SETTLE: Duration = Duration::from_millis(4);
+
+/// What a burst did to one path, as far as knowing it is finished goes.
+#[derive(Clone, Copy, PartialEq)]
+enum Written {
+    /// Written and not yet closed (or an event that says nothing of it).
+    Open,
+    /// Closed after writing, or renamed into place: complete.
+    Done,
+    /// Removed or renamed away: something may yet take its place.
+    Gone,
+    /// A file this burst wrote, then removed or renamed: a temporary file.
+    Retired,
+}
+
+/// The paths of a burst, and whether every write in it is finished.
+#[derive(Default)]
+struct Settle(HashMap<PathBuf, Written>);
+
+impl Settle {
+    fn note(&mut self, event: &Event) {
+        match event.kind {
+            EventKind::Access(AccessKind::Close(AccessMode::Write)) | EventKind::Modify(ModifyKind::Name(RenameMode::To)) => {
+                for p in &event.paths {
+                    self.0.insert(p.clone(), Written::Done);
+                }
+            }
+            EventKind::Modify(ModifyKind::Name(RenameMode::Both)) if event.paths.len() == 2 => {
+                self.away(&event.paths[0]);
+                self.0.insert(event.paths[1].clone(), Written::Done);
+            }
+            EventKind::Modify(ModifyKind::Name(_)) | EventKind::Remove(_) => event.paths.iter().for_each(|p| self.away(p)),
+            // A touch or chmod needs no close; a new directory says nothing.
+            EventKind::Modify(ModifyKind::Metadata(_)) | EventKind::Create(CreateKind::Folder) => {}
+            _ => {
+                for p in &event.paths {
+                    self.0.insert(p.clone(), Written::Open);
+                }
+            }
+        }
+    }
+
+    /// A path removed or renamed away: a temporary file of this burst is
+    /// simply done with; a file that was there before may yet be replaced.
+    fn away(&mut self, p: &Path) {
+        let next = match self.0.get(p) {
+            None | Some(Written::Gone) => Written::Gone,
+            Some(_) => Written::Retired,
+        };
+        self.0.insert(p.to_path_buf(), next);
+    }
+
+    /// Whether the burst can end after [`SETTLE`] rather than the debounce.
+    fn settled(&self) -> bool {
+        self.0.values().any(|w| *w == Written::Done) && self.0.values().all(|w| matches!(w, Written::Done | Written::Retired))
+    }
+}
 
 pub struct Watcher {
     watcher: RecommendedWatcher,
@@ -68,14 +130,16 @@ impl Watcher {
             },
         };
         let started = Instant::now();
-        self.add(&mut batch, first);
+        let mut settle = Settle::default();
+        self.add(&mut batch, &mut settle, first);
         loop {
             let left = MAX_BATCH.saturating_sub(started.elapsed());
             if left.is_zero() {
                 break;
             }
-            match self.rx.recv_timeout(quiet.min(left)) {
-                Ok(e) => self.add(&mut batch, e),
+            let wait = if settle.settled() { SETTLE.min(quiet) } else { quiet };
+            match self.rx.recv_timeout(wait.min(left)) {
+                Ok(e) => self.add(&mut batch, &mut settle, e),
                 Err(RecvTimeoutError::Timeout) => break,
                 Err(RecvTimeoutError::Disconnected) => return None,
             }
@@ -90,14 +154,18 @@ impl Watcher {
         Some(batch)
     }
 
-    fn add(&self, batch: &mut Batch, event: notify::Result<Event>) {
+    fn add(&self, batch: &mut Batch, settle: &mut Settle, event: notify::Result<Event>) {
         let event = match event {
             Ok(e) => e,
             Err(_) => {
                 batch.rescan = true;
+                settle.0.insert(PathBuf::new(), Written::Open);
                 return;
             }
         };
+        if !matches!(event.kind, EventKind::Access(AccessKind::Open(_) | AccessKind::Read | AccessKind::Close(AccessMode::Read))) {
+            settle.note(&event);
+        }
         if event.need_rescan() {
             batch.rescan = true;
         }
@@ -129,4 +197,51 @@ fn relative(root: &Path, p: &Path) -> Option<String> {
     let rel = p.strip_prefix(root).ok()?;
     let parts: Option<Vec<&str>> = rel.components().map(|c| c.as_os_str().to_str()).collect();
     Some(parts?.join("/"))
+}
+
+#[cfg(test)]
+mod tests {
+    use notify::event::{DataChange, RemoveKind};
+
+    use super::*;
+
+    fn ev(kind: EventKind, paths: &[&str]) -> Event {
+        paths.iter().fold(Event::new(kind), |e, p| e.add_path(PathBuf::from(p)))
+    }
+
+    fn settled(events: &[Event]) -> bool {
+        let mut s = Settle::default();
+        events.iter().for_each(|e| s.note(e));
+        s.settled()
+    }
+
+    const WRITE: EventKind = EventKind::Modify(ModifyKind::Data(DataChange::Any));
+    const CLOSE: EventKind = EventKind::Access(AccessKind::Close(AccessMode::Write));
+    const FROM: EventKind = EventKind::Modify(ModifyKind::Name(RenameMode::From));
+    const TO: EventKind = EventKind::Modify(ModifyKind::Name(RenameMode::To));
+    const BOTH: EventKind = EventKind::Modify(ModifyKind::Name(RenameMode::Both));
+
+    #[test]
+    fn a_save_is_over_at_its_close_or_rename() {
+        // In place: truncate, write, close.
+        assert!(settled(&[ev(WRITE, &["m.sql"]), ev(WRITE, &["m.sql"]), ev(CLOSE, &["m.sql"])]));
+        // Temporary file renamed over the target (notify reports From, To and Both).
+        let create = EventKind::Create(CreateKind::File);
+        assert!(settled(&[ev(create, &["t~"]), ev(WRITE, &["t~"]), ev(CLOSE, &["t~"]), ev(FROM, &["t~"]), ev(TO, &["m.sql"]), ev(BOTH, &["t~", "m.sql"])]));
+        // A backup renamed away first, then the new file written and closed.
+        assert!(settled(&[ev(FROM, &["m.sql"]), ev(TO, &["m.sql~"]), ev(create, &["m.sql"]), ev(WRITE, &["m.sql"]), ev(CLOSE, &["m.sql"])]));
+    }
+
+    #[test]
+    fn an_unfinished_burst_waits_for_the_debounce() {
+        // Written, not yet closed.
+        assert!(!settled(&[ev(WRITE, &["m.sql"])]));
+        // A file that was there went away: something may replace it.
+        assert!(!settled(&[ev(EventKind::Remove(RemoveKind::File), &["m.sql"])]));
+        assert!(!settled(&[ev(FROM, &["m.sql"])]));
+        // One file done, another still open.
+        assert!(!settled(&[ev(CLOSE, &["a.sql"]), ev(WRITE, &["b.sql"])]));
+        // Nothing written at all.
+        assert!(!settled(&[]));
+    }
 }
