@@ -179,3 +179,20 @@ fn outputs_are_deterministic() {
     // The stored digest is the digest of the document with an empty digest field.
     assert_eq!(streamform::manifest::application_digest(&m), m.application_digest);
 }
+
+/// The SQL past the original's subset: every spelling of one expression
+/// (keyword and function case, whitespace, a simple CASE or its searched
+/// form, `ELSE NULL` or none, SUBSTRING's two syntaxes, parentheses) plans
+/// to the same ids, definitions and digests.
+#[test]
+fn reformatting_past_the_original_moves_nothing() {
+    let config = CONFIG.replace("materialized: upsert\n    key: [customer_id]", "materialized: append");
+    let variants: &[&str] = &[
+        "SELECT order_id, CASE WHEN status = 'a' THEN 1 WHEN status = 'b' THEN 2 END AS rank, COALESCE(status, 'x') AS s, UPPER(TRIM(status)) AS u, SUBSTRING(status FROM 2 FOR 3) AS mid, qty % 2 AS odd, status || '!' AS loud, ROUND(amount, 1) AS r FROM source('orders') WHERE status IN ('a', 'b') AND qty BETWEEN 1 AND 9 AND status NOT LIKE 'z%'",
+        "select order_id,\n  case status when 'a' then 1 when 'b' then 2 else null end as rank,\n  coalesce( status , 'x' ) as s,\n  upper(trim(BOTH FROM status)) as u,\n  substring(status, 2, 3) as mid,\n  (qty % 2) as odd,\n  (status || '!') as loud,\n  round(amount, 1) as r\nfrom source('orders')\nwhere (status in ('a','b')) and (qty between 1 and 9) and status not like 'z%'",
+    ];
+    let base = compile_with(&config, variants[0]);
+    assert_eq!(compile_with(&config, variants[1]), base, "reformatting changed the manifest");
+    let third = "SELECT order_id, CASE WHEN (status = 'a') THEN 1 WHEN (status = 'b') THEN 2 END AS rank, coalesce(status, 'x') AS s, upper(trim(status)) AS u, substring(status, 2, 3) AS mid, (qty % 2) AS odd, (status || '!') AS loud, round(amount, 1) AS r FROM source('orders') WHERE status IN ('a', 'b') AND qty BETWEEN 1 AND 9 AND status NOT LIKE 'z%'";
+    assert_eq!(compile_with(&config, third), base, "the canonical spelling planned differently");
+}

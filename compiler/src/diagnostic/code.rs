@@ -197,6 +197,8 @@ codes! {
     DuplicateCteName = "E0511",
     /// a column-alias list of the wrong length on a CTE or derived table
     ColumnAliasCount = "E0512",
+    /// a scalar function, CASE, IN, BETWEEN, LIKE, `%` or string concatenation over operands of the wrong type or number
+    ScalarOperandMismatch = "E0513",
     /// a bare table name
     BareTableName = "E0601",
     /// `source()`/`ref()` without one single-quoted name

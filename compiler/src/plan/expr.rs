@@ -6,6 +6,8 @@
 
 use std::fmt::Write;
 
+pub use super::func::ScalarFunc;
+use super::func::TrimSide;
 use crate::types::{DataType, Unsupported};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -22,6 +24,10 @@ pub enum BinOp {
     Divide,
     And,
     Or,
+    /// `%`, on integers.
+    Modulo,
+    /// `||`, on strings.
+    Concat,
 }
 
 impl BinOp {
@@ -39,6 +45,8 @@ impl BinOp {
             BinOp::Divide => "/",
             BinOp::And => "AND",
             BinOp::Or => "OR",
+            BinOp::Modulo => "%",
+            BinOp::Concat => "||",
         }
     }
 
@@ -81,6 +89,14 @@ pub enum Expr {
     Not(Box<Expr>),
     IsNull { expr: Box<Expr>, negated: bool },
     Cast { expr: Box<Expr>, to: DataType },
+    /// A searched CASE (a simple CASE is planned as one): the first branch
+    /// whose condition is TRUE, else `otherwise`, else NULL.
+    Case { branches: Vec<(Expr, Expr)>, otherwise: Option<Box<Expr>>, ty: DataType },
+    /// A scalar function (plan/func.rs).
+    Call { func: ScalarFunc, args: Vec<Expr>, ty: DataType },
+    InList { expr: Box<Expr>, list: Vec<Expr>, negated: bool },
+    Between { expr: Box<Expr>, low: Box<Expr>, high: Box<Expr>, negated: bool },
+    Like { expr: Box<Expr>, pattern: Box<Expr>, escape: Option<char>, negated: bool },
 }
 
 impl Expr {
@@ -91,6 +107,22 @@ impl Expr {
             Expr::Binary { ty, .. } => *ty,
             Expr::Not(_) | Expr::IsNull { .. } => DataType::Boolean,
             Expr::Cast { to, .. } => *to,
+            Expr::Case { ty, .. } | Expr::Call { ty, .. } => *ty,
+            Expr::InList { .. } | Expr::Between { .. } | Expr::Like { .. } => DataType::Boolean,
+        }
+    }
+
+    /// The direct sub-expressions, in order.
+    pub fn children(&self) -> Vec<&Expr> {
+        match self {
+            Expr::Column { .. } | Expr::Literal(_) => Vec::new(),
+            Expr::Binary { left, right, .. } => vec![left, right],
+            Expr::Not(e) | Expr::IsNull { expr: e, .. } | Expr::Cast { expr: e, .. } => vec![e],
+            Expr::Case { branches, otherwise, .. } => branches.iter().flat_map(|(c, r)| [c, r]).chain(otherwise.as_deref()).collect(),
+            Expr::Call { args, .. } => args.iter().collect(),
+            Expr::InList { expr, list, .. } => std::iter::once(&**expr).chain(list).collect(),
+            Expr::Between { expr, low, high, .. } => vec![expr, low, high],
+            Expr::Like { expr, pattern, .. } => vec![expr, pattern],
         }
     }
 
@@ -127,6 +159,75 @@ impl Expr {
                 expr.render_into(out);
                 let _ = write!(out, " AS {to})");
             }
+            Expr::Case { branches, otherwise, .. } => {
+                out.push_str("CASE");
+                for (c, r) in branches {
+                    out.push_str(" WHEN ");
+                    c.render_into(out);
+                    out.push_str(" THEN ");
+                    r.render_into(out);
+                }
+                if let Some(e) = otherwise {
+                    out.push_str(" ELSE ");
+                    e.render_into(out);
+                }
+                out.push_str(" END");
+            }
+            Expr::Call { func, args, .. } => render_call(*func, args, out),
+            Expr::InList { expr, list, negated } => {
+                out.push('(');
+                expr.render_into(out);
+                out.push_str(if *negated { " NOT IN (" } else { " IN (" });
+                for (i, e) in list.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    e.render_into(out);
+                }
+                out.push_str("))");
+            }
+            Expr::Between { expr, low, high, negated } => {
+                out.push('(');
+                expr.render_into(out);
+                out.push_str(if *negated { " NOT BETWEEN " } else { " BETWEEN " });
+                low.render_into(out);
+                out.push_str(" AND ");
+                high.render_into(out);
+                out.push(')');
+            }
+            Expr::Like { expr, pattern, escape, negated } => {
+                out.push('(');
+                expr.render_into(out);
+                out.push_str(if *negated { " NOT LIKE " } else { " LIKE " });
+                pattern.render_into(out);
+                if let Some(c) = escape {
+                    out.push_str(" ESCAPE ");
+                    render_literal(&Literal::Str(c.to_string()), out);
+                }
+                out.push(')');
+            }
+        }
+    }
+
+    /// A copy with every column replaced by what `f` makes of it.
+    pub fn map_columns(&self, f: &dyn Fn(usize, &str, DataType) -> Expr) -> Expr {
+        let m = |e: &Expr| Box::new(e.map_columns(f));
+        match self {
+            Expr::Column { index, name, ty } => f(*index, name, *ty),
+            Expr::Literal(_) => self.clone(),
+            Expr::Binary { op, left, right, ty } => Expr::Binary { op: *op, left: m(left), right: m(right), ty: *ty },
+            Expr::Not(x) => Expr::Not(m(x)),
+            Expr::IsNull { expr, negated } => Expr::IsNull { expr: m(expr), negated: *negated },
+            Expr::Cast { expr, to } => Expr::Cast { expr: m(expr), to: *to },
+            Expr::Case { branches, otherwise, ty } => Expr::Case {
+                branches: branches.iter().map(|(c, r)| (c.map_columns(f), r.map_columns(f))).collect(),
+                otherwise: otherwise.as_deref().map(m),
+                ty: *ty,
+            },
+            Expr::Call { func, args, ty } => Expr::Call { func: *func, args: args.iter().map(|a| a.map_columns(f)).collect(), ty: *ty },
+            Expr::InList { expr, list, negated } => Expr::InList { expr: m(expr), list: list.iter().map(|a| a.map_columns(f)).collect(), negated: *negated },
+            Expr::Between { expr, low, high, negated } => Expr::Between { expr: m(expr), low: m(low), high: m(high), negated: *negated },
+            Expr::Like { expr, pattern, escape, negated } => Expr::Like { expr: m(expr), pattern: m(pattern), escape: *escape, negated: *negated },
         }
     }
 
@@ -134,14 +235,39 @@ impl Expr {
     pub fn columns(&self, f: &mut impl FnMut(usize, &str)) {
         match self {
             Expr::Column { index, name, .. } => f(*index, name),
-            Expr::Literal(_) => {}
-            Expr::Binary { left, right, .. } => {
-                left.columns(f);
-                right.columns(f);
-            }
-            Expr::Not(e) | Expr::IsNull { expr: e, .. } | Expr::Cast { expr: e, .. } => e.columns(f),
+            other => other.children().into_iter().for_each(|c| c.columns(f)),
         }
     }
+}
+
+/// `name(a, b)`; a trim of other than spaces from both ends says which
+/// (`trim(LEADING 'x' FROM s)`).
+fn render_call(func: ScalarFunc, args: &[Expr], out: &mut String) {
+    if let ScalarFunc::Trim(side) = func {
+        let spaces = matches!(args.get(1), Some(Expr::Literal(Literal::Str(s))) if s == " ");
+        out.push_str("trim(");
+        if side != TrimSide::Both || !spaces {
+            out.push_str(match side {
+                TrimSide::Both => "BOTH ",
+                TrimSide::Leading => "LEADING ",
+                TrimSide::Trailing => "TRAILING ",
+            });
+            args[1].render_into(out);
+            out.push_str(" FROM ");
+        }
+        args[0].render_into(out);
+        out.push(')');
+        return;
+    }
+    out.push_str(func.name());
+    out.push('(');
+    for (i, a) in args.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        a.render_into(out);
+    }
+    out.push(')');
 }
 
 fn render_literal(l: &Literal, out: &mut String) {

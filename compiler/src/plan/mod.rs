@@ -3,5 +3,6 @@
 
 pub mod changelog;
 pub mod expr;
+pub mod func;
 pub mod lower;
 pub mod node;

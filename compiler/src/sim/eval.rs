@@ -1,43 +1,21 @@
 //! Evaluating typed expressions over a row, with SQL's three-valued logic
 //! and arithmetic in the plan's result type (docs/semantics.md).
 
-use std::fmt;
 use std::sync::Arc;
 
 use super::decimal::{Decimal, DecimalError};
+pub use super::eval_error::{kind, EvalError, EvalResult};
+use super::functions::{call_values, concat, like, modulo};
 use super::value::{format_timestamp_ms, parse_rfc3339_nanos, Value};
-use crate::plan::expr::{BinOp, Expr, Literal};
+use crate::plan::expr::{BinOp, Expr, Literal, ScalarFunc};
 use crate::types::{DataType, Unsupported};
-
-/// Why evaluation stopped; it aborts the run (a fixture reports it).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum EvalError {
-    /// `arithmetic overflow in 9223372036854775807 + 1`
-    Overflow(String),
-    DivisionByZero,
-    /// `cannot compare a string with an integer`
-    Type(String),
-    /// A CAST whose value has no representation in the target type.
-    Cast(String),
-}
-
-impl fmt::Display for EvalError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            EvalError::Overflow(what) => write!(f, "arithmetic overflow in {what}"),
-            EvalError::DivisionByZero => f.write_str("division by zero"),
-            EvalError::Type(m) => write!(f, "type error: {m}"),
-            EvalError::Cast(m) => write!(f, "cast error: {m}"),
-        }
-    }
-}
-
-pub type EvalResult = Result<Value, EvalError>;
 
 pub fn eval(e: &Expr, row: &[Value]) -> EvalResult {
     match e {
         Expr::Column { index, .. } => Ok(row.get(*index).cloned().unwrap_or(Value::Null)),
         Expr::Literal(l) => Ok(literal(l)),
+        Expr::Binary { op: BinOp::Modulo, left, right, .. } => modulo(eval(left, row)?, eval(right, row)?),
+        Expr::Binary { op: BinOp::Concat, left, right, .. } => concat(&[eval(left, row)?, eval(right, row)?]),
         Expr::Binary { op, left, right, ty } => {
             let l = eval(left, row)?;
             match op {
@@ -56,6 +34,74 @@ pub fn eval(e: &Expr, row: &[Value]) -> EvalResult {
         },
         Expr::IsNull { expr, negated } => Ok(Value::Bool(eval(expr, row)?.is_null() != *negated)),
         Expr::Cast { expr, to } => cast(eval(expr, row)?, *to),
+        Expr::Case { .. } | Expr::Call { .. } | Expr::InList { .. } | Expr::Between { .. } | Expr::Like { .. } => scalar(e, row),
+    }
+}
+
+/// CASE, the scalar functions, IN, BETWEEN and LIKE (past the original's SQL).
+fn scalar(e: &Expr, row: &[Value]) -> EvalResult {
+    match e {
+        Expr::Case { branches, otherwise, ty } => {
+            for (c, r) in branches {
+                if holds(c, row)? {
+                    return cast(eval(r, row)?, *ty);
+                }
+            }
+            otherwise.as_deref().map_or(Ok(Value::Null), |o| cast(eval(o, row)?, *ty))
+        }
+        Expr::Call { func: ScalarFunc::Coalesce, args, ty } => {
+            // The arguments after the first non-NULL one are not evaluated.
+            for a in args {
+                let v = eval(a, row)?;
+                if !v.is_null() {
+                    return cast(v, *ty);
+                }
+            }
+            Ok(Value::Null)
+        }
+        Expr::Call { func: ScalarFunc::NullIf, args, ty } => {
+            let (a, b) = (eval(&args[0], row)?, eval(&args[1], row)?);
+            match compare(BinOp::Eq, a.clone(), b)? {
+                Value::Bool(true) => Ok(Value::Null),
+                _ => cast(a, *ty),
+            }
+        }
+        Expr::Call { func, args, ty } => call_values(*func, &args.iter().map(|a| eval(a, row)).collect::<Result<Vec<_>, _>>()?, *ty),
+        Expr::InList { expr, list, negated } => {
+            let x = eval(expr, row)?;
+            let mut found = Value::Bool(false);
+            for item in list {
+                match compare(BinOp::Eq, x.clone(), eval(item, row)?)? {
+                    Value::Bool(true) => return Ok(negate(Value::Bool(true), *negated)),
+                    Value::Null => found = Value::Null,
+                    _ => {}
+                }
+            }
+            Ok(negate(found, *negated))
+        }
+        Expr::Between { expr, low, high, negated } => {
+            let x = eval(expr, row)?;
+            let above = compare(BinOp::GtEq, x.clone(), eval(low, row)?)?;
+            let below = compare(BinOp::LtEq, x, eval(high, row)?)?;
+            Ok(negate(logic(BinOp::And, above, below)?, *negated))
+        }
+        Expr::Like { expr, pattern, escape, negated } => match (eval(expr, row)?, eval(pattern, row)?) {
+            (Value::Str(s), Value::Str(p)) => {
+                let (s, p): (Vec<char>, Vec<char>) = (s.chars().collect(), p.chars().collect());
+                Ok(negate(Value::Bool(like(&s, &p, *escape)?), *negated))
+            }
+            (a, b) if a.is_null() || b.is_null() => Ok(Value::Null),
+            (a, _) => Err(EvalError::Type(format!("LIKE needs strings, got {}", kind(&a)))),
+        },
+        other => eval(other, row),
+    }
+}
+
+/// NOT of a three-valued result when `negated`.
+fn negate(v: Value, negated: bool) -> Value {
+    match v {
+        Value::Bool(b) if negated => Value::Bool(!b),
+        other => other,
     }
 }
 
@@ -75,19 +121,6 @@ pub fn literal(l: &Literal) -> Value {
         Literal::Str(s) => Value::Str(Arc::from(s.as_str())),
         Literal::Bool(b) => Value::Bool(*b),
         Literal::Null => Value::Null,
-    }
-}
-
-/// How a value's kind reads in type errors.
-pub fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Int(_) => "an integer",
-        Value::Float(_) => "a float",
-        Value::Decimal(_) => "a decimal",
-        Value::Str(_) => "a string",
-        Value::Timestamp(_) | Value::TimestampNanos(_) => "a timestamp",
     }
 }
 
@@ -119,7 +152,7 @@ fn is_number(v: &Value) -> bool {
     matches!(v, Value::Int(_) | Value::Float(_) | Value::Decimal(_))
 }
 
-fn compare(op: BinOp, l: Value, r: Value) -> EvalResult {
+pub(super) fn compare(op: BinOp, l: Value, r: Value) -> EvalResult {
     use std::cmp::Ordering::*;
     if l.is_null() || r.is_null() {
         return Ok(Value::Null);

@@ -27,6 +27,8 @@ pub mod change;
 pub mod dataflow;
 pub mod decimal;
 pub mod eval;
+pub mod eval_error;
+pub mod functions;
 pub mod event;
 pub mod final_table;
 pub mod fixture;

@@ -4,7 +4,8 @@
 
 use std::fmt::Write;
 
-use crate::plan::expr::{render_float, BinOp, Expr, Literal};
+use crate::plan::expr::{render_float, BinOp, Expr, Literal, ScalarFunc};
+use crate::plan::func::TrimSide;
 use crate::types::{DataType, Unsupported};
 
 /// `` `name` ``, with backquotes inside doubled.
@@ -33,6 +34,8 @@ pub fn render(e: &Expr) -> String {
 
 fn render_into(e: &Expr, out: &mut String) {
     match e {
+        Expr::Case { .. } | Expr::Call { .. } | Expr::InList { .. } | Expr::Between { .. } | Expr::Like { .. } => scalar_into(e, out),
+        Expr::Binary { op: BinOp::Modulo | BinOp::Concat, .. } => scalar_into(e, out),
         Expr::Column { name, .. } => out.push_str(&ident(name)),
         Expr::Literal(l) => render_literal(l, out),
         Expr::Binary { op, left, right, ty } => {
@@ -84,6 +87,123 @@ fn render_into(e: &Expr, out: &mut String) {
     }
 }
 
+/// The constructs past the original's SQL. Every one that computes a
+/// value is cast to the plan's type, so Flink's own inference (MOD's type
+/// is its second argument's, CASE's its branches' widest) never differs.
+fn scalar_into(e: &Expr, out: &mut String) {
+    let text = scalar_text(e);
+    match (e.ty(), sql_type(e.ty())) {
+        (DataType::Boolean, _) | (_, None) => out.push_str(&text),
+        (_, Some(t)) => {
+            let _ = write!(out, "CAST({text} AS {t})");
+        }
+    }
+}
+
+fn list_into(args: &[&Expr], text: &mut String) {
+    for (i, a) in args.iter().enumerate() {
+        if i > 0 {
+            text.push_str(", ");
+        }
+        render_into(a, text);
+    }
+}
+
+fn scalar_text(e: &Expr) -> String {
+    let mut text = String::new();
+    match e {
+        Expr::Case { branches, otherwise, .. } => {
+            text.push_str("CASE");
+            for (c, r) in branches {
+                text.push_str(" WHEN ");
+                render_into(c, &mut text);
+                text.push_str(" THEN ");
+                render_into(r, &mut text);
+            }
+            if let Some(o) = otherwise {
+                text.push_str(" ELSE ");
+                render_into(o, &mut text);
+            }
+            text.push_str(" END");
+        }
+        Expr::Call { func, args, .. } => call_text(*func, args, &mut text),
+        Expr::Binary { op: BinOp::Modulo, left, right, .. } => {
+            text.push_str("MOD(");
+            list_into(&[left, right], &mut text);
+            text.push(')');
+        }
+        Expr::Binary { left, right, .. } => {
+            text.push('(');
+            list_into(&[left], &mut text);
+            text.push_str(" || ");
+            list_into(&[right], &mut text);
+            text.push(')');
+        }
+        Expr::InList { expr, list, negated } => {
+            text.push('(');
+            render_into(expr, &mut text);
+            text.push_str(if *negated { " NOT IN (" } else { " IN (" });
+            list_into(&list.iter().collect::<Vec<_>>(), &mut text);
+            text.push_str("))");
+        }
+        Expr::Between { expr, low, high, negated } => {
+            text.push('(');
+            render_into(expr, &mut text);
+            text.push_str(if *negated { " NOT BETWEEN " } else { " BETWEEN " });
+            render_into(low, &mut text);
+            text.push_str(" AND ");
+            render_into(high, &mut text);
+            text.push(')');
+        }
+        Expr::Like { expr, pattern, escape, negated } => {
+            text.push('(');
+            render_into(expr, &mut text);
+            text.push_str(if *negated { " NOT LIKE " } else { " LIKE " });
+            render_into(pattern, &mut text);
+            if let Some(c) = escape {
+                let _ = write!(text, " ESCAPE {}", string_literal(&c.to_string()));
+            }
+            text.push(')');
+        }
+        _ => unreachable!("only the constructs past the original's SQL"),
+    }
+    text
+}
+
+fn call_text(func: ScalarFunc, args: &[Expr], text: &mut String) {
+    match func {
+        ScalarFunc::Trim(side) => {
+            let side = match side {
+                TrimSide::Both => "BOTH",
+                TrimSide::Leading => "LEADING",
+                TrimSide::Trailing => "TRAILING",
+            };
+            let _ = write!(text, "TRIM({side} ");
+            render_into(&args[1], text);
+            text.push_str(" FROM ");
+            render_into(&args[0], text);
+            text.push(')');
+        }
+        ScalarFunc::Substring => {
+            text.push_str("SUBSTRING(");
+            render_into(&args[0], text);
+            text.push_str(" FROM ");
+            render_into(&args[1], text);
+            if let Some(len) = args.get(2) {
+                text.push_str(" FOR ");
+                render_into(len, text);
+            }
+            text.push(')');
+        }
+        _ => {
+            text.push_str(&func.name().to_uppercase());
+            text.push('(');
+            list_into(&args.iter().collect::<Vec<_>>(), text);
+            text.push(')');
+        }
+    }
+}
+
 fn cast_into(e: &Expr, to: &str, out: &mut String) {
     out.push_str("CAST(");
     render_into(e, out);
@@ -113,6 +233,9 @@ fn render_literal(l: &Literal, out: &mut String) {
 /// [`render`] inserts below it), in plan vocabulary; `None` when unknown.
 pub fn flink_type(e: &Expr) -> Option<DataType> {
     match e {
+        // Rendered with a cast to the plan type (see `scalar_into`).
+        Expr::Case { ty, .. } | Expr::Call { ty, .. } | Expr::Binary { op: BinOp::Modulo | BinOp::Concat, ty, .. } => Some(*ty),
+        Expr::InList { .. } | Expr::Between { .. } | Expr::Like { .. } => Some(DataType::Boolean),
         Expr::Column { ty, .. } => Some(*ty),
         Expr::Literal(l) => literal_type(l),
         Expr::Not(_) | Expr::IsNull { .. } => Some(DataType::Boolean),

@@ -112,14 +112,7 @@ pub fn model_query(plan: &ModelPlan, input: &str, input_schema: &[Column]) -> Mo
 
 /// `e` with each column named as the relation's SQL names it.
 fn renamed(e: &Expr, names: &[String]) -> Expr {
-    match e {
-        Expr::Column { index, name, ty } => Expr::Column { index: *index, name: names.get(*index).cloned().unwrap_or_else(|| name.clone()), ty: *ty },
-        Expr::Literal(_) => e.clone(),
-        Expr::Binary { op, left, right, ty } => Expr::Binary { op: *op, left: Box::new(renamed(left, names)), right: Box::new(renamed(right, names)), ty: *ty },
-        Expr::Not(x) => Expr::Not(Box::new(renamed(x, names))),
-        Expr::IsNull { expr, negated } => Expr::IsNull { expr: Box::new(renamed(expr, names)), negated: *negated },
-        Expr::Cast { expr, to } => Expr::Cast { expr: Box::new(renamed(expr, names)), to: *to },
-    }
+    e.map_columns(&|index, name, ty| Expr::Column { index, name: names.get(index).cloned().unwrap_or_else(|| name.to_string()), ty })
 }
 
 fn node_input_schema<'a>(plan: &'a ModelPlan, pos: usize, input_schema: &'a [Column]) -> &'a [Column] {

@@ -69,6 +69,36 @@ pub(super) fn for_each_child<'e>(e: &'e sql::Expr, f: &mut dyn FnMut(&'e sql::Ex
             f(right);
         }
         sql::Expr::UnaryOp { expr, .. } | sql::Expr::Nested(expr) | sql::Expr::IsNull(expr) | sql::Expr::IsNotNull(expr) | sql::Expr::Cast { expr, .. } => f(expr),
+        sql::Expr::Floor { expr, .. } | sql::Expr::Ceil { expr, .. } => f(expr),
+        sql::Expr::Case { operand, conditions, else_result, .. } => {
+            operand.iter().for_each(|o| f(o));
+            for w in conditions {
+                f(&w.condition);
+                f(&w.result);
+            }
+            else_result.iter().for_each(|x| f(x));
+        }
+        sql::Expr::In { expr, target: sql::InTarget::List(list), .. } => {
+            f(expr);
+            list.iter().for_each(|x| f(x));
+        }
+        sql::Expr::Between { expr, low, high, .. } => {
+            f(expr);
+            f(low);
+            f(high);
+        }
+        sql::Expr::Like { expr, pattern, .. } => {
+            f(expr);
+            f(pattern);
+        }
+        sql::Expr::Substring { expr, substring_from, substring_for, .. } => {
+            f(expr);
+            substring_from.iter().chain(substring_for).for_each(|x| f(x));
+        }
+        sql::Expr::Trim { expr, trim_what, .. } => {
+            f(expr);
+            trim_what.iter().for_each(|x| f(x));
+        }
         sql::Expr::Function(func) => {
             if let sql::FunctionArguments::List(l) = &func.args {
                 for a in &l.args {

@@ -9,6 +9,7 @@ use super::names::{display_name, ident_name, object_name};
 use super::{operand_type, unsupported, Grouping, LowerError, Lowerer, Rel, Result};
 use crate::diagnostic::did_you_mean;
 use crate::plan::expr::{arithmetic_type, AggFunc, BinOp, Expr, Literal};
+use crate::plan::func::CALLABLE;
 use crate::types::{DataType, Unsupported};
 use crate::diagnostic::Code;
 
@@ -46,7 +47,17 @@ impl<'a> Lowerer<'a> {
                 }
                 _ => return Err(unsupported(model, format_args!("the literal {e}"), e.span())),
             },
-            sql::Expr::Function(f) => return Err(self.misplaced_function(f, e)),
+            sql::Expr::Function(f) => match self.scalar_call(f, e, rel, grouping)? {
+                Some(call) => call,
+                None => return Err(self.misplaced_function(f, e)),
+            },
+            sql::Expr::Case { .. } => self.case(e, rel, grouping)?,
+            sql::Expr::In { expr, target: sql::InTarget::List(list), negated, .. } => self.in_list(e, expr, list, *negated, rel, grouping)?,
+            sql::Expr::Between { expr, negated, low, high } => self.between(e, expr, low, high, *negated, rel, grouping)?,
+            sql::Expr::Like { .. } => self.like(e, rel, grouping)?,
+            sql::Expr::Substring { .. } => self.substring(e, rel, grouping)?,
+            sql::Expr::Trim { .. } => self.trim(e, rel, grouping)?,
+            sql::Expr::Floor { .. } | sql::Expr::Ceil { .. } => self.floor_ceil(e, rel, grouping)?,
             _ => return Err(self.unsupported_expr(e)),
         })
     }
@@ -104,10 +115,15 @@ impl<'a> Lowerer<'a> {
             sql::BinaryOperator::Divide => BinOp::Divide,
             sql::BinaryOperator::And => BinOp::And,
             sql::BinaryOperator::Or => BinOp::Or,
+            sql::BinaryOperator::Modulo => BinOp::Modulo,
+            sql::BinaryOperator::StringConcat => BinOp::Concat,
             other => return Err(unsupported(model, format_args!("the operator {other}"), e.span())),
         };
         let l = self.expr(left, rel, grouping)?;
         let r = self.expr(right, rel, grouping)?;
+        if matches!(bop, BinOp::Modulo | BinOp::Concat) {
+            return self.modulo_or_concat(e, bop, l, r);
+        }
         let ty = if bop.is_arithmetic() {
             arithmetic_type(bop, operand_type(&l, rel), operand_type(&r, rel)).map_err(|why| {
                 LowerError::new(Code::ArithmeticTypeMismatch, format!("model `{model}` computes `{} {} {}`: {why}", l.render(), bop.symbol(), r.render()), e.span())
@@ -139,7 +155,7 @@ impl<'a> Lowerer<'a> {
             return LowerError::new(Code::AggregateNotAllowedHere, format!("model `{model}` uses the aggregate {name}() where no aggregate is allowed"), e.span())
                 .help("aggregates belong in the SELECT list or HAVING of a grouped query, not in WHERE or GROUP BY");
         }
-        LowerError::new(Code::UnsupportedConstruct, format!("model `{model}` uses the function `{name}` (supported: sum, count, min, max), which is not supported yet"), e.span())
+        LowerError::new(Code::UnsupportedConstruct, format!("model `{model}` uses the function `{name}` (supported: sum, count, min, max, {CALLABLE}), which is not supported yet"), e.span())
     }
 
     /// The error for an expression form we do not plan, with a rewrite
@@ -147,10 +163,8 @@ impl<'a> Lowerer<'a> {
     fn unsupported_expr(&self, e: &sql::Expr) -> LowerError {
         let model = self.model;
         match e {
-            sql::Expr::Case { .. } => unsupported(model, "CASE", e.span()),
-            sql::Expr::In { target: sql::InTarget::List(_), .. } => unsupported(model, "IN", e.span()).help("write `x = a OR x = b`"),
-            sql::Expr::Between { .. } => unsupported(model, "BETWEEN", e.span()).help("write `x >= a AND x <= b`"),
-            sql::Expr::Like { .. } | sql::Expr::ILike { .. } | sql::Expr::SimilarTo { .. } | sql::Expr::RLike { .. } => unsupported(model, "LIKE", e.span()),
+            sql::Expr::ILike { .. } => unsupported(model, "ILIKE", e.span()).help("write `lower(s) LIKE 'abc%'`"),
+            sql::Expr::SimilarTo { .. } | sql::Expr::RLike { .. } => unsupported(model, "SIMILAR TO and regular expressions", e.span()).help("LIKE with `%` and `_` is supported"),
             sql::Expr::IsTrue(_) | sql::Expr::IsFalse(_) | sql::Expr::IsNotTrue(_) | sql::Expr::IsNotFalse(_) | sql::Expr::IsUnknown(_) | sql::Expr::IsNotUnknown(_) => {
                 unsupported(model, format_args!("the expression {e}"), e.span()).help("compare with `= true` or use the boolean column directly")
             }

@@ -17,6 +17,7 @@ mod from;
 mod inputs;
 mod literal;
 mod names;
+mod scalar;
 mod select;
 
 use sqlparser::ast::{self as sql, Spanned};

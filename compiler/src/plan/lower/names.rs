@@ -109,6 +109,40 @@ pub(super) fn display_name(e: &sql::Expr, qualifier: &str) -> String {
             };
             format!("{name}({args})")
         }
+        other => display_scalar(other, qualifier),
+    }
+}
+
+/// The display name of the constructs past the original's SQL, in the
+/// style of the rest: lowercase functions, columns qualified, so that
+/// reformatting never renames a column.
+fn display_scalar(e: &sql::Expr, q: &str) -> String {
+    let d = |x: &sql::Expr| display_name(x, q);
+    let not = |negated: bool| if negated { "NOT " } else { "" };
+    match e {
+        sql::Expr::Case { operand, conditions, else_result, .. } => {
+            let mut s = String::from("CASE");
+            if let Some(o) = operand {
+                s.push_str(&format!(" {}", d(o)));
+            }
+            for w in conditions {
+                s.push_str(&format!(" WHEN {} THEN {}", d(&w.condition), d(&w.result)));
+            }
+            if let Some(x) = else_result {
+                s.push_str(&format!(" ELSE {}", d(x)));
+            }
+            s + " END"
+        }
+        sql::Expr::In { expr, target: sql::InTarget::List(list), negated, .. } => format!("{} {}IN ({})", d(expr), not(*negated), list.iter().map(d).collect::<Vec<_>>().join(", ")),
+        sql::Expr::Between { expr, negated, low, high } => format!("{} {}BETWEEN {} AND {}", d(expr), not(*negated), d(low), d(high)),
+        sql::Expr::Like { negated, expr, pattern, .. } => format!("{} {}LIKE {}", d(expr), not(*negated), d(pattern)),
+        sql::Expr::Substring { expr, substring_from, substring_for, .. } => {
+            let args: Vec<String> = std::iter::once(&**expr).chain(substring_from.as_deref()).chain(substring_for.as_deref()).map(d).collect();
+            format!("substring({})", args.join(", "))
+        }
+        sql::Expr::Trim { expr, .. } => format!("trim({})", d(expr)),
+        sql::Expr::Floor { expr, .. } => format!("floor({})", d(expr)),
+        sql::Expr::Ceil { expr, .. } => format!("ceil({})", d(expr)),
         other => other.to_string(),
     }
 }

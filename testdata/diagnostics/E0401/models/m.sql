@@ -1,1 +1,1 @@
-SELECT order_id, COALESCE(amount, 0) AS amount FROM source('orders')
+SELECT order_id, MD5(status) AS h FROM source('orders')

@@ -1,0 +1,1 @@
+SELECT order_id, UPPER(amount) AS u FROM source('orders')
