@@ -339,6 +339,8 @@ pub struct AggCall {
     pub func: AggFunc,
     /// `None` for `count(*)` (and `count(1)`).
     pub arg: Option<Expr>,
+    /// `FILTER (WHERE …)`: only rows where it is TRUE are aggregated.
+    pub filter: Option<Expr>,
     pub name: String,
     pub ty: DataType,
     /// What makes two calls one accumulator: the call as written, up to
@@ -352,6 +354,14 @@ impl AggCall {
         match arg {
             None => format!("{}(*)", func.name()),
             Some(a) => format!("{}({})", func.name(), a.render()),
+        }
+    }
+
+    /// The rendering with its filter: `count(*) FILTER (WHERE (qty > 0))`.
+    pub fn render_filtered(func: AggFunc, arg: Option<&Expr>, filter: Option<&Expr>) -> String {
+        match filter {
+            None => AggCall::render(func, arg),
+            Some(f) => format!("{} FILTER (WHERE {})", AggCall::render(func, arg), f.render()),
         }
     }
 }

@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, BinaryHeap};
 use rustc_hash::FxHashMap;
 
 use super::decimal::DecimalError;
-use super::eval::{eval, EvalError};
+use super::eval::{eval, holds, EvalError};
 use super::raw_sums::{Fold, RawSums};
 use super::small_slice::SmallSlice;
 use super::value::Value;
@@ -185,6 +185,11 @@ impl KeyedStore {
 
 fn update(calls: &[AggCall], accs: &mut [Value], row: &[Value]) -> Result<(), EvalError> {
     for (call, acc) in calls.iter().zip(accs.iter_mut()) {
+        if let Some(f) = &call.filter {
+            if !holds(f, row)? {
+                continue;
+            }
+        }
         let evaluated;
         let v = match &call.arg {
             None => {

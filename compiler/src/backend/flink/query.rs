@@ -74,7 +74,7 @@ pub fn model_query(plan: &ModelPlan, input: &str, input_schema: &[Column]) -> Mo
                 let first_call = out_names.len() - calls.len();
                 let mut list = keys.clone();
                 list.extend(calls.iter().enumerate().map(|(j, c)| {
-                    let call = AggCall { arg: c.arg.as_ref().map(|a| renamed(a, &names)), ..c.clone() };
+                    let call = AggCall { arg: c.arg.as_ref().map(|a| renamed(a, &names)), filter: c.filter.as_ref().map(|f| renamed(f, &names)), ..c.clone() };
                     format!("{} AS {}", aggregate_call(&call), ident(&out_names[first_call + j]))
                 }));
                 let from = match window {
@@ -132,6 +132,14 @@ fn project_item(e: &Expr, name: &str) -> String {
 /// `SUM(`amount`)`; a sum over int32 adds in BIGINT, the plan's accumulator
 /// type (Flink's SUM(INT) is INT).
 fn aggregate_call(c: &AggCall) -> String {
+    let call = unfiltered_call(c);
+    match &c.filter {
+        None => call,
+        Some(f) => format!("{call} FILTER (WHERE {})", render(f)),
+    }
+}
+
+fn unfiltered_call(c: &AggCall) -> String {
     let func = c.func.name().to_uppercase();
     match &c.arg {
         None => format!("{func}(*)"),

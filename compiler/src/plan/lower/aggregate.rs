@@ -273,9 +273,6 @@ impl<'a> Lowerer<'a> {
         if f.over.is_some() {
             return Err(unsupported(self.model, format_args!("the window function `{}() OVER`", func.name()), span));
         }
-        if f.filter.is_some() {
-            return Err(unsupported(self.model, "FILTER on an aggregate", span));
-        }
         let sql::FunctionArguments::List(list) = &f.args else {
             return Err(LowerError::new(Code::BadAggregateArguments, format!("model `{}` calls {}() without an argument", self.model, func.name()), span)
                 .help(format!("pass one column: {}(amount){}", func.name(), if func == AggFunc::Count { ", or count(*) to count rows" } else { "" })));
@@ -306,8 +303,25 @@ impl<'a> Lowerer<'a> {
             LowerError::new(Code::AggregateOverWrongType, format!("model `{}` cannot compute {}: {why}", self.model, AggCall::render(func, arg.as_ref())), span)
                 .help("cast the argument to a number, or use count(), min() or max()")
         })?;
-        let identity = display_name(&sql::Expr::Function(f.clone()), &rel.qualifier);
-        Ok(AggCall { func, name: AggCall::render(func, arg.as_ref()), arg, ty, identity })
+        let filter = f.filter.as_deref().map(|w| self.aggregate_filter(w, rel)).transpose()?;
+        let mut identity = display_name(&sql::Expr::Function(sql::Function { filter: None, ..f.clone() }), &rel.qualifier);
+        if let Some(w) = &f.filter {
+            identity.push_str(&format!(" FILTER (WHERE {})", display_name(w, &rel.qualifier)));
+        }
+        Ok(AggCall { func, name: AggCall::render_filtered(func, arg.as_ref(), filter.as_ref()), arg, filter, ty, identity })
+    }
+
+    /// `FILTER (WHERE …)` of an aggregate call: a condition on its input.
+    fn aggregate_filter(&self, w: &sql::Expr, rel: &Rel) -> Result<Expr> {
+        if contains_aggregate(w) {
+            return Err(unsupported(self.model, "an aggregate inside FILTER", w.span()));
+        }
+        let cond = self.expr(w, rel, None)?;
+        if !matches!(cond.ty(), DataType::Boolean | DataType::Unsupported(crate::types::Unsupported::Null)) {
+            return Err(LowerError::new(Code::ScalarOperandMismatch, format!("model `{}` filters an aggregate by `{}`, which is {}, not boolean", self.model, cond.render(), cond.ty()), w.span())
+                .help("FILTER (WHERE …) takes a condition, for example FILTER (WHERE qty > 0)"));
+        }
+        Ok(cond)
     }
 }
 
