@@ -309,6 +309,12 @@ impl AggFunc {
         }
     }
 
+    /// Whether `lower` names an aggregate: one of these, or `avg`, which
+    /// is stored as a sum and a count (see [`AggFunc::parse`]).
+    pub fn is_aggregate(lower: &str) -> bool {
+        lower == "avg" || AggFunc::parse(lower).is_some()
+    }
+
     pub fn parse(lower: &str) -> Option<AggFunc> {
         Some(match lower {
             "count" => AggFunc::Count,

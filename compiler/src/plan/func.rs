@@ -28,6 +28,9 @@ pub enum ScalarFunc {
     Round,
     Floor,
     Ceil,
+    /// AVG above its aggregate: arguments the `sum(x)` and `count(x)`
+    /// accumulators AVG is stored as.
+    Avg,
 }
 
 /// Every function callable as `name(args)`, for help texts.
@@ -48,6 +51,7 @@ impl ScalarFunc {
             ScalarFunc::Round => "round",
             ScalarFunc::Floor => "floor",
             ScalarFunc::Ceil => "ceil",
+            ScalarFunc::Avg => "avg",
         }
     }
 
@@ -97,6 +101,7 @@ impl ScalarFunc {
                 }
                 Ok(DataType::String)
             }
+            ScalarFunc::Avg => avg_type(args[0]).ok_or_else(|| format!("avg() averages numbers, not {}", args[0])),
             ScalarFunc::Abs | ScalarFunc::Round | ScalarFunc::Floor | ScalarFunc::Ceil => {
                 let t = args[0];
                 match (self, t) {
@@ -108,6 +113,17 @@ impl ScalarFunc {
                 }
             }
         }
+    }
+}
+
+/// AVG's type, from its sum's: integers average to float64 (Flink's
+/// AVG(INT) would truncate), decimal(38,s) to decimal(38, max(6,s))
+/// (Flink's rule), float64 stays.
+pub fn avg_type(sum: DataType) -> Option<DataType> {
+    match sum {
+        DataType::Int64 | DataType::Float64 => Some(DataType::Float64),
+        DataType::Decimal(_, s) => Some(DataType::Decimal(38, s.max(6))),
+        _ => None,
     }
 }
 

@@ -121,6 +121,16 @@ fn number_call(func: ScalarFunc, vals: &[Value], ty: DataType) -> EvalResult {
             let m = if func == ScalarFunc::Ceil && r != 0 { q + 1 } else { q };
             Ok(Value::Decimal(Decimal::new(m, 0)))
         }
+        (ScalarFunc::Avg, sum) => {
+            let Value::Int(n) = vals[1] else { return Err(EvalError::Type("avg() needs its count".into())) };
+            match (sum, ty) {
+                (_, _) if n == 0 => Ok(Value::Null),
+                (Value::Int(s), _) => Ok(Value::Float(*s as f64 / n as f64)),
+                (Value::Float(s), _) => Ok(Value::Float(s / n as f64)),
+                (Value::Decimal(s), DataType::Decimal(p, scale)) => s.div(Decimal::from_int(n), p, scale).map(Value::Decimal).map_err(|_| overflow()),
+                (other, _) => Err(EvalError::Type(format!("avg() needs a number, got {}", kind(other)))),
+            }
+        }
         (ScalarFunc::Round, v) => {
             let digits = match vals.get(1) {
                 Some(Value::Int(d)) => *d,

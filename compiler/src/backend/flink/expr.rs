@@ -126,7 +126,7 @@ fn scalar_text(e: &Expr) -> String {
             }
             text.push_str(" END");
         }
-        Expr::Call { func, args, .. } => call_text(*func, args, &mut text),
+        Expr::Call { func, args, ty } => call_text(*func, args, *ty, &mut text),
         Expr::Binary { op: BinOp::Modulo, left, right, .. } => {
             text.push_str("MOD(");
             list_into(&[left, right], &mut text);
@@ -170,7 +170,7 @@ fn scalar_text(e: &Expr) -> String {
     text
 }
 
-fn call_text(func: ScalarFunc, args: &[Expr], text: &mut String) {
+fn call_text(func: ScalarFunc, args: &[Expr], ty: DataType, text: &mut String) {
     match func {
         ScalarFunc::Trim(side) => {
             let side = match side {
@@ -183,6 +183,14 @@ fn call_text(func: ScalarFunc, args: &[Expr], text: &mut String) {
             text.push_str(" FROM ");
             render_into(&args[0], text);
             text.push(')');
+        }
+        ScalarFunc::Avg => {
+            // The sum at AVG's type over the count: Flink divides DECIMAL(38,s)
+            // by BIGINT at scale s, rounding once, as the simulator does.
+            text.push_str("CAST(");
+            render_into(&args[0], text);
+            let _ = write!(text, " AS {}) / ", sql_type(ty).unwrap_or_else(|| "DOUBLE".into()));
+            render_into(&args[1], text);
         }
         ScalarFunc::Substring => {
             text.push_str("SUBSTRING(");

@@ -242,6 +242,15 @@ impl<'a> Lowerer<'a> {
     fn collect_aggregates(&self, e: &sql::Expr, rel: &Rel, calls: &mut Vec<AggCall>) -> Result<()> {
         if let sql::Expr::Function(f) = e {
             let name = object_name(&f.name).to_lowercase();
+            if name == "avg" {
+                let (sum, count) = self.avg_calls(f, rel)?;
+                for call in [sum, count] {
+                    if !calls.iter().any(|c| c.identity == call.identity) {
+                        calls.push(call);
+                    }
+                }
+                return Ok(());
+            }
             if let Some(func) = AggFunc::parse(&name) {
                 let call = self.aggregate_call(func, f, rel)?;
                 match calls.iter().find(|c| c.identity == call.identity) {
@@ -309,6 +318,24 @@ impl<'a> Lowerer<'a> {
             identity.push_str(&format!(" FILTER (WHERE {})", display_name(w, &rel.qualifier)));
         }
         Ok(AggCall { func, name: AggCall::render_filtered(func, arg.as_ref(), filter.as_ref()), arg, filter, ty, identity })
+    }
+
+    /// `avg(x)` is stored as the accumulators `sum(x)` and `count(x)` (one
+    /// with a `sum(x)` or `count(x)` of the query); above the aggregate it
+    /// is their quotient.
+    pub(super) fn avg_calls(&self, f: &sql::Function, rel: &Rel) -> Result<(AggCall, AggCall)> {
+        let named = |n: &str| sql::Function { name: sql::ObjectName::from(vec![sql::Ident::new(n)]), ..f.clone() };
+        if let sql::FunctionArguments::List(l) = &f.args {
+            if matches!(l.args.as_slice(), [sql::FunctionArg::Unnamed(sql::FunctionArgExpr::Wildcard)]) {
+                return Err(LowerError::new(Code::BadAggregateArguments, format!("model `{}` calls avg(*)", self.model), f.span()).help("average one column: avg(amount)"));
+            }
+        }
+        let sum = self.aggregate_call(AggFunc::Sum, &named("sum"), rel).map_err(|e| match e.code {
+            Code::AggregateOverWrongType => LowerError::new(Code::AggregateOverWrongType, e.message.replace("compute sum(", "compute avg("), f.span()).help("avg() averages numbers; cast the argument to one"),
+            _ => e,
+        })?;
+        let count = self.aggregate_call(AggFunc::Count, &named("count"), rel)?;
+        Ok((sum, count))
     }
 
     /// `FILTER (WHERE …)` of an aggregate call: a condition on its input.

@@ -49,7 +49,7 @@ pub(super) fn resolve_alias(e: &sql::Expr, aliases: &[(String, &sql::Expr)], rel
 }
 
 fn is_aggregate_call(e: &sql::Expr) -> bool {
-    matches!(e, sql::Expr::Function(f) if f.over.is_none() && AggFunc::parse(&object_name(&f.name).to_lowercase()).is_some())
+    matches!(e, sql::Expr::Function(f) if f.over.is_none() && AggFunc::is_aggregate(&object_name(&f.name).to_lowercase()))
 }
 
 pub(super) fn contains_aggregate(e: &sql::Expr) -> bool {

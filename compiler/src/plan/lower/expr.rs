@@ -8,7 +8,7 @@ use super::literal::literal;
 use super::names::{display_name, ident_name, object_name};
 use super::{operand_type, unsupported, Grouping, LowerError, Lowerer, Rel, Result};
 use crate::diagnostic::did_you_mean;
-use crate::plan::expr::{arithmetic_type, AggFunc, BinOp, Expr, Literal};
+use crate::plan::expr::{arithmetic_type, AggCall, AggFunc, BinOp, Expr, Literal};
 use crate::plan::func::CALLABLE;
 use crate::types::{DataType, Unsupported};
 use crate::diagnostic::Code;
@@ -148,7 +148,7 @@ impl<'a> Lowerer<'a> {
     fn misplaced_function(&self, f: &sql::Function, e: &sql::Expr) -> LowerError {
         let model = self.model;
         let name = object_name(&f.name).to_lowercase();
-        if AggFunc::parse(&name).is_some() {
+        if AggFunc::is_aggregate(&name) {
             if f.over.is_some() {
                 return unsupported(model, format_args!("the window function `{name}() OVER`"), e.span());
             }
@@ -181,11 +181,18 @@ impl<'a> Lowerer<'a> {
         match e {
             sql::Expr::Function(f) => {
                 let name = object_name(&f.name).to_lowercase();
-                if let Some(func) = AggFunc::parse(&name) {
-                    let call = self.aggregate_call(func, f, g.input)?;
+                let column = |call: AggCall| {
                     let pos = g.calls.iter().position(|c| c.identity == call.identity).expect("collected before");
-                    let idx = out.cols.len() - g.calls.len() + pos;
-                    return Ok(Some(Expr::Column { index: idx, name: call.name, ty: call.ty }));
+                    Expr::Column { index: out.cols.len() - g.calls.len() + pos, name: call.name, ty: call.ty }
+                };
+                if let Some(func) = AggFunc::parse(&name) {
+                    return Ok(Some(column(self.aggregate_call(func, f, g.input)?)));
+                }
+                if name == "avg" {
+                    let (sum, count) = self.avg_calls(f, g.input)?;
+                    let (sum, count) = (column(sum), column(count));
+                    let ty = crate::plan::func::avg_type(sum.ty()).expect("avg_calls checked the type");
+                    return Ok(Some(Expr::Call { func: crate::plan::expr::ScalarFunc::Avg, args: vec![sum, count], ty }));
                 }
                 Ok(None)
             }
