@@ -13,7 +13,7 @@ use crate::identity::digest::sha256_hex;
 use crate::identity::fingerprint::{schema_fingerprint, state_fingerprint};
 use crate::model::{lower_model, model_plan};
 use crate::project::model_names;
-use crate::plan::node::{ModelPlan, PlanNode, TumblingWindow};
+use crate::plan::node::{ModelPlan, PlanNode, TimeWindow};
 use crate::segments;
 use crate::diagnostic::Code;
 
@@ -59,6 +59,9 @@ pub struct WindowEntry {
     pub kind: String,
     pub time: String,
     pub size: String,
+    /// A hop window's slide (absent for tumbling windows, as the original wrote them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slide: Option<String>,
     pub alignment: String,
     pub emission: String,
 }
@@ -132,11 +135,12 @@ pub fn node_entry(model: &str, node: &PlanNode) -> NodeEntry {
                 retention: Some(st.retention.to_string()),
                 digest: Some(sha256_hex(&state_fingerprint(st))),
                 window: st.window.as_ref().map(|w| WindowEntry {
-                    kind: TumblingWindow::KIND.into(),
+                    kind: w.kind().into(),
                     time: w.time.clone(),
                     size: w.size.to_string(),
-                    alignment: TumblingWindow::ALIGNMENT.into(),
-                    emission: TumblingWindow::EMISSION.into(),
+                    slide: w.slide.map(|s| s.to_string()),
+                    alignment: TimeWindow::ALIGNMENT.into(),
+                    emission: TimeWindow::EMISSION.into(),
                 }),
             },
         },

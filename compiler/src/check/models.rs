@@ -272,6 +272,7 @@ fn config_checks(n: &str, c: &ModelConfig, upstream: &[SourceConfig], has_clock:
                     .help("set `materialized: append` and remove `key`"),
             );
         }
+        out.extend(hop_slide_check(n, w));
         if w.size.millis() == 0 {
             out.push(
                 Diagnostic::error(Code::ZeroWindowSize, format!("model `{n}` declares a window of size {}; a window needs a positive size", w.size))
@@ -300,6 +301,19 @@ fn config_checks(n: &str, c: &ModelConfig, upstream: &[SourceConfig], has_clock:
                 .help("declare `event_time:` on the source the model reads (directly or through ref()), or remove `retention`"),
         );
     }
+}
+
+/// A hop window's slide must be positive and divide its size (Flink's
+/// hop windows need whole slices).
+fn hop_slide_check(n: &str, w: &WindowConfig) -> Option<Diagnostic> {
+    let slide = w.slide?;
+    let (size, step) = (w.size.millis(), slide.millis());
+    let fits = step > 0 && step <= size && size % step == 0;
+    (!fits).then(|| {
+        Diagnostic::error(Code::BadHopSlide, format!("model `{n}` declares a hop window of size {} sliding by {slide}; the slide must be positive and divide the size", w.size))
+            .at(CONFIG_FILE, Some(w.span))
+            .help("pick a slide that divides the size, for example `size: 10m, slide: 5m`")
+    })
 }
 
 /// Labels each upstream source: none of them declares event_time.

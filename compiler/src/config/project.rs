@@ -111,6 +111,8 @@ impl SinkConfig {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct WindowConfig {
     pub size: Duration,
+    /// A hop window's slide; `None` for a tumbling window.
+    pub slide: Option<Duration>,
     pub span: Span,
 }
 
@@ -291,14 +293,26 @@ fn decode_model(d: &mut Decoder, name: &str, span: Span, node: &yaml::Node) -> O
 
 fn decode_window(d: &mut Decoder, model: &str, v: &yaml::Node) -> Option<WindowConfig> {
     let ww = format!("{model}.window");
-    let wf = d.map(v, &ww, &["type", "size"])?;
+    let wf = d.map(v, &ww, &["type", "size", "slide"])?;
     let ty = d.required(&wf, "type", &ww);
     let size = d.required(&wf, "size", &ww);
     let (ty, size) = (ty?, size?);
-    let ok = d.one_of(ty, &format!("{ww}.type"), &[("tumbling", ())]);
+    let hop = d.one_of(ty, &format!("{ww}.type"), &[("tumbling", false), ("hop", true)]);
     let size = d.duration(size, &format!("{ww}.size"));
-    ok?;
-    Some(WindowConfig { size: size?, span: v.span })
+    let hop = hop?;
+    let slide = match (hop, wf.get_some("slide")) {
+        (true, Some(s)) => Some(d.duration(s, &format!("{ww}.slide"))?),
+        (true, None) => {
+            d.required(&wf, "slide", &ww);
+            return None;
+        }
+        (false, Some(s)) => {
+            d.error(Code::UnknownKey, s.span, format!("`{ww}.slide` is for a hop window; this window is tumbling"), Some("remove `slide`, or set `type: hop`".into()));
+            return None;
+        }
+        (false, None) => None,
+    };
+    Some(WindowConfig { size: size?, slide, span: v.span })
 }
 
 fn decode_sink(d: &mut Decoder, model: &str, node: &yaml::Node) -> Option<SinkConfig> {

@@ -89,6 +89,8 @@ codes! {
     WindowOverKeptLateEvents = "E0722",
     /// a model and a source share a name
     ModelNamedLikeSource = "E0723",
+    /// a hop window's slide is zero, longer than its size, or does not divide it
+    BadHopSlide = "E0724",
     /// `source('x')` names no declared source (did-you-mean)
     UnknownSource = "E0730",
     /// `ref('x')` names no model (did-you-mean)

@@ -26,6 +26,9 @@ impl WindowView for WindowEntry {
     fn size(&self) -> &dyn Display {
         &self.size
     }
+    fn slide(&self) -> Option<&dyn Display> {
+        self.slide.as_ref().map(|s| s as &dyn Display)
+    }
     fn alignment(&self) -> &str {
         &self.alignment
     }

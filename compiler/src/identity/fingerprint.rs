@@ -4,7 +4,7 @@
 use std::fmt::Display;
 
 use super::text::{schema_text, state_text, ColumnView, StateView, WindowView};
-use crate::plan::node::{Column, KeyedState, TumblingWindow};
+use crate::plan::node::{Column, KeyedState, TimeWindow};
 
 impl ColumnView for Column {
     fn name(&self) -> &str {
@@ -15,9 +15,12 @@ impl ColumnView for Column {
     }
 }
 
-impl WindowView for TumblingWindow {
+impl WindowView for TimeWindow {
     fn kind(&self) -> &str {
-        TumblingWindow::KIND
+        TimeWindow::kind(self)
+    }
+    fn slide(&self) -> Option<&dyn Display> {
+        self.slide.as_ref().map(|s| s as &dyn Display)
     }
     fn time(&self) -> &str {
         &self.time
@@ -26,16 +29,16 @@ impl WindowView for TumblingWindow {
         &self.size
     }
     fn alignment(&self) -> &str {
-        TumblingWindow::ALIGNMENT
+        TimeWindow::ALIGNMENT
     }
     fn emission(&self) -> &str {
-        TumblingWindow::EMISSION
+        TimeWindow::EMISSION
     }
 }
 
 impl StateView for KeyedState {
     type Column = Column;
-    type Window = TumblingWindow;
+    type Window = TimeWindow;
     fn keys(&self) -> &[String] {
         &self.keys
     }
@@ -45,7 +48,7 @@ impl StateView for KeyedState {
     fn retention(&self) -> &dyn Display {
         &self.retention
     }
-    fn window(&self) -> Option<&TumblingWindow> {
+    fn window(&self) -> Option<&TimeWindow> {
         self.window.as_ref()
     }
 }

@@ -19,6 +19,8 @@ pub trait WindowView {
     /// The event-time column windows are cut from.
     fn time(&self) -> &str;
     fn size(&self) -> &dyn Display;
+    /// A hop window's slide.
+    fn slide(&self) -> Option<&dyn Display>;
     /// `epoch`.
     fn alignment(&self) -> &str;
     /// `final`.
@@ -42,9 +44,11 @@ pub fn schema_text<C: ColumnView>(columns: &[C]) -> String {
     format!("[{}]", inner.join(", "))
 }
 
-/// `tumbling(time=ts size=5m align=epoch emit=final)`.
+/// `tumbling(time=ts size=5m align=epoch emit=final)`; a hop window
+/// says its slide after its size.
 pub fn window_text<W: WindowView>(w: &W) -> String {
-    format!("{}(time={} size={} align={} emit={})", w.kind(), w.time(), w.size(), w.alignment(), w.emission())
+    let slide = w.slide().map(|s| format!(" slide={s}")).unwrap_or_default();
+    format!("{}(time={} size={}{slide} align={} emit={})", w.kind(), w.time(), w.size(), w.alignment(), w.emission())
 }
 
 /// `key=[..] accumulators=[..] retention=..`: the state fingerprint

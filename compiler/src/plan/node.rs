@@ -106,15 +106,29 @@ impl fmt::Display for Retention {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct TumblingWindow {
+pub struct TimeWindow {
     /// The event-time column windows are cut from.
     pub time: String,
     pub size: Duration,
+    /// A hop window's slide: windows of `size` start every `slide`.
+    pub slide: Option<Duration>,
 }
 
-impl TumblingWindow {
-    /// The manifest's window `type`.
-    pub const KIND: &'static str = "tumbling";
+impl TimeWindow {
+    /// The manifest's window `type`: `tumbling` or `hop`.
+    pub fn kind(&self) -> &'static str {
+        if self.slide.is_some() {
+            "hop"
+        } else {
+            "tumbling"
+        }
+    }
+
+    /// How far apart windows start: the slide, or the size.
+    pub fn step_ms(&self) -> i64 {
+        self.slide.unwrap_or(self.size).millis().min(i64::MAX as u64) as i64
+    }
+
     /// Windows start at multiples of their size since the epoch.
     pub const ALIGNMENT: &'static str = "epoch";
     /// A window emits once, when it closes.
@@ -127,7 +141,7 @@ pub struct KeyedState {
     pub keys: Vec<String>,
     pub accumulators: Vec<Column>,
     pub retention: Retention,
-    pub window: Option<TumblingWindow>,
+    pub window: Option<TimeWindow>,
 }
 
 /// Where a Source node reads from.
@@ -145,7 +159,7 @@ pub enum NodeKind {
     Project { items: Vec<(Expr, String)> },
     /// `keys` index the input schema; the output is keys, then window
     /// bounds when windowed, then one column per call.
-    Aggregate { keys: Vec<usize>, calls: Vec<AggCall>, window: Option<TumblingWindow> },
+    Aggregate { keys: Vec<usize>, calls: Vec<AggCall>, window: Option<TimeWindow> },
     Sink { materialized: Materialized },
 }
 

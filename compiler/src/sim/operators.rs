@@ -44,8 +44,9 @@ pub struct Aggregate {
     pub id: String,
     /// Data key positions in the input row.
     keys: Vec<usize>,
-    /// Tumbling windows: the event-time column's position and the size.
-    window: Option<(usize, i64)>,
+    /// Windows: the event-time column's position, the size, and how far
+    /// apart windows start (the size when tumbling, the slide when hopping).
+    window: Option<(usize, i64, i64)>,
     pub store: KeyedStore,
     /// Reused for each record's key of several columns, to look it up
     /// without allocating, and for a windowed row with its bounds.
@@ -69,7 +70,7 @@ impl Operator {
                     Some(Retention::After(d)) => Some(d.millis().min(i64::MAX as u64) as i64),
                     _ => None,
                 };
-                let window = window.as_ref().and_then(|w| Some((input.iter().position(|c| c.name == w.time)?, w.size.millis().min(i64::MAX as u64) as i64)));
+                let window = window.as_ref().and_then(|w| Some((input.iter().position(|c| c.name == w.time)?, w.size.millis().min(i64::MAX as u64) as i64, w.step_ms())));
                 Some(Operator::Aggregate(Aggregate { id: node.id(model), keys: data_keys, window, store: KeyedStore::new(key_cols, calls.clone(), retention, window.is_some()), scratch: Vec::new(), bounded: Vec::new() }))
             }
         }
@@ -185,19 +186,24 @@ impl Aggregate {
                 scratch
             }
         };
-        if let Some((time, size)) = *window {
+        if let Some((time, size, step)) = *window {
             let ts = match row.get(time) {
                 Some(Value::Timestamp(t)) => *t,
                 Some(Value::TimestampNanos(n)) => n.div_euclid(1_000_000),
                 _ => return Ok(Step::Dropped), // no event time: no window to place it in
             };
-            let start = ts.div_euclid(size) * size;
-            // Window bounds are input columns too (aggregate arguments may read them).
-            bounded.clear();
-            bounded.extend_from_slice(row);
-            bounded.push(Value::Timestamp(start));
-            bounded.push(Value::Timestamp(start.saturating_add(size)));
-            store.accumulate_window(start, key, bounded, ctx.event_time)?;
+            // Every window holding `ts`: one when tumbling (step = size),
+            // size / slide of them when hopping, latest first.
+            let mut start = ts.div_euclid(step) * step;
+            while start > ts.saturating_sub(size) {
+                // Window bounds are input columns too (aggregate arguments may read them).
+                bounded.clear();
+                bounded.extend_from_slice(row);
+                bounded.push(Value::Timestamp(start));
+                bounded.push(Value::Timestamp(start.saturating_add(size)));
+                store.accumulate_window(start, key, bounded, ctx.event_time)?;
+                start = start.saturating_sub(step);
+            }
             return Ok(Step::Dropped);
         }
         let change = out.start(ChangeOp::Update);
@@ -212,7 +218,7 @@ impl Aggregate {
     /// Emits the windows the watermark closed and expires retained keys.
     pub fn on_watermark(&mut self, watermark: i64, out: &mut Vec<Change>) {
         self.store.expire(watermark);
-        if let Some((_, size)) = self.window {
+        if let Some((_, size, _)) = self.window {
             for (start, groups) in self.store.close_windows(size, watermark) {
                 for (key, group) in groups {
                     out.push(Change::insert(output_row(&key, Some((start, start.saturating_add(size))), &group.accumulators)));

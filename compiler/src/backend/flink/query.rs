@@ -81,12 +81,11 @@ pub fn model_query(plan: &ModelPlan, input: &str, input_schema: &[Column]) -> Mo
                     Some(w) => {
                         let input_cols: Vec<String> = node_input_schema(plan, *pos, input_schema).iter().map(|c| ident(&c.name)).collect();
                         window_input = Some(format!("SELECT {} FROM {}", input_cols.join(", "), rel.from));
-                        format!(
-                            "TABLE(TUMBLE(TABLE {}, DESCRIPTOR({}), {}))",
-                            ident(&format!("{view_name}__window_input")),
-                            ident(&w.time),
-                            interval(w.size)
-                        )
+                        let input = ident(&format!("{view_name}__window_input"));
+                        match w.slide {
+                            None => format!("TABLE(TUMBLE(TABLE {input}, DESCRIPTOR({}), {}))", ident(&w.time), interval(w.size)),
+                            Some(slide) => format!("TABLE(HOP(TABLE {input}, DESCRIPTOR({}), {}, {}))", ident(&w.time), interval(slide), interval(w.size)),
+                        }
                     }
                     None => rel.from.clone(),
                 };

@@ -11,7 +11,7 @@ use super::{rel_schema, unsupported, Grouping, LowerError, Lowerer, Rel, RelCol,
 use crate::duration::Duration;
 use crate::plan::changelog;
 use crate::plan::expr::{AggCall, AggFunc, Expr};
-use crate::plan::node::{Column, KeyedState, NodeKind, Operator, Retention, TumblingWindow};
+use crate::plan::node::{Column, KeyedState, NodeKind, Operator, Retention, TimeWindow};
 use crate::types::DataType;
 use crate::diagnostic::Code;
 
@@ -25,7 +25,7 @@ struct Aggregation {
     data_keys: Vec<usize>,
     /// Every grouped index, the window bounds last when windowed.
     group_keys: Vec<usize>,
-    window: Option<TumblingWindow>,
+    window: Option<TimeWindow>,
     calls: Vec<AggCall>,
 }
 
@@ -56,10 +56,10 @@ impl<'a> Lowerer<'a> {
 
     /// The GROUP BY keys, the window and the calls, in the order their
     /// errors are reported.
-    fn aggregation(&self, s: &'a sql::Select, rel: &Rel, group_by: &'a [sql::Expr], aliases: &Aliases, windowed: Option<Duration>, base_cols: usize) -> Result<Aggregation> {
+    fn aggregation(&self, s: &'a sql::Select, rel: &Rel, group_by: &'a [sql::Expr], aliases: &Aliases, windowed: Option<(Duration, Option<Duration>)>, base_cols: usize) -> Result<Aggregation> {
         let keys = self.group_keys(s, rel, group_by, aliases)?;
         let window = match windowed {
-            Some(size) => Some(self.window(s, rel, &keys, base_cols, size)?),
+            Some((size, slide)) => Some(self.window(s, rel, &keys, base_cols, size, slide)?),
             None => None,
         };
         let data_keys: Vec<usize> = keys.iter().copied().filter(|k| *k < base_cols || windowed.is_none()).collect();
@@ -109,7 +109,7 @@ impl<'a> Lowerer<'a> {
 
     /// A windowed aggregate's window: it must group by both bounds, over
     /// an input that carries event time.
-    fn window(&self, s: &sql::Select, rel: &Rel, keys: &[usize], base_cols: usize, size: Duration) -> Result<TumblingWindow> {
+    fn window(&self, s: &sql::Select, rel: &Rel, keys: &[usize], base_cols: usize, size: Duration, slide: Option<Duration>) -> Result<TimeWindow> {
         let has_start = keys.contains(&base_cols);
         let has_end = keys.contains(&(base_cols + 1));
         if !(has_start && has_end) {
@@ -134,7 +134,7 @@ impl<'a> Lowerer<'a> {
             )
             .help(format!("the source must declare `event_time:`, and every model and projection between it and this aggregate must keep that column; {what} has {}", rel.cols.iter().filter(|c| c.name != "window_start" && c.name != "window_end").map(|c| c.name.as_str()).collect::<Vec<_>>().join(", "))));
         };
-        Ok(TumblingWindow { time, size })
+        Ok(TimeWindow { time, size, slide })
     }
 
     /// Aggregate calls, de-duplicated by rendering, SELECT before HAVING.

@@ -14,7 +14,8 @@ pub struct ModelSettings {
     /// `"<materialized> <connector> <target>"` tail of the Sink definition.
     pub sink: Option<(Connector, String)>,
     pub retention: Option<Duration>,
-    pub window: Option<Duration>,
+    /// The window's size, and its slide for a hop window.
+    pub window: Option<(Duration, Option<Duration>)>,
 }
 
 /// A source as a model sees it.

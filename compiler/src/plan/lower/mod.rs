@@ -140,7 +140,7 @@ struct Lowerer<'a> {
 
 pub fn lower_model(model: &str, query: &sql::Query, settings: &ModelSettings, inputs: &dyn Inputs) -> Result<ModelPlan> {
     let mut l = Lowerer { model, settings, inputs, nodes: Vec::new(), ordinals: [0; 5], reads_model: None, ctes: Vec::new(), key_span: None };
-    if let Some(size) = settings.window {
+    if let Some((size, _)) = settings.window {
         if size.millis() == 0 {
             return Err(LowerError { code: Code::PlannedZeroWindow, message: format!("model `{model}` declares a window of size 0s; a window needs a positive size"), span: None, help: Some("set `window: {type: tumbling, size: 5m}` with a positive size".into()), aggregate_keys: None });
         }
