@@ -113,6 +113,43 @@ def journal(proj: Path) -> list[dict]:
     return [json.loads(p.read_text()) for p in sorted(d.glob("*.json"))] if d.exists() else []
 
 
+def gateway_pid_file() -> Path:
+    return Path(os.environ["REALPARTS_STATE_DIR"]) / "pids/sql-gateway.pid"
+
+
+def kill_gateway() -> None:
+    """Kills the SQL Gateway that up.sh started (its process group)."""
+    pid = int(gateway_pid_file().read_text().strip())
+    environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+    assert f"STREAMFORM_REALPARTS_OWNER={os.environ['REALPARTS_STATE_DIR']}".encode() in environ, "not our gateway"
+    os.killpg(pid, signal.SIGKILL)
+    say(f"killed the gateway (pid {pid})")
+
+
+def start_gateway() -> None:
+    """Starts the gateway again as up.sh does, so down.sh stops it."""
+    env, state = os.environ, os.environ["REALPARTS_STATE_DIR"]
+    penv = dict(env, FLINK_CONF_DIR=env["REALPARTS_FLINK_CONF_DIR"], FLINK_LIB_DIR=env["REALPARTS_FLINK_LIB_DIR"],
+                FLINK_OPT_DIR=env["REALPARTS_FLINK_OPT_DIR"], FLINK_LOG_DIR=env["REALPARTS_LOG_DIR"],
+                FLINK_PID_DIR=f"{state}/flink/pid", FLINK_IDENT_STRING="realparts", STREAMFORM_REALPARTS_OWNER=state)
+    for k in ("FLINK_ENV_JAVA_OPTS", "FLINK_ENV_JAVA_OPTS_SQL_GATEWAY", "JVM_ARGS"):
+        penv.pop(k, None)
+    log = open(Path(env["REALPARTS_LOG_DIR"]) / "sql-gateway.restarted.out", "w")
+    p = subprocess.Popen([f"{env['REALPARTS_FLINK_BIN']}/sql-gateway.sh", "start-foreground"], env=penv, stdin=subprocess.DEVNULL,
+                         stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    gateway_pid_file().write_text(f"{p.pid}\n")
+    import urllib.request
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        try:
+            urllib.request.urlopen(env["FLINK_GATEWAY"] + "/v2/info", timeout=2).read()
+            say(f"the gateway is back (pid {p.pid})")
+            return
+        except OSError:
+            time.sleep(0.5)
+    raise TimeoutError("the restarted gateway did not answer in 90s")
+
+
 def main() -> int:
     signal.signal(signal.SIGALRM, lambda *_: (_ for _ in ()).throw(TimeoutError("deploy e2e timed out")))
     signal.alarm(int(os.environ.get("DEPLOY_E2E_TIMEOUT", "600")))
@@ -120,7 +157,7 @@ def main() -> int:
     run = format(int(time.time() * 1000) % 10**9, "x")
     proj = Path(env["REALPARTS_STATE_DIR"]) / f"deploy-e2e-{run}"
     shutil.copytree(HERE / "project", proj)
-    topics = {"events": f"e2e-{run}-events", "v1": f"e2e-{run}-totals", "v2": f"e2e-{run}-totals-v2", "v3": f"e2e-{run}-by-kind"}
+    topics = {"events": f"e2e-{run}-events", "v1": f"e2e-{run}-totals", "v2": f"e2e-{run}-totals-v2", "v3": f"e2e-{run}-by-kind", "v2b": f"e2e-{run}-totals-v2b"}
     yml = (proj / "streamform.yml").read_text()
     yml = (yml.replace("GATEWAY_URL", env["FLINK_GATEWAY"]).replace("REST_URL", env["FLINK_REST"])
            .replace("SAVEPOINT_DIR", env["FLINK_SAVEPOINT_DIR"]).replace("KAFKA_BOOTSTRAP", env["KAFKA_BOOTSTRAP"])
@@ -199,9 +236,37 @@ def main() -> int:
     lock.unlink()
     check(r.returncode == 2 and "is applying to or stopping target `e2e`" in r.stderr, "a second apply is refused while the lock is held")
 
+    # An interrupted apply: the gateway dies between the stop (through the
+    # JobManager) and the submission. The savepoint is kept and journaled;
+    # status names the missing part; once the gateway is back, apply
+    # resumes from that savepoint and the totals still continue.
+    (proj / "streamform.yml").write_text((proj / "streamform.yml").read_text().replace(topics["v2"], topics["v2b"]))
+    applying = subprocess.Popen([SF, "apply", "--yes"], cwd=proj, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not any(e["state"] == "stopping" and e["operation"] == "upgrade" for e in journal(proj)):
+        time.sleep(0.02)
+    kill_gateway()
+    out, err = applying.communicate(timeout=180)
+    say(f"interrupted apply -> exit {applying.returncode}\n{out}{err}")
+    last = journal(proj)[-1]
+    steps = [t["state"] for t in last["transitions"]]
+    check(applying.returncode == 1 and steps == ["prepared", "stopping", "stopped", "submitting", "failed"] and last["savepoint"] and "gateway" in (last["problem"] or ""),
+          f"the interrupted apply is journaled as failed after the stop, with its savepoint: {steps}, {last['problem']}")
+    r = sf(proj, "status")
+    check(r.returncode == 2 and "failed: gateway-unreachable: gateway " + env["FLINK_GATEWAY"] in r.stdout, "status names the unreachable gateway and its address, exit 2")
+    start_gateway()
+    r = sf(proj, "status")
+    check(r.returncode == 1 and f"stopped with savepoint {last['savepoint']}" in r.stdout, "status after the gateway is back: the job is stopped, its savepoint kept")
+    produce([{"user_id": "a", "kind": "y", "amount": 1000}])
+    r = sf(proj, "apply", "--yes")
+    check(r.returncode == 0 and f"restored from {last['savepoint']}" in r.stdout, "apply resumes: it restores the interrupted attempt's savepoint")
+    sim = simulate(proj, events, "totals")
+    got = wait_sink(topics["v2b"], {k: v for k, v in sim.items() if v["user_id"] == "a"})
+    check(next(iter(got.values()))["total"] == 1103, "the totals continued across the interrupted apply (a = 103 + 1000)")
+
     # v3: STATE INCOMPATIBLE.
     (proj / "models/totals.sql").write_text("SELECT user_id, kind, SUM(amount) AS total, COUNT(*) AS n\nFROM source('events')\nGROUP BY user_id, kind\n")
-    (proj / "streamform.yml").write_text((proj / "streamform.yml").read_text().replace("key: [user_id]", "key: [user_id, kind]").replace(topics["v2"], topics["v3"]))
+    (proj / "streamform.yml").write_text((proj / "streamform.yml").read_text().replace("key: [user_id]", "key: [user_id, kind]").replace(topics["v2b"], topics["v3"]))
     before = len(journal(proj))
     r = sf(proj, "apply", "--yes")
     check(r.returncode == 2 and "verdict: STATE INCOMPATIBLE" in r.stdout and "--allow-state-loss" in r.stderr and len(journal(proj)) == before,

@@ -82,6 +82,23 @@ pub fn run(a: &Args) -> u8 {
         Err(_) => return fail("the flink backend cannot run this application; run `streamform build --backend flink` to see why"),
     };
     let artifact = sha256_hex(&script.text);
+    // A saved plan is refused before anything is observed when it was
+    // edited, or made from another project or for another target.
+    let saved = match &a.plan {
+        None => None,
+        Some(file) => match std::fs::read_to_string(file).map_err(|e| e.to_string()).and_then(|s| read_deploy_plan(&s)) {
+            Ok(p) => {
+                if p.target != name {
+                    return fail(&stale(file, &name, &format!("it was made for target `{}`", p.target)));
+                }
+                if p.application_digest != desired.application_digest || p.artifact_digest != artifact {
+                    return fail(&stale(file, &name, "the project changed since the plan was made"));
+                }
+                Some(p)
+            }
+            Err(e) => return fail(&format!("could not use the plan {file}: {e}; nothing was submitted")),
+        },
+    };
     let _lock = match Lock::take(&t) {
         Ok(l) => l,
         Err(e) => return fail(&e),
@@ -94,13 +111,9 @@ pub fn run(a: &Args) -> u8 {
     let plan = make_deploy_plan(&t, &config.name, &desired, &artifact, &obs, &d);
 
     // The plan to apply: the one just made, or the saved one if it still holds.
-    if let Some(file) = &a.plan {
-        let saved = match std::fs::read_to_string(file).map_err(|e| e.to_string()).and_then(|s| read_deploy_plan(&s)) {
-            Ok(p) => p,
-            Err(e) => return fail(&format!("could not use the plan {file}: {e}; nothing was submitted")),
-        };
-        if let Some(why) = staleness(&saved, &plan) {
-            return fail(&format!("the plan {file} is stale: {why}; nothing was submitted\nhelp: make a new one with `streamform plan --target {name} --out {file}`"));
+    if let (Some(file), Some(saved)) = (&a.plan, &saved) {
+        if let Some(why) = staleness(saved, &plan) {
+            return fail(&stale(file, &name, &why));
         }
     }
     let running_text = match &obs.record {
@@ -131,6 +144,10 @@ pub fn run(a: &Args) -> u8 {
         }
     }
     execute(&t, &plan, &desired, &script.text, &obs)
+}
+
+fn stale(file: &str, target: &str, why: &str) -> String {
+    format!("the plan {file} is stale: {why}; nothing was submitted\nhelp: make a new one with `streamform plan --target {target} --out {file}`")
 }
 
 /// The steps, each journaled: stop, submit, wait until running, record.

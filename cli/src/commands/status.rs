@@ -57,15 +57,17 @@ pub fn run(project: &str, target: Option<&str>, json_out: bool) -> u8 {
         None => text.push_str(&format!("nothing is recorded as applied to target `{}`\n", t.name)),
     }
     for e in &unresolved {
-        text.push_str(&format!("unresolved: attempt {} ({}) stopped at `{}`{}\n", e.attempt, e.operation.as_deref().unwrap_or("apply"), e.state, e.savepoint.as_deref().map(|s| format!(", savepoint {s}")).unwrap_or_default()));
+        let keep = e.savepoint.as_deref().map(|s| format!("; its savepoint {s} is kept, and the next `streamform apply` restores from it")).unwrap_or_default();
+        text.push_str(&format!("unresolved: attempt {} ({}) did not settle: its last step is `{}`{keep}\n", e.attempt, e.operation.as_deref().unwrap_or("apply"), e.state));
     }
     for u in &unreadable {
         text.push_str(&format!("unresolved: journal entry {u}\n"));
     }
-    let unresolved_json: Vec<Value> = unresolved
+    let mut unresolved_json: Vec<Value> = unresolved
         .iter()
         .map(|e| json!({"attempt": e.attempt, "state": e.state, "job_name": e.job_name, "matching_jobs": e.job_id.iter().collect::<Vec<_>>(), "plan": e.plan}))
         .collect();
+    unresolved_json.extend(unreadable.iter().map(|u| json!({"attempt": u, "state": "unknown", "job_name": t.job_name(), "matching_jobs": [], "plan": null})));
     let applied_json = record.as_ref().map(|r| json!({"applied_at": r.applied_at, "streamform_version": r.streamform_version, "artifact_digest": r.artifact_digest, "job_name": r.job_name}));
     let doc = |target_state: &str, jobs: Vec<Value>, stopped: Value, passed: bool, problem: Option<String>| {
         json!({

@@ -146,8 +146,14 @@ impl JournalEntry {
         write_json(&t.journal_dir().join(format!("{}.json", self.attempt)), self)
     }
 
+    /// Whether the attempt ended: an apply when its job runs or it failed,
+    /// a stop when the job stopped or the stop failed.
     pub fn settled(&self) -> bool {
-        matches!(self.state.as_str(), "running" | "failed" | "stopped")
+        match self.state.as_str() {
+            "running" | "failed" => true,
+            "stopped" => self.operation.as_deref() == Some("stop"),
+            _ => false,
+        }
     }
 }
 
