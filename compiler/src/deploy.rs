@@ -357,4 +357,91 @@ mod tests {
         assert_eq!(serde_json::to_value(ConsequenceKind::StateCarriesOver).unwrap(), "state-carries-over");
         assert!(consts("ConsequenceKind").contains(&"replay-from-earliest".to_string()));
     }
+
+    fn node(id: &str, op: &str, inputs: &[&str], keyed: bool, def: &str) -> serde_json::Value {
+        let state = if keyed {
+            serde_json::json!({"kind": "keyed", "keys": ["k"], "accumulators": [{"name": "sum(v)", "type": "int64"}], "retention": "unbounded", "digest": "d"})
+        } else {
+            serde_json::json!({"kind": "stateless"})
+        };
+        serde_json::json!({"id": id, "model": "m", "operator": op, "inputs": inputs, "definition": def, "schema": [], "schema_digest": "s",
+            "boundedness": "unbounded", "changelog": {"mode": "append", "key": []}, "state": state})
+    }
+
+    fn manifest(digest: &str, nodes: Vec<serde_json::Value>) -> Manifest {
+        serde_json::from_value(serde_json::json!({"manifest_version": 1, "application_digest": digest,
+            "models": [{"name": "m", "materialized": "upsert", "key": ["k"], "output": "o"}], "nodes": nodes})).unwrap()
+    }
+
+    fn v1() -> Manifest {
+        manifest("a1", vec![
+            node("m::source::0", "Source", &[], false, "kafka t"),
+            node("m::aggregate::0", "Aggregate", &["m::source::0"], true, "key=[k]"),
+            node("m::sink::0", "Sink", &["m::aggregate::0"], false, "upsert kafka out"),
+        ])
+    }
+
+    fn desired<'a>(m: &'a Manifest, can_savepoint: bool) -> Desired<'a> {
+        Desired { application: "app", target: "dev", streamform_version: "0", created_at: "t", manifest: m, artifact_digest: "art2", job_name: "j", can_savepoint }
+    }
+
+    fn running(m: &Manifest) -> Observed {
+        Observed {
+            recorded: Some(Recorded { manifest: m.clone(), artifact_digest: Some("art1".into()), attempt: Some("a".into()) }),
+            running: Some(RunningJob { job_id: "job".into(), job_name: "j".into(), artifact_digest: Some("art1".into()) }),
+            savepoint: None,
+            stop_attempt: None,
+        }
+    }
+
+    #[test]
+    fn the_same_graph_keeps_state_and_a_new_node_does_not() {
+        let mut same = v1();
+        same.nodes[2].definition = "upsert kafka out-v2".into();
+        assert_eq!(flink_keeps_state(&v1(), &same), None);
+        let mut moved = v1();
+        moved.nodes.insert(1, serde_json::from_value(node("m::filter::0", "Filter", &["m::source::0"], false, "v > 0")).unwrap());
+        assert_eq!(flink_keeps_state(&v1(), &moved).as_deref(), Some("node `m::filter::0` is new"));
+        let mut rewired = v1();
+        rewired.nodes[2].inputs = vec!["m::source::0".into()];
+        assert_eq!(flink_keeps_state(&v1(), &rewired).as_deref(), Some("node `m::sink::0` reads other inputs"));
+    }
+
+    #[test]
+    fn actions_follow_the_verdict_and_what_flink_can_map() {
+        let old = v1();
+        let mut new = v1();
+        new.nodes[2].definition = "upsert kafka out-v2".into();
+        new.application_digest = "a2".into();
+        let d = crate::upgrade::diff(Some(&old), &new, &[]);
+        assert_eq!(d.verdict, Classification::Compatible);
+        let plan = deploy_plan(&desired(&new, true), &running(&old), &d);
+        assert_eq!(plan.action, DeployAction::Upgrade);
+        assert!(!plan.loses_state());
+        assert_eq!(read_deploy_plan(&serde_json::to_string(&plan).unwrap()).unwrap(), plan);
+        // Without a savepoint_dir the running state cannot be kept.
+        let plan = deploy_plan(&desired(&new, false), &running(&old), &d);
+        assert_eq!((plan.action, plan.verdict), (DeployAction::Rebuild, Some(Classification::BackfillRequired)));
+        // Nothing recorded: initial; the same application running: no-op.
+        assert_eq!(deploy_plan(&desired(&new, true), &Observed::default(), &d).action, DeployAction::Initial);
+        let mut same = running(&new);
+        same.recorded.as_mut().unwrap().artifact_digest = Some("art2".into());
+        assert_eq!(deploy_plan(&desired(&new, true), &same, &crate::upgrade::diff(Some(&new), &new, &[])).action, DeployAction::NoOp);
+    }
+
+    #[test]
+    fn a_changed_precondition_makes_a_saved_plan_stale() {
+        let old = v1();
+        let d = crate::upgrade::diff(Some(&old), &old, &[]);
+        let saved = deploy_plan(&desired(&old, true), &running(&old), &d);
+        let mut stopped = running(&old);
+        stopped.running = None;
+        stopped.savepoint = Some("file:/sp".into());
+        let fresh = deploy_plan(&desired(&old, true), &stopped, &d);
+        assert_eq!(staleness(&saved, &fresh).as_deref(), Some("what runs on the target changed since the plan was made"));
+        assert_eq!(staleness(&saved, &saved), None);
+        let mut edited = saved.clone();
+        edited.action = DeployAction::Rebuild;
+        assert!(read_deploy_plan(&serde_json::to_string(&edited).unwrap()).unwrap_err().contains("the file was edited"));
+    }
 }

@@ -278,7 +278,32 @@ def main() -> int:
     check(True, "v3 (empty state, replayed from earliest) equals the simulator over every event")
     st = status_json(proj)
     check(st["passed"] and st["jobs"][0]["backend_status"] == "RUNNING", "status: v3 runs")
-    sf(proj, "stop", "--discard-state")
+
+    # A savepoint that cannot be written: stop fails, the job keeps running.
+    yml = (proj / "streamform.yml").read_text()
+    (proj / "streamform.yml").write_text(yml.replace(env["FLINK_SAVEPOINT_DIR"], "file:///proc/streamform-e2e"))
+    r = sf(proj, "stop")
+    check(r.returncode == 1 and "the savepoint failed" in r.stderr and "the job keeps running" in r.stderr, "a savepoint that cannot be written: stop fails with Flink's cause")
+    check(status_json(proj)["passed"], "the job still runs after the failed stop")
+    (proj / "streamform.yml").write_text(yml)
+
+    # A COMPATIBLE change that moves Flink's operator graph: a new model.
+    (proj / "models/big.sql").write_text("SELECT user_id, amount\nFROM source('events')\nWHERE amount > 50\n")
+    (proj / "streamform.yml").write_text(yml.replace("models:\n", f"models:\n  big:\n    sink: {{connector: kafka, topic: e2e-{run}-big}}\n", 1))
+    r = sf(proj, "plan", "--target", "e2e", "--out", "moved.json")
+    check(r.returncode == 1 and "verdict: COMPATIBLE" in r.stdout and "deploy: rebuild" in r.stdout and "moves the job's operators" in r.stdout,
+          "plan says COMPATIBLE, but the deploy plan is a rebuild because Flink cannot map the state")
+    check(json.loads((proj / "moved.json").read_text())["verdict"] == "BACKFILL REQUIRED", "the deploy plan's verdict does not promise the state")
+    (proj / "models/big.sql").unlink()
+    (proj / "streamform.yml").write_text(yml)
+
+    # Without flink.rest: status cannot check tasks; stop goes through the gateway.
+    (proj / "streamform.yml").write_text("".join(l for l in yml.splitlines(keepends=True) if "rest:" not in l))
+    r = sf(proj, "status")
+    check(r.returncode == 0 and "running-unverified" in r.stdout and "tasks are not checked" in r.stdout, "status without flink.rest: running-unverified")
+    r = sf(proj, "stop", timed="stop through the gateway")
+    sp = journal(proj)[-1]["savepoint"] or ""
+    check(r.returncode == 0 and Path(sp.removeprefix("file:")).joinpath("_metadata").is_file(), f"stop through the gateway's STOP JOB ... WITH SAVEPOINT: {sp}")
     say(f"timings: {json.dumps(TIMES)}")
     say(f"DEPLOY E2E PASSED in {time.monotonic() - T0:.1f}s")
     print(f"{CHECKS} checks passed, 0 failed")

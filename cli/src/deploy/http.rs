@@ -103,5 +103,5 @@ pub fn server_error(body: &str) -> String {
 
 /// The last `Caused by:` of a Java stack trace, without the prefix.
 pub fn root_cause(trace: &str) -> Option<String> {
-    trace.lines().filter_map(|l| l.trim().strip_prefix("Caused by: ")).last().map(str::to_string)
+    trace.lines().filter_map(|l| l.trim().strip_prefix("Caused by: ")).next_back().map(str::to_string)
 }

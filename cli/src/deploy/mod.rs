@@ -292,10 +292,7 @@ pub fn observe(t: &Target) -> Result<Observation, Unobservable> {
     }
     let (journal, _) = read_journal(t);
     let applied_attempt = record.as_ref().and_then(|r| r.attempt.clone()).unwrap_or_default();
-    let last_stop = journal
-        .into_iter()
-        .filter(|e| e.savepoint.is_some() && e.attempt > applied_attempt)
-        .next_back();
+    let last_stop = journal.into_iter().rfind(|e| e.savepoint.is_some() && e.attempt > applied_attempt);
     Ok(Observation { flink_version, record, jobs, last_stop })
 }
 
