@@ -99,7 +99,8 @@ fn unreachable_target() {
 /// A recorded apply, a stop whose attempt did not settle, and a temporary
 /// file a crash left in the journal: `status` shows them before it finds
 /// the gateway unreachable; a saved plan made from another project or
-/// edited by hand is refused before anything is observed.
+/// edited by hand, and a journal entry that cannot be read, are refused
+/// before anything is observed.
 #[test]
 fn recorded_target_and_saved_plans() {
     let dir = scratch("recorded");
@@ -162,6 +163,9 @@ fn recorded_target_and_saved_plans() {
             &["apply", "--target", "dev", "--plan", "missing.json"],
         ],
     );
+    // An entry that is not a journal entry at all: apply refuses to guess.
+    fs::write(journal.join("20260102T060000Z-4.json"), "{\"journal_version\": 1}\n").unwrap();
+    let out = out + &transcript(&dir, &[&["status", "--target", "dev"], &["apply", "--target", "dev", "--yes"]]);
     let out = format!("{out}files left: {:?}\n", state_files(&dir));
     expect_file!["../../testdata/deploy/recorded.txt"].assert_eq(&out);
 }

@@ -22,7 +22,7 @@ use streamform::upgrade::{diff, hints_of};
 
 use super::plan::{deploy_lines, make_deploy_plan, observed_lines};
 use crate::deploy::flink::{self, Session};
-use crate::deploy::{new_attempt, now_utc, observe, write_json, JournalEntry, Lock, Target, JOURNAL_VERSION, STREAMFORM_VERSION};
+use crate::deploy::{new_attempt, now_utc, observe, read_journal, write_json, JournalEntry, Lock, Target, JOURNAL_VERSION, STREAMFORM_VERSION};
 use crate::out::{eprint, print};
 use crate::render::plan::{text, Header};
 
@@ -99,6 +99,13 @@ pub fn run(a: &Args) -> u8 {
             Err(e) => return fail(&format!("could not use the plan {file}: {e}; nothing was submitted")),
         },
     };
+    // A journal entry that cannot be read might hold the savepoint to
+    // restore: refuse rather than guess. (A temporary file is only a write
+    // a crash interrupted; the entry it was replacing is intact.)
+    let (_, unreadable) = read_journal(&t);
+    if let Some(bad) = unreadable.iter().find(|u| !u.contains("a temporary file")) {
+        return fail(&format!("the journal of target `{name}` has an entry that cannot be read, so nothing was submitted: {bad}\nhelp: restore the file from a backup, or move it away once you know what it recorded"));
+    }
     let _lock = match Lock::take(&t) {
         Ok(l) => l,
         Err(e) => return fail(&e),
