@@ -9,7 +9,8 @@
 //! ids are stable across resubmissions of the same topology). A savepoint
 //! therefore restores only into a job whose operator graph is the same:
 //! every node kept, with the same operator and the same inputs, every
-//! source defined alike, and the same models writing sinks. When a SAFE or
+//! source defined alike, every keyed node storing the same row layout, and
+//! every upsert sink writing the same row type. When a SAFE or
 //! COMPATIBLE change moves the graph, the action is a rebuild and the plan
 //! says why (`flink_keeps_state`).
 
@@ -196,13 +197,23 @@ pub fn flink_keeps_state(running: &Manifest, desired: &Manifest) -> Option<Strin
     if old.iter().map(|o| &o.0).ne(new.iter().map(|n| &n.0)) {
         return Some("the nodes are in another order".to_string());
     }
-    let source_defs = |m: &Manifest| m.nodes.iter().filter(|n| n.operator == "Source").map(|n| (n.id.clone(), n.definition.clone(), n.time.clone())).collect::<Vec<_>>();
-    if let Some((id, _, _)) = source_defs(desired).into_iter().find(|s| !source_defs(running).contains(s)) {
-        return Some(format!("source node `{id}` is defined differently"));
-    }
-    let sinks = |m: &Manifest| m.nodes.iter().filter(|n| n.operator == "Sink").map(|n| n.id.clone()).collect::<Vec<_>>();
-    if sinks(running) != sinks(desired) {
-        return Some("other models write sinks".to_string());
+    let by_id = |id: &str| running.nodes.iter().find(|n| n.id == id);
+    for n in &desired.nodes {
+        let Some(o) = by_id(&n.id) else { continue };
+        // A source's state is its read positions, kept per definition (topic, time attribute).
+        if n.operator == "source" && (o.definition != n.definition || o.time != n.time) {
+            return Some(format!("source node `{}` is defined differently", n.id));
+        }
+        // Flink stores a keyed node's rows as the plan's layout: another
+        // aggregate list, order, schema, retention or window is another
+        // serializer (or, worse, the same one over other columns).
+        if n.state.kind == "keyed" && (o.definition != n.definition || o.schema != n.schema || o.state != n.state) {
+            return Some(format!("keyed node `{}` stores another row layout", n.id));
+        }
+        // An upsert sink may keep rows (Flink's upsert materializer) in its row type.
+        if n.operator == "sink" && n.changelog.mode == "upsert" && o.schema != n.schema {
+            return Some(format!("upsert sink `{}` writes another row type", n.id));
+        }
     }
     None
 }
@@ -375,9 +386,9 @@ mod tests {
 
     fn v1() -> Manifest {
         manifest("a1", vec![
-            node("m::source::0", "Source", &[], false, "kafka t"),
-            node("m::aggregate::0", "Aggregate", &["m::source::0"], true, "key=[k]"),
-            node("m::sink::0", "Sink", &["m::aggregate::0"], false, "upsert kafka out"),
+            node("m::source::0", "source", &[], false, "kafka t"),
+            node("m::aggregate::0", "aggregate", &["m::source::0"], true, "key=[k]"),
+            node("m::sink::0", "sink", &["m::aggregate::0"], false, "upsert kafka out"),
         ])
     }
 
@@ -400,11 +411,17 @@ mod tests {
         same.nodes[2].definition = "upsert kafka out-v2".into();
         assert_eq!(flink_keeps_state(&v1(), &same), None);
         let mut moved = v1();
-        moved.nodes.insert(1, serde_json::from_value(node("m::filter::0", "Filter", &["m::source::0"], false, "v > 0")).unwrap());
+        moved.nodes.insert(1, serde_json::from_value(node("m::filter::0", "filter", &["m::source::0"], false, "v > 0")).unwrap());
         assert_eq!(flink_keeps_state(&v1(), &moved).as_deref(), Some("node `m::filter::0` is new"));
         let mut rewired = v1();
         rewired.nodes[2].inputs = vec!["m::source::0".into()];
         assert_eq!(flink_keeps_state(&v1(), &rewired).as_deref(), Some("node `m::sink::0` reads other inputs"));
+        let mut reordered = v1();
+        reordered.nodes[1].definition = "key=[k] aggregates=[count(*), sum(v)]".into();
+        assert_eq!(flink_keeps_state(&v1(), &reordered).as_deref(), Some("keyed node `m::aggregate::0` stores another row layout"));
+        let mut topic = v1();
+        topic.nodes[0].definition = "kafka t2".into();
+        assert_eq!(flink_keeps_state(&v1(), &topic).as_deref(), Some("source node `m::source::0` is defined differently"));
     }
 
     #[test]
