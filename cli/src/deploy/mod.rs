@@ -80,10 +80,13 @@ pub fn rfc3339(secs: i64) -> String {
     format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)
 }
 
-/// A new attempt's id: sortable by time, unique per process.
+/// A new attempt's id, `20261201T130516.123Z-<pid>`: sortable by time to
+/// the millisecond (the journal's order, and "since the last apply"), and
+/// unique per process.
 pub fn new_attempt() -> String {
-    let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
-    format!("{}-{:x}", now_utc().replace([':', '-'], ""), (nanos as u64 ^ u64::from(std::process::id())) & 0xffff_ffff)
+    let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
+    let secs = rfc3339(now.as_secs() as i64).replace([':', '-'], "");
+    format!("{}.{:03}Z-{:x}", secs.trim_end_matches('Z'), now.subsec_millis(), std::process::id())
 }
 
 /// Writes one file atomically (temp + rename), creating its directory.
