@@ -1,6 +1,8 @@
 //! The `streamform` command line.
 
+mod atomic;
 mod commands;
+mod deploy;
 mod files;
 mod load;
 mod out;
@@ -81,6 +83,43 @@ enum Command {
         #[arg(long, value_name = "FILE", conflicts_with = "against")]
         out: Option<String>,
     },
+    /// Deploy the project to a target through its Flink SQL Gateway
+    Apply {
+        #[arg(long, default_value = ".")]
+        project: String,
+        /// The target (required when streamform.yml declares several)
+        #[arg(long)]
+        target: Option<String>,
+        /// Apply this saved deploy plan (`plan --out`); refused when stale
+        #[arg(long, value_name = "FILE")]
+        plan: Option<String>,
+        /// Do not ask before acting (it never asks when stdin is not a terminal)
+        #[arg(long)]
+        yes: bool,
+        /// Apply a plan that discards state (STATE INCOMPATIBLE, BACKFILL REQUIRED, a rebuild)
+        #[arg(long)]
+        allow_state_loss: bool,
+    },
+    /// Stop the target's job with a savepoint into flink.savepoint_dir
+    Stop {
+        #[arg(long, default_value = ".")]
+        project: String,
+        #[arg(long)]
+        target: Option<String>,
+        /// Cancel without a savepoint: the job's state is lost
+        #[arg(long)]
+        discard_state: bool,
+    },
+    /// Show what runs on a target
+    Status {
+        #[arg(long, default_value = ".")]
+        project: String,
+        #[arg(long)]
+        target: Option<String>,
+        /// Print the status document
+        #[arg(long)]
+        json: bool,
+    },
     /// Print the JSON Schema of a document Streamform reads or writes
     Schema {
         /// The document (all documents are listed when omitted)
@@ -158,6 +197,11 @@ fn main() -> ExitCode {
         Command::Explain { model, project, json } => commands::inspect::explain(&project, model.as_deref(), json),
         Command::Graph { project, format, json } => commands::graph::run(&project, format, json),
         Command::Plan { project, target, against, json, out } => commands::plan::run(&commands::plan::Args { project, target, against, json, out }),
+        Command::Apply { project, target, plan, yes, allow_state_loss } => {
+            commands::apply::run(&commands::apply::Args { project, target, plan, yes, allow_state_loss })
+        }
+        Command::Stop { project, target, discard_state } => commands::stop::run(&project, target.as_deref(), discard_state),
+        Command::Status { project, target, json } => commands::status::run(&project, target.as_deref(), json),
         Command::Schema { doc, list, version } => commands::schema::run(doc.as_deref(), list, version),
         Command::Watch { project, test, json, debounce_ms } => {
             watch::run(&project, watch::Options { json, test, debounce: std::time::Duration::from_millis(debounce_ms) })

@@ -1,10 +1,7 @@
 //! `build --backend flink`: the Flink SQL application and the plan
 //! manifest, written atomically (nothing is written on error).
 
-use std::fs;
-use std::io::Write;
-
-use camino::{Utf8Path, Utf8PathBuf};
+use camino::Utf8Path;
 use streamform::driver::Work;
 use streamform::backend::flink::{flink_script, TargetName};
 use streamform::manifest::manifest;
@@ -12,6 +9,7 @@ use streamform::project::project_config;
 
 use super::print_diagnostics_stderr;
 use crate::out::{eprint, print};
+use crate::atomic::write_all_atomically;
 use crate::render::json::write_pretty_json;
 
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
@@ -75,31 +73,4 @@ pub fn run(project: &str, _backend: Backend, target: Option<&str>, stdout: bool)
         if s == 1 { "" } else { "s" }
     ));
     0
-}
-
-/// Writes every file to a temporary sibling first, then renames them all:
-/// a failure before the renames leaves the previous build untouched.
-fn write_all_atomically(files: &[(Utf8PathBuf, &[u8])]) -> std::io::Result<()> {
-    let mut temps: Vec<(Utf8PathBuf, &Utf8PathBuf)> = Vec::new();
-    let result = (|| {
-        for (path, bytes) in files {
-            let dir = path.parent().expect("build paths have a parent");
-            fs::create_dir_all(dir)?;
-            let tmp = dir.join(format!(".{}.tmp-{}", path.file_name().unwrap_or("out"), std::process::id()));
-            let mut f = fs::File::create(&tmp)?;
-            temps.push((tmp, path));
-            f.write_all(bytes)?;
-            f.sync_all()?;
-        }
-        for (tmp, path) in &temps {
-            fs::rename(tmp, path)?;
-        }
-        Ok(())
-    })();
-    if result.is_err() {
-        for (tmp, _) in &temps {
-            let _ = fs::remove_file(tmp);
-        }
-    }
-    result
 }

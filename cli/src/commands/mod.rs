@@ -1,5 +1,6 @@
 //! One module per command.
 
+pub mod apply;
 pub mod build;
 pub mod check;
 pub mod graph;
@@ -8,6 +9,8 @@ pub mod inspect;
 pub mod plan;
 pub mod run;
 pub mod schema;
+pub mod status;
+pub mod stop;
 pub mod test;
 
 pub(crate) use inspect::known_model;
@@ -63,4 +66,22 @@ pub fn load_checked(project: &str, verb: &str, work: Work) -> Result<Loaded, u8>
         return Err(2);
     }
     Ok(loaded)
+}
+
+/// A project loaded free of errors, its configuration, and the selected
+/// target's parts, for `apply`, `stop` and `status`. Prints why not and
+/// returns the exit code (2).
+pub fn open_target(project: &str, target: Option<&str>, verb: &str) -> Result<(Loaded, streamform::config::project::ProjectConfig, crate::deploy::Target), u8> {
+    let loaded = load_checked(project, verb, Work::All)?;
+    let Ok(config) = streamform::project::project_config(&loaded.db, loaded.project).clone() else { return Err(2) };
+    let name = config.select_target(target, "add a `targets:` section (see docs/deploy.md)").map_err(|e| {
+        eprint(&format!("error: {e}\n"));
+        2u8
+    })?;
+    let Some(flink) = config.targets.iter().find(|t| t.name == name).and_then(|t| t.flink.clone()) else {
+        eprint(&format!("error: target `{name}` declares no `flink:` section\nhelp: add `flink: {{gateway: http://localhost:8083}}`\n"));
+        return Err(2);
+    };
+    let t = crate::deploy::Target::new(&loaded.root, &config.name, &name, &flink);
+    Ok((loaded, config, t))
 }

@@ -17,8 +17,14 @@ use streamform::upgrade::document::document;
 use streamform::upgrade::reader::{read_running, RunningDoc};
 use streamform::upgrade::{artifact_note, diff, hints_of};
 use streamform::project::project_config;
+use streamform::backend::flink::{flink_script, TargetName};
+use streamform::deploy::{deploy_plan, DeployAction, DeployPlan, Desired};
+use streamform::identity::digest::sha256_hex;
+use streamform::manifest::Manifest;
+use streamform::upgrade::PlanDiff;
 
 use super::inspect::whole_manifest_error;
+use crate::deploy::{now_utc, observe, write_json, Observation, Target, STREAMFORM_VERSION};
 use crate::out::{eprint, print};
 use crate::render::json::to_pretty_json;
 use crate::render::plan::{text, Header};
@@ -28,7 +34,7 @@ pub struct Args {
     pub target: Option<String>,
     pub against: Option<String>,
     pub json: bool,
-    /// Write a deploy plan (needs a reachable target: a later stage).
+    /// Write the deploy plan here (needs a reachable target).
     pub out: Option<String>,
 }
 
@@ -106,11 +112,10 @@ pub fn run(a: &Args) -> u8 {
         }
     };
 
+    // The script the target would run, and its digest (the artifact).
+    let script = target.as_deref().and_then(|t| flink_script(&loaded.db, loaded.project, TargetName::new(&loaded.db, t.to_string())).as_ref().ok().cloned());
+    let desired_artifact: Option<String> = script.as_ref().map(|s| sha256_hex(&s.text));
     let mut d = diff(running.as_ref().map(|r| r.manifest()), &desired, &hints_of(&config));
-    // The deployed artifact's digest is compared once `build` can produce
-    // the script here (the Flink backend); until then there is no desired
-    // artifact digest and no note.
-    let desired_artifact: Option<String> = None;
     let running_artifact = running.as_ref().and_then(|r| r.record()).and_then(|r| r.artifact_digest.as_deref());
     d.notices.extend(artifact_note(running_artifact, desired_artifact.as_deref(), &d));
 
@@ -127,12 +132,99 @@ pub fn run(a: &Args) -> u8 {
         print(&text(&header, &d));
     }
 
-    if a.out.is_some() {
-        eprint(&format!(
-            "error: could not observe target `{}`, so no plan was written: this build of streamform does not reach a Flink SQL Gateway yet\n",
-            target.as_deref().unwrap_or("")
-        ));
+    // Observing the target: with `--out` (the gateway must answer), and
+    // with `--target` when the target names `flink.rest` (the JobManager's
+    // view of the recorded job).
+    let Some(name) = target.as_deref() else { return d.verdict.exit_code() };
+    let flink = config.targets.iter().find(|t| t.name == name).and_then(|t| t.flink.clone());
+    let observe_now = a.out.is_some() || (a.target.is_some() && flink.as_ref().is_some_and(|f| f.rest.is_some()));
+    if !observe_now {
+        return d.verdict.exit_code();
+    }
+    let what = if a.out.is_some() { "so no plan was written" } else { "so what runs is unknown" };
+    let Some(flink) = flink else {
+        eprint(&format!("error: could not observe target `{name}`, {what}: it declares no `flink:` section\n"));
+        return 2;
+    };
+    let t = Target::new(&loaded.root, &config.name, name, &flink);
+    let obs = match observe(&t) {
+        Ok(o) => o,
+        Err(e) => {
+            eprint(&format!("error: could not observe target `{name}`, {what}: {}\n", e.message));
+            return 2;
+        }
+    };
+    if !a.json {
+        print(&observed_lines(&t, &obs));
+    }
+    let Some(out) = a.out.as_deref() else { return d.verdict.exit_code() };
+    let Some(script) = script.as_ref() else {
+        eprint("error: no plan was written: the flink backend cannot run this application; run `streamform build --backend flink` to see why\n");
+        return 2;
+    };
+    let plan = make_deploy_plan(&t, &config.name, &desired, &sha256_hex(&script.text), &obs, &d);
+    if !a.json {
+        print(&deploy_lines(&plan));
+    }
+    if let Err(e) = write_json(Utf8Path::new(out), &plan) {
+        eprint(&format!("error: {e}\n"));
         return 2;
     }
-    d.verdict.exit_code()
+    if !a.json {
+        print(&format!("ok: deploy plan {} written to {out}\n", short(&plan.plan_id)));
+    }
+    plan.verdict.map(|v| v.exit_code()).unwrap_or(0)
+}
+
+/// The deploy plan for what was observed on `t`.
+pub fn make_deploy_plan(t: &Target, application: &str, desired: &Manifest, artifact: &str, obs: &Observation, d: &PlanDiff) -> DeployPlan {
+    let now = now_utc();
+    let job_name = t.job_name();
+    let want = Desired {
+        application,
+        target: &t.name,
+        streamform_version: STREAMFORM_VERSION,
+        created_at: &now,
+        manifest: desired,
+        artifact_digest: artifact,
+        job_name: &job_name,
+        can_savepoint: t.flink.savepoint_dir.is_some(),
+    };
+    deploy_plan(&want, &obs.facts(), d)
+}
+
+/// What the target runs, as observed (one line per recorded job).
+pub fn observed_lines(t: &Target, obs: &Observation) -> String {
+    let mut out = String::new();
+    for j in &obs.jobs {
+        let state = j.flink_state.as_deref().unwrap_or("unknown to Flink");
+        out.push_str(&format!("observed: job {} on target `{}` is {state}", j.job_id, t.name));
+        if let Some(sp) = &j.restored_from {
+            out.push_str(&format!(", restored from {sp}"));
+        }
+        out.push('\n');
+    }
+    if let Some(stop) = obs.facts().savepoint {
+        out.push_str(&format!("observed: stopped with savepoint {stop}\n"));
+    }
+    out
+}
+
+/// The deploy plan in words: its action, then its notes.
+pub fn deploy_lines(plan: &DeployPlan) -> String {
+    let job = plan.preconditions.running.first().map(|j| j.job_id.as_str());
+    let sp = plan.preconditions.savepoint.as_deref();
+    let what = match (plan.action, job) {
+        (DeployAction::NoOp, _) => "the recorded application runs; nothing to do".to_string(),
+        (DeployAction::Initial, _) => "submit the application; its state starts empty".to_string(),
+        (DeployAction::Upgrade | DeployAction::Restore, Some(j)) => format!("stop job {j} with a savepoint, then submit the application restored from it"),
+        (DeployAction::Upgrade | DeployAction::Restore, None) => format!("submit the application restored from savepoint {}", sp.unwrap_or("?")),
+        (DeployAction::Rebuild, Some(j)) => format!("stop job {j}, then submit the application with empty state"),
+        (DeployAction::Rebuild, None) => "submit the application with empty state".to_string(),
+    };
+    let mut out = format!("deploy: {}: {what}\n", plan.action.as_str());
+    for n in &plan.notes {
+        out.push_str(&format!("note: {n}\n"));
+    }
+    out
 }

@@ -336,6 +336,36 @@ fn decode_sink(d: &mut Decoder, model: &str, node: &yaml::Node) -> Option<SinkCo
     Some(s)
 }
 
+/// A Flink REST address: `http://host[:port][/path]`.
+fn http_url(d: &mut Decoder, node: &yaml::Node, what: &str) -> Option<String> {
+    let url = d.string(node, what)?;
+    let host = url.strip_prefix("http://").map(|r| r.split('/').next().unwrap_or(""));
+    let port_ok = |h: &str| h.rsplit_once(':').is_none_or(|(_, p)| p.parse::<u16>().is_ok());
+    match host {
+        Some(h) if !h.is_empty() && !h.starts_with(':') && port_ok(h) => Some(url),
+        _ => {
+            let help = if url.starts_with("https://") {
+                "this build of streamform reaches Flink over plain http; put a TLS-terminating proxy in front, or use the http address".to_string()
+            } else {
+                "write it as `http://host:port`, for example `http://localhost:8083`".to_string()
+            };
+            d.error(Code::BadTargetUrl, node.span, format!("`{what}` is not an http URL: `{url}`"), Some(help));
+            None
+        }
+    }
+}
+
+/// A savepoint directory as Flink takes it: an absolute path or a URI.
+fn savepoint_dir(d: &mut Decoder, node: &yaml::Node, what: &str) -> Option<String> {
+    let dir = d.string(node, what)?;
+    if dir.starts_with('/') || dir.split_once("://").is_some_and(|(scheme, rest)| !scheme.is_empty() && !rest.is_empty()) {
+        return Some(dir);
+    }
+    d.error(Code::BadSavepointDir, node.span, format!("`{what}` is neither an absolute path nor a URI: `{dir}`"),
+        Some("write the directory as Flink's JobManager reaches it, for example `/var/flink/savepoints` or `s3://bucket/savepoints`".into()));
+    None
+}
+
 fn decode_target(d: &mut Decoder, name: &str, span: Span, node: &yaml::Node) -> Option<Target> {
     let what = format!("targets.{name}");
     let f = d.map(node, &what, &["backend", "flink", "kafka", "iceberg"])?;
@@ -346,12 +376,12 @@ fn decode_target(d: &mut Decoder, name: &str, span: Span, node: &yaml::Node) -> 
         let w = format!("{what}.flink");
         let ff = d.map(v, &w, &["gateway", "rest", "savepoint_dir", "checkpoint_interval"])?;
         let gateway = d.required(&ff, "gateway", &w)?;
-        let mut flink = FlinkTarget { gateway: d.string(gateway, &format!("{w}.gateway"))?, rest: None, savepoint_dir: None, checkpoint_interval: None };
+        let mut flink = FlinkTarget { gateway: http_url(d, gateway, &format!("{w}.gateway"))?, rest: None, savepoint_dir: None, checkpoint_interval: None };
         if let Some(v) = ff.get_some("rest") {
-            flink.rest = Some(d.string(v, &format!("{w}.rest"))?);
+            flink.rest = Some(http_url(d, v, &format!("{w}.rest"))?);
         }
         if let Some(v) = ff.get_some("savepoint_dir") {
-            flink.savepoint_dir = Some(d.string(v, &format!("{w}.savepoint_dir"))?);
+            flink.savepoint_dir = Some(savepoint_dir(d, v, &format!("{w}.savepoint_dir"))?);
         }
         if let Some(v) = ff.get_some("checkpoint_interval") {
             flink.checkpoint_interval = Some(d.duration(v, &format!("{w}.checkpoint_interval"))?);

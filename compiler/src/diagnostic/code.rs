@@ -61,6 +61,10 @@ codes! {
     TargetWithoutKafka = "E0702",
     /// a model writes Iceberg but a target has no `iceberg:` section
     TargetWithoutIceberg = "E0703",
+    /// a target's `flink.gateway` or `flink.rest` is not an `http://host:port` URL
+    BadTargetUrl = "E0704",
+    /// a target's `flink.savepoint_dir` is neither an absolute path nor a URI
+    BadSavepointDir = "E0705",
     /// a model is configured but has no SQL file (did-you-mean)
     ConfiguredModelWithoutSql = "E0710",
     /// a sink lacks its destination (`topic`, `path` or `table` for its connector)

@@ -36,7 +36,7 @@ pub const DIFF_VERSION: u32 = 1;
 
 /// How much an upgrade costs, from cheapest to dearest (the order verdicts
 /// are taken in).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize)]
 pub enum Classification {
     #[serde(rename = "SAFE")]
     Safe,
@@ -102,7 +102,7 @@ impl Classification {
 }
 
 /// The change kinds of the `diff` document, in its schema's order.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ChangeKind {
     StatelessAdded,

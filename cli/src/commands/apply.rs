@@ -1,0 +1,300 @@
+//! `apply`: deploy the project to a target through its Flink SQL Gateway.
+//!
+//! It observes the target, makes the deploy plan (or reads `--plan FILE`
+//! and refuses it when it is stale or edited), prints it, refuses a plan
+//! that loses state without `--allow-state-loss`, asks on a terminal unless
+//! `--yes`, then: stops the running job (with a savepoint when it
+//! restores), submits the script (DDL, then `EXECUTE STATEMENT SET` with
+//! `pipeline.name` and `execution.state-recovery.path` in that statement's
+//! `executionConfig`), waits until the job runs, and writes the applied
+//! record. Each step is a journal transition, written atomically.
+
+use std::io::{BufRead, IsTerminal};
+use std::time::Instant;
+
+use serde_json::{json, Map, Value};
+use streamform::backend::flink::{flink_script, TargetName};
+use streamform::deploy::{read_deploy_plan, staleness, DeployAction, DeployPlan};
+use streamform::identity::digest::{sha256_hex, short};
+use streamform::manifest::{manifest, Manifest};
+use streamform::upgrade::reader::{AppliedRecord, RECORD_VERSION};
+use streamform::upgrade::{diff, hints_of};
+
+use super::plan::{deploy_lines, make_deploy_plan, observed_lines};
+use crate::deploy::flink::{self, Session};
+use crate::deploy::{new_attempt, now_utc, observe, read_journal, write_json, JournalEntry, Lock, Target, JOURNAL_VERSION, STREAMFORM_VERSION};
+use crate::out::{eprint, print};
+use crate::render::plan::{text, Header};
+
+pub struct Args {
+    pub project: String,
+    pub target: Option<String>,
+    pub plan: Option<String>,
+    pub yes: bool,
+    pub allow_state_loss: bool,
+}
+
+fn fail(msg: &str) -> u8 {
+    eprint(&format!("error: {msg}\n"));
+    2
+}
+
+/// The statements of a script: each ends with `;` at the end of a line
+/// followed by a blank line (or the end); `--` comment lines are dropped.
+pub fn statements(script: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let lines: Vec<&str> = script.lines().collect();
+    for (i, line) in lines.iter().enumerate() {
+        if cur.is_empty() && (line.trim().is_empty() || line.trim_start().starts_with("--")) {
+            continue;
+        }
+        cur.push_str(line);
+        cur.push('\n');
+        let next_blank = lines.get(i + 1).is_none_or(|l| l.trim().is_empty());
+        if line.trim_end().ends_with(';') && next_blank {
+            let s = cur.trim_end().trim_end_matches(';').to_string();
+            out.push(s);
+            cur.clear();
+        }
+    }
+    if !cur.trim().is_empty() {
+        out.push(cur.trim_end().to_string());
+    }
+    out
+}
+
+// Whole: apply is one sequence of checks, then one of steps, each journaled;
+// splitting it would scatter the order the journal documents.
+pub fn run(a: &Args) -> u8 {
+    let (loaded, config, t) = match super::open_target(&a.project, a.target.as_deref(), "applying") {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
+    let name = t.name.clone();
+    let _ = std::fs::create_dir_all(t.journal_dir());
+    let desired: Manifest = match manifest(&loaded.db, loaded.project) {
+        Ok(m) => m.to_manifest(),
+        Err(_) => return fail("the project does not plan; run `streamform check`"),
+    };
+    let script = match flink_script(&loaded.db, loaded.project, TargetName::new(&loaded.db, name.clone())) {
+        Ok(s) => s.clone(),
+        Err(_) => return fail("the flink backend cannot run this application; run `streamform build --backend flink` to see why"),
+    };
+    let artifact = sha256_hex(&script.text);
+    // A saved plan is refused before anything is observed when it was
+    // edited, or made from another project or for another target.
+    let saved = match &a.plan {
+        None => None,
+        Some(file) => match std::fs::read_to_string(file).map_err(|e| e.to_string()).and_then(|s| read_deploy_plan(&s)) {
+            Ok(p) => {
+                if p.target != name {
+                    return fail(&stale(file, &name, &format!("it was made for target `{}`", p.target)));
+                }
+                if p.application_digest != desired.application_digest || p.artifact_digest != artifact {
+                    return fail(&stale(file, &name, "the project changed since the plan was made"));
+                }
+                Some(p)
+            }
+            Err(e) => return fail(&format!("could not use the plan {file}: {e}; nothing was submitted")),
+        },
+    };
+    // A journal entry that cannot be read might hold the savepoint to
+    // restore: refuse rather than guess. (A temporary file is only a write
+    // a crash interrupted; the entry it was replacing is intact.)
+    let (_, unreadable) = read_journal(&t);
+    if let Some(bad) = unreadable.iter().find(|u| !u.contains("a temporary file")) {
+        return fail(&format!("the journal of target `{name}` has an entry that cannot be read, so nothing was submitted: {bad}\nhelp: restore the file from a backup, or move it away once you know what it recorded"));
+    }
+    let _lock = match Lock::take(&t) {
+        Ok(l) => l,
+        Err(e) => return fail(&e),
+    };
+    let obs = match observe(&t) {
+        Ok(o) => o,
+        Err(e) => return fail(&format!("could not observe target `{name}`, so nothing was submitted: {}", e.message)),
+    };
+    let d = diff(obs.record.as_ref().map(|r| &r.manifest), &desired, &hints_of(&config));
+    let plan = make_deploy_plan(&t, &config.name, &desired, &artifact, &obs, &d);
+
+    // The plan to apply: the one just made, or the saved one if it still holds.
+    if let (Some(file), Some(saved)) = (&a.plan, &saved) {
+        if let Some(why) = staleness(saved, &plan) {
+            return fail(&stale(file, &name, &why));
+        }
+    }
+    let running_text = match &obs.record {
+        None => format!("nothing is recorded as applied to target `{name}`; the application starts fresh"),
+        Some(r) => format!("applied {} by streamform {}, job {}, application digest {}", r.applied_at, r.streamform_version, r.jobs.join(", "), short(&r.manifest.application_digest)),
+    };
+    let against = format!("target `{name}`");
+    let header = Header { project: &config.name, against: &against, running: &running_text, desired_digest: &desired.application_digest };
+    print(&text(&header, &d));
+    print(&observed_lines(&t, &obs));
+    print(&deploy_lines(&plan));
+
+    if plan.action == DeployAction::NoOp {
+        print(&format!("ok: target `{name}` runs this application; nothing was submitted\n"));
+        return 0;
+    }
+    if plan.loses_state() && obs.record.is_some() && !a.allow_state_loss {
+        let v = plan.verdict.map(|v| v.as_str()).unwrap_or("rebuild");
+        return fail(&format!("the plan is {v}: applying it discards state, so nothing was submitted\nhelp: apply with `--allow-state-loss` to start that state empty"));
+    }
+    if !a.yes && std::io::stdin().is_terminal() {
+        eprint(&format!("apply this plan to target `{name}`? [y/N] "));
+        let mut line = String::new();
+        let _ = std::io::stdin().lock().read_line(&mut line);
+        if !matches!(line.trim(), "y" | "yes") {
+            eprint("nothing was submitted\n");
+            return 1;
+        }
+    }
+    execute(&t, &plan, &desired, &script.text, &obs)
+}
+
+fn stale(file: &str, target: &str, why: &str) -> String {
+    format!("the plan {file} is stale: {why}; nothing was submitted\nhelp: make a new one with `streamform plan --target {target} --out {file}`")
+}
+
+/// The steps, each journaled: stop, submit, wait until running, record.
+fn execute(t: &Target, plan: &DeployPlan, desired: &Manifest, script: &str, obs: &crate::deploy::Observation) -> u8 {
+    let name = &t.name;
+    let record = obs.record.as_ref();
+    let mut entry = JournalEntry {
+        journal_version: JOURNAL_VERSION,
+        attempt: new_attempt(),
+        application: t.application.clone(),
+        target: name.clone(),
+        streamform_version: STREAMFORM_VERSION.to_string(),
+        backend: "flink".to_string(),
+        operation: Some(match plan.action {
+            DeployAction::Rebuild => "rebuild",
+            DeployAction::Restore => "restore",
+            DeployAction::Upgrade => "upgrade",
+            _ => "apply",
+        }
+        .to_string()),
+        artifact_digest: plan.artifact_digest.clone(),
+        job_name: plan.job_name.clone(),
+        application_digest: plan.application_digest.clone(),
+        state: String::new(),
+        plan: Some(plan.plan_id.clone()),
+        job_id: None,
+        flink_version: Some(obs.flink_version.clone()),
+        replaces: plan.preconditions.running.first().map(|j| j.job_id.clone()),
+        previous_artifact: record.and_then(|r| r.artifact_digest.clone()),
+        savepoint: plan.preconditions.savepoint.clone(),
+        restored_from: None,
+        problem: None,
+        transitions: Vec::new(),
+        manifest: desired.clone(),
+    };
+    let failed = |entry: &mut JournalEntry, problem: String, help: &str| -> u8 {
+        entry.problem = Some(problem.clone());
+        let _ = entry.step(t, "failed", None);
+        eprint(&format!("error: apply to target `{name}` failed: {problem}\n{help}"));
+        1
+    };
+    if let Err(e) = entry.step(t, "prepared", Some(format!("action {}", plan.action.as_str()))) {
+        return fail(&e);
+    }
+
+    // Stop what runs; keep its state when the new job restores it.
+    if let Some(job) = plan.preconditions.running.first() {
+        let _ = entry.step(t, "stopping", Some(format!("job {}", job.job_id)));
+        let started = Instant::now();
+        let stopped = if plan.action.restores() || t.flink.savepoint_dir.is_some() {
+            super::stop::stop_with_savepoint(t, &job.job_id).map(Some)
+        } else {
+            super::stop::cancel(t, &job.job_id).map(|()| None)
+        };
+        match stopped {
+            Ok(sp) => {
+                entry.savepoint = sp;
+                let _ = entry.step(t, "stopped", Some(format!("took {:.1}s", started.elapsed().as_secs_f64())));
+            }
+            Err(e) => return failed(&mut entry, format!("could not stop job {}: {e}", job.job_id), "help: the old job keeps running; nothing was submitted\n"),
+        }
+    }
+    let restore_from = if plan.action.restores() { entry.savepoint.clone() } else { None };
+
+    // Submit.
+    let _ = entry.step(t, "submitting", restore_from.as_ref().map(|s| format!("restoring {s}")));
+    let started = Instant::now();
+    let job_id = match submit(t, plan, script, restore_from.as_deref()) {
+        Ok(id) => id,
+        Err(e) => {
+            let help = match &entry.savepoint {
+                Some(sp) => format!("help: the old job is stopped; its savepoint {sp} is kept, and `streamform apply` restores from it once the cause is fixed\n"),
+                None => String::new(),
+            };
+            return failed(&mut entry, e, &help);
+        }
+    };
+    entry.job_id = Some(job_id.clone());
+    let _ = entry.step(t, "submitted", Some(format!("job {job_id} after {:.1}s", started.elapsed().as_secs_f64())));
+
+    // Running, and restored from what it was given.
+    let restored;
+    if let Some(jm) = &t.jobmanager {
+        if let Err(e) = flink::wait_running(jm, &job_id) {
+            return failed(&mut entry, e, "");
+        }
+        restored = flink::restored_from(jm, &job_id).ok().flatten();
+        if let (Some(want), got) = (&restore_from, &restored) {
+            if got.as_deref() != Some(want.as_str()) {
+                return failed(&mut entry, format!("job {job_id} runs but did not restore {want} (Flink reports {})", got.as_deref().unwrap_or("no restore")), "");
+            }
+        }
+    } else {
+        restored = restore_from.clone();
+    }
+    entry.restored_from = restored.clone();
+    let rec = AppliedRecord {
+        record_version: RECORD_VERSION,
+        target: name.clone(),
+        applied_at: now_utc(),
+        streamform_version: STREAMFORM_VERSION.to_string(),
+        backend: "flink".to_string(),
+        jobs: vec![job_id.clone()],
+        job_name: Some(plan.job_name.clone()),
+        attempt: Some(entry.attempt.clone()),
+        artifact_digest: Some(plan.artifact_digest.clone()),
+        restored_from: restored.clone(),
+        manifest: desired.clone(),
+    };
+    if let Err(e) = write_json(&t.applied_path(), &rec) {
+        return failed(&mut entry, e, "");
+    }
+    let verified = if t.jobmanager.is_some() { "running" } else { "submitted; its tasks are not checked (the target names no `flink.rest`)" };
+    let _ = entry.step(t, "running", None);
+    match restored {
+        Some(sp) => print(&format!("ok: job {job_id} on target `{name}` is {verified}, restored from {sp}\n")),
+        None => print(&format!("ok: job {job_id} on target `{name}` is {verified}\n")),
+    }
+    0
+}
+
+/// Opens a session, runs the DDL, submits the statement set with this
+/// statement's configuration, reads the job id and closes the session.
+fn submit(t: &Target, plan: &DeployPlan, script: &str, restore_from: Option<&str>) -> Result<String, String> {
+    let session = Session::open(&t.gateway, &plan.job_name, &json!({"table.local-time-zone": "UTC"})).map_err(|e| e.message().to_string())?;
+    let stmts = statements(script);
+    let Some((set, ddl)) = stmts.split_last() else { return Err("the script has no statements".to_string()) };
+    for s in ddl {
+        let first = s.lines().next().unwrap_or("");
+        session.execute(s, None).map_err(|e| format!("`{first}` failed: {e}"))?;
+    }
+    let mut config = Map::new();
+    config.insert("pipeline.name".into(), Value::from(plan.job_name.clone()));
+    if let Some(sp) = restore_from {
+        config.insert("execution.state-recovery.path".into(), Value::from(sp));
+    }
+    if let Some(i) = t.flink.checkpoint_interval {
+        config.insert("execution.checkpointing.interval".into(), Value::from(format!("{}ms", i.millis())));
+    }
+    let rows = session.execute(set, Some(&Value::Object(config))).map_err(|e| format!("the statement set was not submitted: {e}"))?;
+    session.close();
+    rows.first("job id").or(rows.job_id).ok_or_else(|| "the gateway returned no job id".to_string())
+}

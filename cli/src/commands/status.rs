@@ -1,0 +1,140 @@
+//! `status`: what runs on a target. The applied record, each recorded job
+//! per the JobManager (or the gateway without `flink.rest`), the savepoint
+//! it restored from, whether it runs the project's application, the last
+//! stop's savepoint, and every journal attempt that did not settle.
+//! Exit 0 when every recorded job runs, 1 when not, 2 when a part of the
+//! target cannot be reached.
+
+use serde_json::{json, Value};
+use streamform::identity::digest::short;
+use streamform::manifest::manifest;
+
+use crate::deploy::{observe, read_journal, read_record, JobObservation};
+use crate::out::print;
+use crate::render::json::to_pretty_json;
+
+/// The status document's state of a job, from Flink's.
+fn job_state(j: &JobObservation, tasks_checked: bool) -> &'static str {
+    match j.flink_state.as_deref() {
+        None => "missing",
+        Some("RUNNING") if !tasks_checked => "running-unverified",
+        Some("RUNNING") => match j.tasks {
+            Some((r, n)) if r == n && n > 0 => "running",
+            _ => "starting",
+        },
+        Some("INITIALIZING" | "CREATED" | "RECONCILING") => "starting",
+        Some("RESTARTING") => "restarting",
+        Some("FAILED" | "FAILING") => "failed",
+        Some(_) => "stopped",
+    }
+}
+
+// Whole: the text and the JSON are one walk over the same observation,
+// kept together so they cannot disagree.
+pub fn run(project: &str, target: Option<&str>, json_out: bool) -> u8 {
+    let (loaded, config, t) = match super::open_target(project, target, "checking the status") {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
+    let project_digest = manifest(&loaded.db, loaded.project).as_ref().ok().map(|m| m.to_manifest().application_digest);
+    let tasks_checked = t.jobmanager.is_some();
+    let mut text = format!("status: {} on target `{}`\n", config.name, t.name);
+    text.push_str(&match &t.jobmanager {
+        Some(jm) => format!("gateway {}; jobmanager {}\n", t.gateway.base, jm.base),
+        None => format!("gateway {}; tasks are not checked (the target names no `flink.rest`)\n", t.gateway.base),
+    });
+    let (journal, unreadable) = read_journal(&t);
+    let unresolved: Vec<_> = journal.iter().filter(|e| !e.settled()).collect();
+    let record = read_record(&t).ok().flatten();
+    match &record {
+        Some(r) => text.push_str(&format!(
+            "applied {} by streamform {}, job {}, application digest {}\n",
+            r.applied_at,
+            r.streamform_version,
+            r.jobs.join(", "),
+            short(&r.manifest.application_digest)
+        )),
+        None => text.push_str(&format!("nothing is recorded as applied to target `{}`\n", t.name)),
+    }
+    for e in &unresolved {
+        let keep = e.savepoint.as_deref().map(|s| format!("; its savepoint {s} is kept, and the next `streamform apply` restores from it")).unwrap_or_default();
+        text.push_str(&format!("unresolved: attempt {} ({}) did not settle: its last step is `{}`{keep}\n", e.attempt, e.operation.as_deref().unwrap_or("apply"), e.state));
+    }
+    for u in &unreadable {
+        text.push_str(&format!("unresolved: journal entry {u}\n"));
+    }
+    let mut unresolved_json: Vec<Value> = unresolved
+        .iter()
+        .map(|e| json!({"attempt": e.attempt, "state": e.state, "job_name": e.job_name, "matching_jobs": e.job_id.iter().collect::<Vec<_>>(), "plan": e.plan}))
+        .collect();
+    unresolved_json.extend(unreadable.iter().map(|u| json!({"attempt": u, "state": "unknown", "job_name": t.job_name(), "matching_jobs": [], "plan": null})));
+    let applied_json = record.as_ref().map(|r| json!({"applied_at": r.applied_at, "streamform_version": r.streamform_version, "artifact_digest": r.artifact_digest, "job_name": r.job_name}));
+    let doc = |target_state: &str, jobs: Vec<Value>, stopped: Value, passed: bool, problem: Option<String>| {
+        json!({
+            "status_version": 1, "application": config.name, "target": t.name, "target_state": target_state,
+            "tasks_checked": tasks_checked, "applied": applied_json, "jobs": jobs, "stopped_with_savepoint": stopped,
+            "unresolved": unresolved_json, "passed": passed, "problem": problem,
+        })
+    };
+    let obs = match observe(&t) {
+        Ok(o) => o,
+        Err(e) => {
+            text.push_str(&format!("failed: {}: {}\n", e.target_state, e.message));
+            print(&if json_out { to_pretty_json(&doc(e.target_state, Vec::new(), Value::Null, false, Some(e.message.clone()))) } else { text });
+            return 2;
+        }
+    };
+    text.push_str(&format!("flink {}\n", obs.flink_version));
+    let mut jobs = Vec::new();
+    let mut all_running = !obs.jobs.is_empty();
+    for j in &obs.jobs {
+        let state = job_state(j, tasks_checked);
+        all_running &= matches!(state, "running" | "running-unverified");
+        let mut line = format!("job {}  {state}", j.job_id);
+        if let Some((r, n)) = j.tasks {
+            line.push_str(&format!("  tasks {r}/{n} running"));
+        }
+        if let Some(sp) = &j.restored_from {
+            line.push_str(&format!("  restored from {sp}"));
+        }
+        if let Some(f) = &j.failure {
+            line.push_str(&format!("  failure: {f}"));
+        }
+        text.push_str(&line);
+        text.push('\n');
+        jobs.push(json!({
+            "job_id": j.job_id, "state": state, "recorded": true, "name": j.name, "backend_status": j.flink_state,
+            "start_time": j.start_time, "tasks": j.tasks.map(|(r, n)| json!({"running": r, "total": n})), "failure": j.failure,
+        }));
+    }
+    let stopped = match &obs.last_stop {
+        Some(s) => {
+            text.push_str(&format!("stopped with savepoint {} (attempt {})\n", s.savepoint.as_deref().unwrap_or(""), s.attempt));
+            json!({"attempt": s.attempt, "savepoint": s.savepoint, "artifact_digest": s.artifact_digest, "stopped_at": s.transitions.last().map(|x| x.at.clone()), "flink_version": s.flink_version})
+        }
+        None => Value::Null,
+    };
+    if let (Some(r), Some(p)) = (&record, &project_digest) {
+        let same = &r.manifest.application_digest == p;
+        text.push_str(&format!(
+            "application: {}\n",
+            if same { format!("the recorded application is the project's ({})", short(p)) } else { format!("the project's application ({}) differs from the recorded one; `streamform plan --target {}` shows how", short(p), t.name) }
+        ));
+    }
+    let problem = if record.is_none() {
+        Some(format!("nothing is recorded as applied to target `{}`", t.name))
+    } else if !all_running {
+        Some("the recorded job does not run".to_string())
+    } else if !unresolved.is_empty() || !unreadable.is_empty() {
+        Some("an attempt in the journal did not settle".to_string())
+    } else {
+        None
+    };
+    let passed = problem.is_none();
+    match &problem {
+        None => text.push_str("ok: the recorded job runs\n"),
+        Some(p) => text.push_str(&format!("failed: {p}\n")),
+    }
+    print(&if json_out { to_pretty_json(&doc("reachable", jobs, stopped, passed, problem)) } else { text });
+    if passed { 0 } else { 1 }
+}

@@ -1,0 +1,347 @@
+//! The deployment stage's I/O: the target's parts (`http`, `flink`), the
+//! files in `.streamform/` (the applied record, the journal, the lock), and
+//! observing what runs on a target. The decisions are the compiler's
+//! (`streamform::deploy`); this module only gathers facts and writes them.
+
+pub mod flink;
+pub mod http;
+
+use std::fs;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use camino::{Utf8Path, Utf8PathBuf};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use streamform::config::project::FlinkTarget;
+use streamform::deploy::{Observed, Recorded, RunningJob};
+use streamform::manifest::Manifest;
+use streamform::upgrade::reader::{read_running, AppliedRecord, RunningDoc};
+
+use crate::atomic::write_all_atomically;
+use crate::render::json::to_pretty_json;
+use http::{Endpoint, HttpError};
+
+pub const JOURNAL_VERSION: u32 = 1;
+pub const STREAMFORM_VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// A target's files and parts, for one command.
+pub struct Target {
+    pub root: Utf8PathBuf,
+    pub name: String,
+    pub application: String,
+    pub flink: FlinkTarget,
+    pub gateway: Endpoint,
+    pub jobmanager: Option<Endpoint>,
+}
+
+impl Target {
+    pub fn new(root: &str, application: &str, name: &str, flink: &FlinkTarget) -> Target {
+        Target {
+            root: Utf8PathBuf::from(root),
+            name: name.to_string(),
+            application: application.to_string(),
+            flink: flink.clone(),
+            gateway: Endpoint::new("gateway", &flink.gateway),
+            jobmanager: flink.rest.as_deref().map(|r| Endpoint::new("jobmanager", r)),
+        }
+    }
+
+    pub fn applied_path(&self) -> Utf8PathBuf {
+        self.root.join(".streamform/applied").join(format!("{}.json", self.name))
+    }
+
+    pub fn journal_dir(&self) -> Utf8PathBuf {
+        self.root.join(".streamform/journal").join(&self.name)
+    }
+
+    pub fn job_name(&self) -> String {
+        format!("streamform-{}-{}", self.application, self.name)
+    }
+}
+
+/// Now, as `2026-01-02T03:04:05Z` (UTC), and the epoch seconds.
+pub fn now_utc() -> String {
+    let secs = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0) as i64;
+    rfc3339(secs)
+}
+
+pub fn rfc3339(secs: i64) -> String {
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    // Civil from days (H. Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + if m <= 2 { 1 } else { 0 };
+    format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)
+}
+
+/// A new attempt's id, `20261201T130516.123Z-<pid>`: sortable by time to
+/// the millisecond (the journal's order, and "since the last apply"), and
+/// unique per process.
+pub fn new_attempt() -> String {
+    let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
+    let secs = rfc3339(now.as_secs() as i64).replace([':', '-'], "");
+    format!("{}.{:03}Z-{:x}", secs.trim_end_matches('Z'), now.subsec_millis(), std::process::id())
+}
+
+/// Writes one file atomically (temp + rename), creating its directory.
+pub fn write_json<T: Serialize>(path: &Utf8Path, value: &T) -> Result<(), String> {
+    let text = to_pretty_json(value);
+    write_all_atomically(&[(path.to_path_buf(), text.as_bytes())]).map_err(|e| format!("could not write {path}: {e}"))
+}
+
+/// One transition of an attempt.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Transition {
+    pub state: String,
+    pub at: String,
+    #[serde(default)]
+    pub note: Option<String>,
+}
+
+/// A `journal-entry` document: one attempt (an apply or a stop), rewritten
+/// atomically at each step so an interrupted one shows where it stopped.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JournalEntry {
+    pub journal_version: u32,
+    pub attempt: String,
+    pub application: String,
+    pub target: String,
+    pub streamform_version: String,
+    pub backend: String,
+    pub operation: Option<String>,
+    pub artifact_digest: String,
+    pub job_name: String,
+    pub application_digest: String,
+    pub state: String,
+    #[serde(default)]
+    pub plan: Option<String>,
+    #[serde(default)]
+    pub job_id: Option<String>,
+    #[serde(default)]
+    pub flink_version: Option<String>,
+    #[serde(default)]
+    pub replaces: Option<String>,
+    #[serde(default)]
+    pub previous_artifact: Option<String>,
+    #[serde(default)]
+    pub savepoint: Option<String>,
+    #[serde(default)]
+    pub restored_from: Option<String>,
+    #[serde(default)]
+    pub problem: Option<String>,
+    pub transitions: Vec<Transition>,
+    pub manifest: Manifest,
+}
+
+impl JournalEntry {
+    /// Moves the attempt to `state` and writes it.
+    pub fn step(&mut self, t: &Target, state: &str, note: Option<String>) -> Result<(), String> {
+        self.state = state.to_string();
+        self.transitions.push(Transition { state: state.to_string(), at: now_utc(), note });
+        write_json(&t.journal_dir().join(format!("{}.json", self.attempt)), self)
+    }
+
+    /// Whether the attempt ended: an apply when its job runs or it failed,
+    /// a stop when the job stopped or the stop failed.
+    pub fn settled(&self) -> bool {
+        match self.state.as_str() {
+            "running" | "failed" => true,
+            "stopped" => self.operation.as_deref() == Some("stop"),
+            _ => false,
+        }
+    }
+}
+
+/// The journal of a target, oldest first, and what could not be read
+/// (a file left by a crash, or edited).
+pub fn read_journal(t: &Target) -> (Vec<JournalEntry>, Vec<String>) {
+    let mut entries = Vec::new();
+    let mut bad = Vec::new();
+    let Ok(dir) = fs::read_dir(t.journal_dir()) else { return (entries, bad) };
+    let mut names: Vec<String> = dir.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).collect();
+    names.sort();
+    for name in names {
+        let path = t.journal_dir().join(&name);
+        if name.starts_with('.') {
+            bad.push(format!("{path}: a temporary file left by an interrupted write; remove it"));
+            continue;
+        }
+        match fs::read_to_string(&path).map_err(|e| e.to_string()).and_then(|s| serde_json::from_str::<JournalEntry>(&s).map_err(|e| e.to_string())) {
+            Ok(e) => entries.push(e),
+            Err(e) => bad.push(format!("{path}: {e}")),
+        }
+    }
+    (entries, bad)
+}
+
+/// The applied record of a target, if any (a bad one is an error).
+pub fn read_record(t: &Target) -> Result<Option<AppliedRecord>, String> {
+    let path = t.applied_path();
+    if !path.is_file() {
+        return Ok(None);
+    }
+    let text = fs::read_to_string(&path).map_err(|e| format!("could not use {path}: {e}"))?;
+    match read_running(&text).map_err(|e| format!("could not use {path}: {e}"))? {
+        RunningDoc::Record(r) if r.target == t.name => Ok(Some(*r)),
+        RunningDoc::Record(r) => Err(format!("could not use {path}: it records target `{}`, not `{}`", r.target, t.name)),
+        RunningDoc::Manifest(_) => Err(format!("could not use {path}: it is a plan manifest, not an applied record")),
+    }
+}
+
+/// The lock of a target (`.streamform/lock/<target>.lock`): one apply or
+/// stop at a time. Released on drop.
+pub struct Lock {
+    path: Utf8PathBuf,
+}
+
+impl Lock {
+    pub fn take(t: &Target) -> Result<Lock, String> {
+        let dir = t.root.join(".streamform/lock");
+        fs::create_dir_all(&dir).map_err(|e| format!("could not create {dir}: {e}"))?;
+        let path = dir.join(format!("{}.lock", t.name));
+        for _ in 0..2 {
+            match fs::OpenOptions::new().write(true).create_new(true).open(&path) {
+                Ok(mut f) => {
+                    use std::io::Write;
+                    let _ = writeln!(f, "{}", std::process::id());
+                    return Ok(Lock { path });
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                    let pid = fs::read_to_string(&path).unwrap_or_default().trim().to_string();
+                    let alive = !pid.is_empty() && Utf8Path::new("/proc").join(&pid).exists();
+                    if alive {
+                        return Err(format!("another streamform (pid {pid}) is applying to or stopping target `{}`; wait for it, or remove {path} if it is gone", t.name));
+                    }
+                    // Left by a process that died: take it over.
+                    let _ = fs::remove_file(&path);
+                }
+                Err(e) => return Err(format!("could not create {path}: {e}")),
+            }
+        }
+        Err(format!("could not take {path}"))
+    }
+}
+
+impl Drop for Lock {
+    fn drop(&mut self) {
+        let _ = fs::remove_file(&self.path);
+    }
+}
+
+/// A recorded job as observed.
+pub struct JobObservation {
+    pub job_id: String,
+    /// Flink's state (`RUNNING`, `FINISHED`, …), or None when unknown to it.
+    pub flink_state: Option<String>,
+    pub name: Option<String>,
+    pub start_time: Option<String>,
+    pub tasks: Option<(u32, u32)>,
+    pub restored_from: Option<String>,
+    pub failure: Option<String>,
+}
+
+/// Everything observed on a target.
+pub struct Observation {
+    pub flink_version: String,
+    pub record: Option<AppliedRecord>,
+    pub jobs: Vec<JobObservation>,
+    /// The newest attempt since the record's apply that took a savepoint
+    /// (a `stop`, or an apply interrupted after its stop).
+    pub last_stop: Option<JournalEntry>,
+}
+
+impl Observation {
+    /// The compiler's view: the record, the job if it runs, the savepoint.
+    pub fn facts(&self) -> Observed {
+        let recorded = self.record.as_ref().map(|r| Recorded { manifest: r.manifest.clone(), artifact_digest: r.artifact_digest.clone(), attempt: r.attempt.clone() });
+        let running = self.jobs.iter().find(|j| j.flink_state.as_deref() == Some("RUNNING")).map(|j| RunningJob {
+            job_id: j.job_id.clone(),
+            job_name: self.record.as_ref().and_then(|r| r.job_name.clone()).unwrap_or_default(),
+            artifact_digest: self.record.as_ref().and_then(|r| r.artifact_digest.clone()),
+        });
+        let stop = if running.is_none() { self.last_stop.as_ref() } else { None };
+        Observed { recorded, running, savepoint: stop.and_then(|s| s.savepoint.clone()), stop_attempt: stop.map(|s| s.attempt.clone()) }
+    }
+}
+
+/// Why a target could not be observed: which part, and the state name of
+/// the status document.
+pub struct Unobservable {
+    pub target_state: &'static str,
+    pub message: String,
+}
+
+fn unreachable(part: &'static str, e: HttpError) -> Unobservable {
+    let state = if part == "gateway" { "gateway-unreachable" } else { "jobmanager-unreachable" };
+    Unobservable { target_state: state, message: e.message().to_string() }
+}
+
+/// Observes a target: the gateway answers, the record, and each recorded
+/// job per the JobManager (or, without `flink.rest`, the gateway).
+pub fn observe(t: &Target) -> Result<Observation, Unobservable> {
+    let record = read_record(t).map_err(|m| Unobservable { target_state: "gateway-unreachable", message: m })?;
+    let flink_version = flink::gateway_version(&t.gateway).map_err(|e| unreachable("gateway", e))?;
+    let mut jobs = Vec::new();
+    for id in record.iter().flat_map(|r| r.jobs.iter()) {
+        jobs.push(observe_job(t, id)?);
+    }
+    let (journal, _) = read_journal(t);
+    let applied_attempt = record.as_ref().and_then(|r| r.attempt.clone()).unwrap_or_default();
+    let last_stop = journal.into_iter().rfind(|e| e.savepoint.is_some() && e.attempt > applied_attempt);
+    Ok(Observation { flink_version, record, jobs, last_stop })
+}
+
+fn observe_job(t: &Target, id: &str) -> Result<JobObservation, Unobservable> {
+    let mut o = JobObservation { job_id: id.to_string(), flink_state: None, name: None, start_time: None, tasks: None, restored_from: None, failure: None };
+    if let Some(jm) = &t.jobmanager {
+        if let Some(j) = flink::job(jm, id).map_err(|e| unreachable("jobmanager", e))? {
+            o.tasks = Some(j.tasks);
+            o.name = j.name;
+            o.start_time = j.start_time.map(|ms| rfc3339(ms / 1000));
+            if j.state == "FAILED" {
+                o.failure = flink::failure(jm, id);
+            }
+            o.flink_state = Some(j.state);
+            o.restored_from = flink::restored_from(jm, id).ok().flatten();
+        }
+        return Ok(o);
+    }
+    let session = flink::Session::open(&t.gateway, "streamform-observe", &serde_json::json!({})).map_err(|e| unreachable("gateway", e))?;
+    if let Ok(rows) = session.execute("SHOW JOBS", None) {
+        let col = |name: &str| rows.columns.iter().position(|c| c == name);
+        if let (Some(i), Some(s)) = (col("job id"), col("status")) {
+            if let Some(row) = rows.rows.iter().find(|r| r.get(i).and_then(Value::as_str) == Some(id)) {
+                o.flink_state = row.get(s).and_then(Value::as_str).map(str::to_string);
+                o.name = col("job name").and_then(|n| row.get(n)).and_then(Value::as_str).map(str::to_string);
+                o.start_time = col("start time").and_then(|n| row.get(n)).and_then(Value::as_str).map(str::to_string);
+            }
+        }
+    }
+    session.close();
+    Ok(o)
+}
+
+/// A `file:` savepoint location as a local path, to check it exists.
+pub fn local_path(location: &str) -> Option<Utf8PathBuf> {
+    let rest = location.strip_prefix("file://").or_else(|| location.strip_prefix("file:"))?;
+    Some(Utf8PathBuf::from(if rest.starts_with('/') { rest.to_string() } else { format!("/{rest}") }))
+}
+
+/// Checks that a savepoint exists (its `_metadata`): a failed savepoint
+/// can also be reported COMPLETED. Locations other than `file:` cannot be
+/// checked from here and are taken as reported.
+pub fn verify_savepoint(location: &str) -> Result<(), String> {
+    match local_path(location) {
+        Some(p) if p.join("_metadata").is_file() => Ok(()),
+        Some(p) => Err(format!("Flink reported savepoint {location}, but {p}/_metadata does not exist")),
+        None => Ok(()),
+    }
+}

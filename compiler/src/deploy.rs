@@ -1,0 +1,464 @@
+//! The deploy plan (`plan --out`, `apply`): what deploying the project to a
+//! target does, as a pure function of what `plan` classified and what was
+//! observed on the target. The command line observes (files, HTTP) and hands
+//! the facts in; this module decides the action, its consequences and the
+//! plan's id, and says when Flink cannot keep state that `plan` kept.
+//!
+//! How state maps on Flink: the generated SQL sets no operator uids, so
+//! Flink names each operator by a hash of the job's topology (the vertex
+//! ids are stable across resubmissions of the same topology). A savepoint
+//! therefore restores only into a job whose operator graph is the same:
+//! every node kept, with the same operator and the same inputs, every
+//! source defined alike, every keyed node storing the same row layout, and
+//! every upsert sink writing the same row type. When a SAFE or
+//! COMPATIBLE change moves the graph, the action is a rebuild and the plan
+//! says why (`flink_keeps_state`).
+
+use serde::{Deserialize, Serialize};
+
+use crate::identity::digest::sha256_hex;
+use crate::manifest::Manifest;
+use crate::upgrade::{ChangeKind, Classification, PlanDiff};
+
+pub const DEPLOY_PLAN_VERSION: u32 = 1;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DeployAction {
+    NoOp,
+    Initial,
+    Rebuild,
+    Restore,
+    Upgrade,
+}
+
+impl DeployAction {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DeployAction::NoOp => "no-op",
+            DeployAction::Initial => "initial",
+            DeployAction::Rebuild => "rebuild",
+            DeployAction::Restore => "restore",
+            DeployAction::Upgrade => "upgrade",
+        }
+    }
+
+    /// Whether the new job starts from a savepoint.
+    pub fn restores(self) -> bool {
+        matches!(self, DeployAction::Restore | DeployAction::Upgrade)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunningJob {
+    pub job_id: String,
+    pub job_name: String,
+    #[serde(default)]
+    pub artifact_digest: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Preconditions {
+    pub running: Vec<RunningJob>,
+    #[serde(default)]
+    pub savepoint: Option<String>,
+    #[serde(default)]
+    pub recorded_attempt: Option<String>,
+    #[serde(default)]
+    pub stop_attempt: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlannedChange {
+    pub node: String,
+    pub kind: ChangeKind,
+    pub classification: Classification,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ConsequenceKind {
+    StateStartsEmpty,
+    ReplayFromEarliest,
+    SkipHistory,
+    RewritesKeys,
+    DuplicatesRows,
+    TableMustBeEmpty,
+    Gap,
+    OldState,
+    StateCarriesOver,
+    OutputChanges,
+    Rollback,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Consequence {
+    pub kind: ConsequenceKind,
+    pub subject: String,
+    pub text: String,
+}
+
+/// The `deploy-plan` document.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DeployPlan {
+    pub deploy_plan_version: u32,
+    pub plan_id: String,
+    pub created_at: String,
+    pub streamform_version: String,
+    pub application: String,
+    pub target: String,
+    pub backend: String,
+    pub action: DeployAction,
+    #[serde(default)]
+    pub verdict: Option<Classification>,
+    #[serde(default)]
+    pub fresh: Option<bool>,
+    pub artifact_digest: String,
+    pub job_name: String,
+    pub application_digest: String,
+    pub preconditions: Preconditions,
+    #[serde(default)]
+    pub changes: Vec<PlannedChange>,
+    pub consequences: Vec<Consequence>,
+    #[serde(default)]
+    pub notes: Vec<String>,
+}
+
+impl DeployPlan {
+    /// The digest of everything the plan decides and was made from: all of
+    /// it but `plan_id` and `created_at`. A saved plan whose id does not
+    /// match was edited; one whose id differs from a fresh plan's is stale.
+    pub fn digest(&self) -> String {
+        let mut copy = self.clone();
+        copy.plan_id = String::new();
+        copy.created_at = String::new();
+        sha256_hex(&serde_json::to_string(&copy).unwrap_or_default())
+    }
+
+    /// Whether applying it discards state (`--allow-state-loss`).
+    pub fn loses_state(&self) -> bool {
+        self.action == DeployAction::Rebuild
+            || matches!(self.verdict, Some(Classification::StateIncompatible | Classification::BackfillRequired))
+    }
+}
+
+/// What the target was observed to run and hold.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Observed {
+    /// The recorded application (applied record): its manifest, artifact
+    /// digest, attempt and jobs.
+    pub recorded: Option<Recorded>,
+    /// The recorded job, when it runs (per the gateway or the JobManager).
+    pub running: Option<RunningJob>,
+    /// The savepoint of the last `stop`, newer than the applied record.
+    pub savepoint: Option<String>,
+    pub stop_attempt: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Recorded {
+    pub manifest: Manifest,
+    pub artifact_digest: Option<String>,
+    pub attempt: Option<String>,
+}
+
+/// What `deploy_plan` needs besides the diff and the observation.
+pub struct Desired<'a> {
+    pub application: &'a str,
+    pub target: &'a str,
+    pub streamform_version: &'a str,
+    pub created_at: &'a str,
+    pub manifest: &'a Manifest,
+    pub artifact_digest: &'a str,
+    pub job_name: &'a str,
+    /// Whether the target can keep state across a stop (`flink.savepoint_dir`).
+    pub can_savepoint: bool,
+}
+
+/// Why Flink cannot restore the running job's savepoint into the desired
+/// job, or None when the operator graph is the same (see the module doc).
+pub fn flink_keeps_state(running: &Manifest, desired: &Manifest) -> Option<String> {
+    let shape = |m: &Manifest| m.nodes.iter().map(|n| (n.id.clone(), n.operator.clone(), n.inputs.clone())).collect::<Vec<_>>();
+    let (old, new) = (shape(running), shape(desired));
+    if let Some(n) = new.iter().find(|n| !old.iter().any(|o| o.0 == n.0)) {
+        return Some(format!("node `{}` is new", n.0));
+    }
+    if let Some(o) = old.iter().find(|o| !new.iter().any(|n| n.0 == o.0)) {
+        return Some(format!("node `{}` is gone", o.0));
+    }
+    if let Some(n) = new.iter().find(|n| !old.contains(n)) {
+        return Some(format!("node `{}` reads other inputs", n.0));
+    }
+    if old.iter().map(|o| &o.0).ne(new.iter().map(|n| &n.0)) {
+        return Some("the nodes are in another order".to_string());
+    }
+    let by_id = |id: &str| running.nodes.iter().find(|n| n.id == id);
+    for n in &desired.nodes {
+        let Some(o) = by_id(&n.id) else { continue };
+        // A source's state is its read positions, kept per definition (topic, time attribute).
+        if n.operator == "source" && (o.definition != n.definition || o.time != n.time) {
+            return Some(format!("source node `{}` is defined differently", n.id));
+        }
+        // Flink stores a keyed node's rows as the plan's layout: another
+        // aggregate list, order, schema, retention or window is another
+        // serializer (or, worse, the same one over other columns).
+        if n.state.kind == "keyed" && (o.definition != n.definition || o.schema != n.schema || o.state != n.state) {
+            return Some(format!("keyed node `{}` stores another row layout", n.id));
+        }
+        // An upsert sink may keep rows (Flink's upsert materializer) in its row type.
+        if n.operator == "sink" && n.changelog.mode == "upsert" && o.schema != n.schema {
+            return Some(format!("upsert sink `{}` writes another row type", n.id));
+        }
+    }
+    None
+}
+
+fn keyed_nodes(m: &Manifest) -> impl Iterator<Item = &str> {
+    m.nodes.iter().filter(|n| n.state.kind == "keyed").map(|n| n.id.as_str())
+}
+
+fn consequence(kind: ConsequenceKind, subject: &str, text: &str) -> Consequence {
+    Consequence { kind, subject: subject.to_string(), text: text.to_string() }
+}
+
+/// The deploy plan for `desired` on a target observed as `observed`, from
+/// `plan`'s classification `diff` of the recorded manifest against it.
+pub fn deploy_plan(desired: &Desired, observed: &Observed, diff: &PlanDiff) -> DeployPlan {
+    let mut notes = Vec::new();
+    let mut consequences = Vec::new();
+    let mut verdict = Some(diff.verdict);
+    let changes: Vec<PlannedChange> = diff
+        .models
+        .iter()
+        .flat_map(|m| m.nodes.iter())
+        .map(|n| PlannedChange { node: n.id.clone(), kind: n.kind, classification: n.classification })
+        .collect();
+    let action = choose_action(desired, observed, diff, &mut verdict, &mut notes, &mut consequences);
+    for n in diff.models.iter().flat_map(|m| m.nodes.iter()) {
+        if matches!(n.kind, ChangeKind::SinkTarget | ChangeKind::SinkReshaped | ChangeKind::SinkRenamed | ChangeKind::SinkKeyChanged) {
+            consequences.push(consequence(ConsequenceKind::OutputChanges, &n.id, &n.reason));
+        }
+    }
+    let preconditions = Preconditions {
+        running: observed.running.iter().cloned().collect(),
+        savepoint: observed.savepoint.clone(),
+        recorded_attempt: observed.recorded.as_ref().and_then(|r| r.attempt.clone()),
+        stop_attempt: observed.stop_attempt.clone(),
+    };
+    let mut plan = DeployPlan {
+        deploy_plan_version: DEPLOY_PLAN_VERSION,
+        plan_id: String::new(),
+        created_at: desired.created_at.to_string(),
+        streamform_version: desired.streamform_version.to_string(),
+        application: desired.application.to_string(),
+        target: desired.target.to_string(),
+        backend: "flink".to_string(),
+        action,
+        verdict,
+        fresh: Some(observed.recorded.is_none()),
+        artifact_digest: desired.artifact_digest.to_string(),
+        job_name: desired.job_name.to_string(),
+        application_digest: desired.manifest.application_digest.clone(),
+        preconditions,
+        changes,
+        consequences,
+        notes,
+    };
+    plan.plan_id = plan.digest();
+    plan
+}
+
+/// The action for what was observed, and why state is lost when it is.
+fn choose_action(desired: &Desired, observed: &Observed, diff: &PlanDiff, verdict: &mut Option<Classification>, notes: &mut Vec<String>, consequences: &mut Vec<Consequence>) -> DeployAction {
+    match &observed.recorded {
+        None => {
+            *verdict = None;
+            for id in keyed_nodes(desired.manifest) {
+                consequences.push(consequence(ConsequenceKind::StateStartsEmpty, id, "a first deploy: state starts empty and fills from what the sources replay"));
+            }
+            DeployAction::Initial
+        }
+        Some(rec) => {
+            let same_app = rec.manifest.application_digest == desired.manifest.application_digest
+                && rec.artifact_digest.as_deref() == Some(desired.artifact_digest);
+            let moved = flink_keeps_state(&rec.manifest, desired.manifest);
+            let keeps = matches!(diff.verdict, Classification::Safe | Classification::Compatible);
+            if same_app && observed.running.is_some() {
+                DeployAction::NoOp
+            } else if keeps && moved.is_none() && (observed.running.is_some() && desired.can_savepoint || observed.savepoint.is_some()) {
+                for id in keyed_nodes(desired.manifest) {
+                    consequences.push(consequence(ConsequenceKind::StateCarriesOver, id, "restored from the savepoint; it continues from its stored values"));
+                }
+                if same_app { DeployAction::Restore } else { DeployAction::Upgrade }
+            } else {
+                if keeps {
+                    if let Some(why) = &moved {
+                        notes.push(format!("on flink, this change moves the job's operators ({why}), so the savepoint's state cannot be mapped: every keyed node starts empty"));
+                        *verdict = Some(Classification::BackfillRequired);
+                    } else if observed.running.is_some() {
+                        notes.push(format!("target `{}` names no `flink.savepoint_dir`, so the running job's state cannot be kept", desired.target));
+                        *verdict = Some(Classification::BackfillRequired);
+                    } else {
+                        notes.push("no savepoint is recorded since the last apply, so there is no state to restore".to_string());
+                        *verdict = Some(Classification::BackfillRequired);
+                    }
+                }
+                for id in keyed_nodes(desired.manifest) {
+                    consequences.push(consequence(ConsequenceKind::StateStartsEmpty, id, "the new job starts without the old state"));
+                }
+                consequences.push(consequence(ConsequenceKind::ReplayFromEarliest, "sources", "sources read from their startup mode again (earliest by default), so history is replayed only as far as the topics retain it"));
+                DeployAction::Rebuild
+            }
+        }
+    }
+}
+
+/// Reads a saved deploy plan and checks its id: an edited plan is refused.
+pub fn read_deploy_plan(text: &str) -> Result<DeployPlan, String> {
+    let plan: DeployPlan = serde_json::from_str(text).map_err(|e| format!("it is not a deploy plan: {e}"))?;
+    if plan.deploy_plan_version != DEPLOY_PLAN_VERSION {
+        return Err(format!("the deploy plan is format version {}; this build reads version {DEPLOY_PLAN_VERSION}", plan.deploy_plan_version));
+    }
+    let digest = plan.digest();
+    if plan.plan_id != digest {
+        return Err(format!("its plan_id {} does not match its contents (digest {}); the file was edited", plan.plan_id, digest));
+    }
+    Ok(plan)
+}
+
+/// Why a saved plan no longer describes what applying now would do, or
+/// None when it still does.
+pub fn staleness(saved: &DeployPlan, fresh: &DeployPlan) -> Option<String> {
+    if saved.target != fresh.target {
+        return Some(format!("it was made for target `{}`", saved.target));
+    }
+    if saved.application_digest != fresh.application_digest || saved.artifact_digest != fresh.artifact_digest {
+        return Some("the project changed since the plan was made".to_string());
+    }
+    if saved.preconditions != fresh.preconditions {
+        return Some("what runs on the target changed since the plan was made".to_string());
+    }
+    if saved.plan_id != fresh.plan_id {
+        return Some("applying now would do something else".to_string());
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn consts(def: &str) -> Vec<String> {
+        let schema: serde_json::Value = serde_json::from_str(crate::schemas::find("deploy-plan").unwrap().schema).unwrap();
+        schema["$defs"][def]["oneOf"].as_array().unwrap().iter().map(|v| v["const"].as_str().unwrap().to_string()).collect()
+    }
+
+    #[test]
+    fn enums_match_the_deploy_plan_schema() {
+        let actions = [DeployAction::NoOp, DeployAction::Initial, DeployAction::Rebuild, DeployAction::Restore, DeployAction::Upgrade];
+        assert_eq!(consts("DeployAction"), actions.iter().map(|a| a.as_str()).collect::<Vec<_>>());
+        for a in actions {
+            assert_eq!(serde_json::to_value(a).unwrap(), a.as_str());
+        }
+        assert_eq!(serde_json::to_value(ConsequenceKind::StateCarriesOver).unwrap(), "state-carries-over");
+        assert!(consts("ConsequenceKind").contains(&"replay-from-earliest".to_string()));
+    }
+
+    fn node(id: &str, op: &str, inputs: &[&str], keyed: bool, def: &str) -> serde_json::Value {
+        let state = if keyed {
+            serde_json::json!({"kind": "keyed", "keys": ["k"], "accumulators": [{"name": "sum(v)", "type": "int64"}], "retention": "unbounded", "digest": "d"})
+        } else {
+            serde_json::json!({"kind": "stateless"})
+        };
+        serde_json::json!({"id": id, "model": "m", "operator": op, "inputs": inputs, "definition": def, "schema": [], "schema_digest": "s",
+            "boundedness": "unbounded", "changelog": {"mode": "append", "key": []}, "state": state})
+    }
+
+    fn manifest(digest: &str, nodes: Vec<serde_json::Value>) -> Manifest {
+        serde_json::from_value(serde_json::json!({"manifest_version": 1, "application_digest": digest,
+            "models": [{"name": "m", "materialized": "upsert", "key": ["k"], "output": "o"}], "nodes": nodes})).unwrap()
+    }
+
+    fn v1() -> Manifest {
+        manifest("a1", vec![
+            node("m::source::0", "source", &[], false, "kafka t"),
+            node("m::aggregate::0", "aggregate", &["m::source::0"], true, "key=[k]"),
+            node("m::sink::0", "sink", &["m::aggregate::0"], false, "upsert kafka out"),
+        ])
+    }
+
+    fn desired<'a>(m: &'a Manifest, can_savepoint: bool) -> Desired<'a> {
+        Desired { application: "app", target: "dev", streamform_version: "0", created_at: "t", manifest: m, artifact_digest: "art2", job_name: "j", can_savepoint }
+    }
+
+    fn running(m: &Manifest) -> Observed {
+        Observed {
+            recorded: Some(Recorded { manifest: m.clone(), artifact_digest: Some("art1".into()), attempt: Some("a".into()) }),
+            running: Some(RunningJob { job_id: "job".into(), job_name: "j".into(), artifact_digest: Some("art1".into()) }),
+            savepoint: None,
+            stop_attempt: None,
+        }
+    }
+
+    #[test]
+    fn the_same_graph_keeps_state_and_a_new_node_does_not() {
+        let mut same = v1();
+        same.nodes[2].definition = "upsert kafka out-v2".into();
+        assert_eq!(flink_keeps_state(&v1(), &same), None);
+        let mut moved = v1();
+        moved.nodes.insert(1, serde_json::from_value(node("m::filter::0", "filter", &["m::source::0"], false, "v > 0")).unwrap());
+        assert_eq!(flink_keeps_state(&v1(), &moved).as_deref(), Some("node `m::filter::0` is new"));
+        let mut rewired = v1();
+        rewired.nodes[2].inputs = vec!["m::source::0".into()];
+        assert_eq!(flink_keeps_state(&v1(), &rewired).as_deref(), Some("node `m::sink::0` reads other inputs"));
+        let mut reordered = v1();
+        reordered.nodes[1].definition = "key=[k] aggregates=[count(*), sum(v)]".into();
+        assert_eq!(flink_keeps_state(&v1(), &reordered).as_deref(), Some("keyed node `m::aggregate::0` stores another row layout"));
+        let mut topic = v1();
+        topic.nodes[0].definition = "kafka t2".into();
+        assert_eq!(flink_keeps_state(&v1(), &topic).as_deref(), Some("source node `m::source::0` is defined differently"));
+    }
+
+    #[test]
+    fn actions_follow_the_verdict_and_what_flink_can_map() {
+        let old = v1();
+        let mut new = v1();
+        new.nodes[2].definition = "upsert kafka out-v2".into();
+        new.application_digest = "a2".into();
+        let d = crate::upgrade::diff(Some(&old), &new, &[]);
+        assert_eq!(d.verdict, Classification::Compatible);
+        let plan = deploy_plan(&desired(&new, true), &running(&old), &d);
+        assert_eq!(plan.action, DeployAction::Upgrade);
+        assert!(!plan.loses_state());
+        assert_eq!(read_deploy_plan(&serde_json::to_string(&plan).unwrap()).unwrap(), plan);
+        // Without a savepoint_dir the running state cannot be kept.
+        let plan = deploy_plan(&desired(&new, false), &running(&old), &d);
+        assert_eq!((plan.action, plan.verdict), (DeployAction::Rebuild, Some(Classification::BackfillRequired)));
+        // Nothing recorded: initial; the same application running: no-op.
+        assert_eq!(deploy_plan(&desired(&new, true), &Observed::default(), &d).action, DeployAction::Initial);
+        let mut same = running(&new);
+        same.recorded.as_mut().unwrap().artifact_digest = Some("art2".into());
+        assert_eq!(deploy_plan(&desired(&new, true), &same, &crate::upgrade::diff(Some(&new), &new, &[])).action, DeployAction::NoOp);
+    }
+
+    #[test]
+    fn a_changed_precondition_makes_a_saved_plan_stale() {
+        let old = v1();
+        let d = crate::upgrade::diff(Some(&old), &old, &[]);
+        let saved = deploy_plan(&desired(&old, true), &running(&old), &d);
+        let mut stopped = running(&old);
+        stopped.running = None;
+        stopped.savepoint = Some("file:/sp".into());
+        let fresh = deploy_plan(&desired(&old, true), &stopped, &d);
+        assert_eq!(staleness(&saved, &fresh).as_deref(), Some("what runs on the target changed since the plan was made"));
+        assert_eq!(staleness(&saved, &saved), None);
+        let mut edited = saved.clone();
+        edited.action = DeployAction::Rebuild;
+        assert!(read_deploy_plan(&serde_json::to_string(&edited).unwrap()).unwrap_err().contains("the file was edited"));
+    }
+}

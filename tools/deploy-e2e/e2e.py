@@ -1,0 +1,314 @@
+#!/usr/bin/env python3
+"""End-to-end suite of `streamform apply/stop/status/plan --target` on the
+real parts (Kafka, a Flink session cluster, the SQL Gateway), started by
+tools/realparts/with-parts.sh (see run.sh). Every wait is bounded; an
+overall alarm (DEPLOY_E2E_TIMEOUT, 600 s) ends it regardless.
+
+  v1  kafka source -> upsert-kafka SUM/COUNT by user: plan --out, apply --plan
+  stop with a savepoint; a plan made before the stop is refused as stale,
+      an edited plan as tampered
+  v2  COMPATIBLE (the sink moves to another topic): deploy plan `upgrade`,
+      apply restores the savepoint and the totals CONTINUE: the sink equals
+      the simulator (`streamform run`) over every event produced so far
+  v3  STATE INCOMPATIBLE (GROUP BY changed): refused without
+      --allow-state-loss (nothing changes), then applied with it: a rebuild
+      whose state starts empty and replays the topic from earliest, so the
+      sink equals the simulator over every event again
+  status (text and --json) at each step; a second apply while the lock is
+      held is refused
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+
+def _reexec_with_client() -> None:
+    try:
+        import confluent_kafka  # noqa: F401
+    except ImportError:
+        py = os.environ.get("REALPARTS_PYTHON")
+        if py and os.path.exists(py) and not os.environ.get("_E2E_REEXEC"):
+            os.environ["_E2E_REEXEC"] = "1"
+            os.execv(py, [py] + sys.argv)
+        raise
+
+
+_reexec_with_client()
+sys.path.insert(0, os.environ["REALPARTS_DIR"])
+import kafka_util as ku  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+SF = os.environ.get("STREAMFORM", str(ROOT / "target/debug/streamform"))
+T0 = time.monotonic()
+TIMES: dict[str, float] = {}
+CHECKS = 0
+
+
+def say(msg: str) -> None:
+    print(f"[{time.monotonic() - T0:6.1f}s] {msg}", flush=True)
+
+
+def check(cond: bool, what: str, detail: str = "") -> None:
+    global CHECKS
+    if not cond:
+        raise AssertionError(f"{what}\n{detail}")
+    CHECKS += 1
+    say(f"ok   {what}")
+
+
+def sf(proj: Path, *args: str, timeout: float = 300, timed: str | None = None) -> subprocess.CompletedProcess:
+    t = time.monotonic()
+    r = subprocess.run([SF, *args], cwd=proj, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+    if timed:
+        TIMES[timed] = round(time.monotonic() - t, 2)
+    say(f"$ streamform {' '.join(args)}  -> exit {r.returncode}")
+    for line in (r.stdout + r.stderr).splitlines():
+        print(f"      | {line}")
+    return r
+
+
+def simulate(proj: Path, events: list[dict], model: str) -> dict:
+    """The simulator's final table of `model` over `events`, keyed like the sink."""
+    work = proj / ".sim"
+    shutil.rmtree(work, ignore_errors=True)
+    (work / "in").mkdir(parents=True)
+    (work / "in" / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events))
+    r = subprocess.run([SF, "run", "--input", str(work / "in"), "--output", str(work / "out")], cwd=proj, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    rows = [json.loads(line) for line in (work / "out" / f"{model}.table.jsonl").read_text().splitlines() if line.strip()]
+    return {tuple(sorted((k, v) for k, v in row.items())): row for row in rows}
+
+
+def sink_table(topic: str) -> dict:
+    return {tuple(sorted(v.items())): v for v in ku.latest_by_key(ku.read_all(topic, 20)).values()}
+
+
+def wait_sink(topic: str, expected: dict, timeout: float = 60) -> dict:
+    deadline = time.monotonic() + timeout
+    got: dict = {}
+    while time.monotonic() < deadline:
+        got = sink_table(topic)
+        if got == expected:
+            return got
+        time.sleep(1)
+    raise AssertionError(f"sink {topic} did not reach the simulator's table in {timeout}s:\n got      {sorted(got.values(), key=str)}\n expected {sorted(expected.values(), key=str)}")
+
+
+def status_json(proj: Path) -> dict:
+    r = sf(proj, "status", "--json")
+    return json.loads(r.stdout)
+
+
+def journal(proj: Path) -> list[dict]:
+    d = proj / ".streamform/journal/e2e"
+    return [json.loads(p.read_text()) for p in sorted(d.glob("*.json"))] if d.exists() else []
+
+
+def gateway_pid_file() -> Path:
+    return Path(os.environ["REALPARTS_STATE_DIR"]) / "pids/sql-gateway.pid"
+
+
+def kill_gateway() -> None:
+    """Kills the SQL Gateway that up.sh started (its process group)."""
+    pid = int(gateway_pid_file().read_text().strip())
+    environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+    assert f"STREAMFORM_REALPARTS_OWNER={os.environ['REALPARTS_STATE_DIR']}".encode() in environ, "not our gateway"
+    os.killpg(pid, signal.SIGKILL)
+    say(f"killed the gateway (pid {pid})")
+
+
+def start_gateway() -> None:
+    """Starts the gateway again as up.sh does, so down.sh stops it."""
+    env, state = os.environ, os.environ["REALPARTS_STATE_DIR"]
+    penv = dict(env, FLINK_CONF_DIR=env["REALPARTS_FLINK_CONF_DIR"], FLINK_LIB_DIR=env["REALPARTS_FLINK_LIB_DIR"],
+                FLINK_OPT_DIR=env["REALPARTS_FLINK_OPT_DIR"], FLINK_LOG_DIR=env["REALPARTS_LOG_DIR"],
+                FLINK_PID_DIR=f"{state}/flink/pid", FLINK_IDENT_STRING="realparts", STREAMFORM_REALPARTS_OWNER=state)
+    for k in ("FLINK_ENV_JAVA_OPTS", "FLINK_ENV_JAVA_OPTS_SQL_GATEWAY", "JVM_ARGS"):
+        penv.pop(k, None)
+    log = open(Path(env["REALPARTS_LOG_DIR"]) / "sql-gateway.restarted.out", "w")
+    p = subprocess.Popen([f"{env['REALPARTS_FLINK_BIN']}/sql-gateway.sh", "start-foreground"], env=penv, stdin=subprocess.DEVNULL,
+                         stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    gateway_pid_file().write_text(f"{p.pid}\n")
+    import urllib.request
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        try:
+            urllib.request.urlopen(env["FLINK_GATEWAY"] + "/v2/info", timeout=2).read()
+            say(f"the gateway is back (pid {p.pid})")
+            return
+        except OSError:
+            time.sleep(0.5)
+    raise TimeoutError("the restarted gateway did not answer in 90s")
+
+
+def main() -> int:
+    signal.signal(signal.SIGALRM, lambda *_: (_ for _ in ()).throw(TimeoutError("deploy e2e timed out")))
+    signal.alarm(int(os.environ.get("DEPLOY_E2E_TIMEOUT", "600")))
+    env = os.environ
+    run = format(int(time.time() * 1000) % 10**9, "x")
+    proj = Path(env["REALPARTS_STATE_DIR"]) / f"deploy-e2e-{run}"
+    shutil.copytree(HERE / "project", proj)
+    topics = {"events": f"e2e-{run}-events", "v1": f"e2e-{run}-totals", "v2": f"e2e-{run}-totals-v2", "v3": f"e2e-{run}-by-kind", "v2b": f"e2e-{run}-totals-v2b"}
+    yml = (proj / "streamform.yml").read_text()
+    yml = (yml.replace("GATEWAY_URL", env["FLINK_GATEWAY"]).replace("REST_URL", env["FLINK_REST"])
+           .replace("SAVEPOINT_DIR", env["FLINK_SAVEPOINT_DIR"]).replace("KAFKA_BOOTSTRAP", env["KAFKA_BOOTSTRAP"])
+           .replace("TOTALS_TOPIC", topics["v1"]))
+    (proj / "streamform.yml").write_text(yml)
+    src = proj / "sources.yml"
+    src.write_text(src.read_text().replace("EVENTS_TOPIC", topics["events"]))
+    ku.create_topics(list(topics.values()))
+    events: list[dict] = []
+
+    def produce(batch: list[dict]) -> None:
+        ku.produce(topics["events"], batch)
+        events.extend(batch)
+
+    # Nothing applied yet.
+    r = sf(proj, "status")
+    check(r.returncode == 1 and "nothing is recorded as applied to target `e2e`" in r.stdout, "status before any apply: nothing recorded, exit 1")
+
+    # v1: plan --out, apply --plan.
+    r = sf(proj, "plan", "--target", "e2e", "--out", "v1.json")
+    check(r.returncode == 0 and "deploy: initial" in r.stdout and (proj / "v1.json").exists(), "plan --out writes an initial deploy plan")
+    produce([{"user_id": "a", "kind": "x", "amount": 1}, {"user_id": "a", "kind": "y", "amount": 2}, {"user_id": "b", "kind": "x", "amount": 10}])
+    r = sf(proj, "apply", "--plan", "v1.json", timed="apply v1 (initial)")
+    check(r.returncode == 0 and "is running" in r.stdout, "apply --plan submits v1 and it runs")
+    wait_sink(topics["v1"], simulate(proj, events, "totals"))
+    check(True, "v1 sink equals the simulator over the first events")
+    st = status_json(proj)
+    check(st["passed"] and st["target_state"] == "reachable" and st["jobs"][0]["state"] == "running" and st["tasks_checked"], "status --json: the recorded job runs, tasks checked")
+    states = [t["state"] for t in journal(proj)[-1]["transitions"]]
+    check(states == ["prepared", "submitting", "submitted", "running"], f"journal of the initial apply: {states}")
+
+    # A plan made now goes stale once the job is stopped.
+    sf(proj, "plan", "--target", "e2e", "--out", "before-stop.json")
+    r = sf(proj, "stop", timed="stop (savepoint)")
+    check(r.returncode == 0 and "with savepoint file:" in r.stdout, "stop takes a savepoint")
+    sp = journal(proj)[-1]["savepoint"]
+    check(Path(sp.removeprefix("file:")).joinpath("_metadata").is_file(), f"the savepoint exists: {sp}")
+    st = status_json(proj)
+    check(st["stopped_with_savepoint"]["savepoint"] == sp and not st["passed"] and st["jobs"][0]["state"] == "stopped", "status shows the stopped job and its savepoint")
+    r = sf(proj, "apply", "--plan", "before-stop.json")
+    check(r.returncode == 2 and "is stale: what runs on the target changed" in r.stderr, "a plan made before the stop is refused as stale")
+    doc = json.loads((proj / "before-stop.json").read_text())
+    doc["action"] = "upgrade"
+    (proj / "tampered.json").write_text(json.dumps(doc))
+    r = sf(proj, "apply", "--plan", "tampered.json")
+    check(r.returncode == 2 and "the file was edited" in r.stderr, "an edited plan is refused")
+
+    # v2: COMPATIBLE, the state continues.
+    (proj / "streamform.yml").write_text((proj / "streamform.yml").read_text().replace(topics["v1"], topics["v2"]))
+    r = sf(proj, "plan", "--target", "e2e", "--out", "v2.json")
+    check(r.returncode == 0 and "verdict: COMPATIBLE" in r.stdout and "deploy: upgrade" in r.stdout, "v2 is COMPATIBLE and the deploy plan an upgrade")
+    produce([{"user_id": "a", "kind": "x", "amount": 100}, {"user_id": "c", "kind": "x", "amount": 7}])
+    r = sf(proj, "apply", "--plan", "v2.json", timed="apply v2 (upgrade, restore)")
+    check(r.returncode == 0 and f"restored from {sp}" in r.stdout, "apply v2 restores the savepoint")
+    # The new topic holds the keys updated since the upgrade, with totals
+    # over every event; the old topic the rest. Together: the simulator.
+    sim = simulate(proj, events, "totals")
+    got = wait_sink(topics["v2"], {k: v for k, v in sim.items() if v["user_id"] in ("a", "c")})
+    merged = {v["user_id"]: v for v in list(sink_table(topics["v1"]).values()) + list(got.values())}
+    check(sorted(merged.values(), key=str) == sorted(sim.values(), key=str), "the old sink overlaid with the new one equals the simulator over every event")
+    a = next(v for v in got.values() if v["user_id"] == "a")
+    check(a["total"] == 103 and a["n"] == 3, f"the totals continued from v1's values (a = 1 + 2 + 100, n = 3): {a}")
+    st = status_json(proj)
+    check(st["passed"] and st["jobs"][0]["state"] == "running", "status: v2 runs")
+    r = sf(proj, "status")
+    check(f"restored from {sp}" in r.stdout and "is the project's" in r.stdout, "status text: restored from the savepoint, the project's application")
+    r = sf(proj, "apply", "--yes")
+    check(r.returncode == 0 and "deploy: no-op" in r.stdout, "applying the same project again is a no-op")
+
+    # Two applies on one target: the second is refused while the lock is held.
+    lock = proj / ".streamform/lock/e2e.lock"
+    holder = subprocess.Popen(["sleep", "30"])
+    lock.write_text(f"{holder.pid}\n")
+    r = sf(proj, "apply", "--yes")
+    holder.kill()
+    lock.unlink()
+    check(r.returncode == 2 and "is applying to or stopping target `e2e`" in r.stderr, "a second apply is refused while the lock is held")
+
+    # An interrupted apply: the gateway dies between the stop (through the
+    # JobManager) and the submission. The savepoint is kept and journaled;
+    # status names the missing part; once the gateway is back, apply
+    # resumes from that savepoint and the totals still continue.
+    (proj / "streamform.yml").write_text((proj / "streamform.yml").read_text().replace(topics["v2"], topics["v2b"]))
+    applying = subprocess.Popen([SF, "apply", "--yes"], cwd=proj, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not any(e["state"] == "stopping" and e["operation"] == "upgrade" for e in journal(proj)):
+        time.sleep(0.02)
+    kill_gateway()
+    out, err = applying.communicate(timeout=180)
+    say(f"interrupted apply -> exit {applying.returncode}\n{out}{err}")
+    last = journal(proj)[-1]
+    steps = [t["state"] for t in last["transitions"]]
+    check(applying.returncode == 1 and steps == ["prepared", "stopping", "stopped", "submitting", "failed"] and last["savepoint"] and "gateway" in (last["problem"] or ""),
+          f"the interrupted apply is journaled as failed after the stop, with its savepoint: {steps}, {last['problem']}")
+    r = sf(proj, "status")
+    check(r.returncode == 2 and "failed: gateway-unreachable: gateway " + env["FLINK_GATEWAY"] in r.stdout, "status names the unreachable gateway and its address, exit 2")
+    start_gateway()
+    r = sf(proj, "status")
+    check(r.returncode == 1 and f"stopped with savepoint {last['savepoint']}" in r.stdout, "status after the gateway is back: the job is stopped, its savepoint kept")
+    produce([{"user_id": "a", "kind": "y", "amount": 1000}])
+    r = sf(proj, "apply", "--yes")
+    check(r.returncode == 0 and f"restored from {last['savepoint']}" in r.stdout, "apply resumes: it restores the interrupted attempt's savepoint")
+    sim = simulate(proj, events, "totals")
+    got = wait_sink(topics["v2b"], {k: v for k, v in sim.items() if v["user_id"] == "a"})
+    check(next(iter(got.values()))["total"] == 1103, "the totals continued across the interrupted apply (a = 103 + 1000)")
+
+    # v3: STATE INCOMPATIBLE.
+    (proj / "models/totals.sql").write_text("SELECT user_id, kind, SUM(amount) AS total, COUNT(*) AS n\nFROM source('events')\nGROUP BY user_id, kind\n")
+    (proj / "streamform.yml").write_text((proj / "streamform.yml").read_text().replace("key: [user_id]", "key: [user_id, kind]").replace(topics["v2b"], topics["v3"]))
+    before = len(journal(proj))
+    r = sf(proj, "apply", "--yes")
+    check(r.returncode == 2 and "verdict: STATE INCOMPATIBLE" in r.stdout and "--allow-state-loss" in r.stderr and len(journal(proj)) == before,
+          "a STATE INCOMPATIBLE change is refused without --allow-state-loss, and nothing is journaled")
+    check(status_json(proj)["passed"], "v2 still runs after the refusal")
+    r = sf(proj, "apply", "--yes", "--allow-state-loss", timed="apply v3 (rebuild)")
+    check(r.returncode == 0 and "deploy: rebuild" in r.stdout and r.stdout.rstrip().splitlines()[-1].endswith("is running"), "apply --allow-state-loss rebuilds with empty state")
+    wait_sink(topics["v3"], simulate(proj, events, "totals"))
+    check(True, "v3 (empty state, replayed from earliest) equals the simulator over every event")
+    st = status_json(proj)
+    check(st["passed"] and st["jobs"][0]["backend_status"] == "RUNNING", "status: v3 runs")
+
+    # A savepoint that cannot be written: stop fails, the job keeps running.
+    yml = (proj / "streamform.yml").read_text()
+    (proj / "streamform.yml").write_text(yml.replace(env["FLINK_SAVEPOINT_DIR"], "file:///proc/streamform-e2e"))
+    r = sf(proj, "stop")
+    check(r.returncode == 1 and "the savepoint failed" in r.stderr and "the job keeps running" in r.stderr, "a savepoint that cannot be written: stop fails with Flink's cause")
+    check(status_json(proj)["passed"], "the job still runs after the failed stop")
+    (proj / "streamform.yml").write_text(yml)
+
+    # A COMPATIBLE change that moves Flink's operator graph: a new model.
+    (proj / "models/big.sql").write_text("SELECT user_id, amount\nFROM source('events')\nWHERE amount > 50\n")
+    (proj / "streamform.yml").write_text(yml.replace("models:\n", f"models:\n  big:\n    sink: {{connector: kafka, topic: e2e-{run}-big}}\n", 1))
+    r = sf(proj, "plan", "--target", "e2e", "--out", "moved.json")
+    check(r.returncode == 1 and "verdict: COMPATIBLE" in r.stdout and "deploy: rebuild" in r.stdout and "moves the job's operators" in r.stdout,
+          "plan says COMPATIBLE, but the deploy plan is a rebuild because Flink cannot map the state")
+    check(json.loads((proj / "moved.json").read_text())["verdict"] == "BACKFILL REQUIRED", "the deploy plan's verdict does not promise the state")
+    (proj / "models/big.sql").unlink()
+    (proj / "streamform.yml").write_text(yml)
+
+    # Without flink.rest: status cannot check tasks; stop goes through the gateway.
+    (proj / "streamform.yml").write_text("".join(l for l in yml.splitlines(keepends=True) if "rest:" not in l))
+    r = sf(proj, "status")
+    check(r.returncode == 0 and "running-unverified" in r.stdout and "tasks are not checked" in r.stdout, "status without flink.rest: running-unverified")
+    r = sf(proj, "stop", timed="stop through the gateway")
+    sp = journal(proj)[-1]["savepoint"] or ""
+    check(r.returncode == 0 and Path(sp.removeprefix("file:")).joinpath("_metadata").is_file(), f"stop through the gateway's STOP JOB ... WITH SAVEPOINT: {sp}")
+    say(f"timings: {json.dumps(TIMES)}")
+    say(f"DEPLOY E2E PASSED in {time.monotonic() - T0:.1f}s")
+    print(f"{CHECKS} checks passed, 0 failed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
