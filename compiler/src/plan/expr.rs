@@ -347,6 +347,9 @@ pub struct AggCall {
     pub arg: Option<Expr>,
     /// `FILTER (WHERE …)`: only rows where it is TRUE are aggregated.
     pub filter: Option<Expr>,
+    /// `count(DISTINCT x)`, `sum(DISTINCT x)`: each value once per group,
+    /// so the state holds the values seen.
+    pub distinct: bool,
     pub name: String,
     pub ty: DataType,
     /// What makes two calls one accumulator: the call as written, up to
@@ -363,11 +366,16 @@ impl AggCall {
         }
     }
 
-    /// The rendering with its filter: `count(*) FILTER (WHERE (qty > 0))`.
-    pub fn render_filtered(func: AggFunc, arg: Option<&Expr>, filter: Option<&Expr>) -> String {
+    /// The rendering with DISTINCT and its filter:
+    /// `count(DISTINCT qty) FILTER (WHERE (qty > 0))`.
+    pub fn render_filtered(func: AggFunc, arg: Option<&Expr>, filter: Option<&Expr>, distinct: bool) -> String {
+        let call = match (arg, distinct) {
+            (Some(a), true) => format!("{}(DISTINCT {})", func.name(), a.render()),
+            _ => AggCall::render(func, arg),
+        };
         match filter {
-            None => AggCall::render(func, arg),
-            Some(f) => format!("{} FILTER (WHERE {})", AggCall::render(func, arg), f.render()),
+            None => call,
+            Some(f) => format!("{call} FILTER (WHERE {})", f.render()),
         }
     }
 }

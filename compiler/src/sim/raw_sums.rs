@@ -76,7 +76,7 @@ impl RawSums {
             .iter()
             // A filtered call needs its condition evaluated: the generic store's.
             .map(|c| match (c.func, &c.arg, c.ty) {
-                _ if c.filter.is_some() => None,
+                _ if c.filter.is_some() || c.distinct => None,
                 (AggFunc::Count, None, _) => Some(Acc::CountAll),
                 (AggFunc::Count, Some(Expr::Column { index, .. }), _) => Some(Acc::Count(*index)),
                 (AggFunc::Sum, Some(Expr::Column { index, .. }), DataType::Int64) => Some(Acc::SumInt(*index)),
@@ -349,7 +349,7 @@ mod tests {
     fn folds_as_the_generic_store_and_refuses_other_kinds() {
         let keys = [Column { name: "k".into(), ty: DataType::Int64 }];
         let col = |index| Some(Expr::Column { index, name: "x".into(), ty: DataType::Decimal(10, 2) });
-        let call = |func, arg, ty| AggCall { func, arg, filter: None, name: String::new(), ty, identity: String::new() };
+        let call = |func, arg, ty| AggCall { func, arg, filter: None, distinct: false, name: String::new(), ty, identity: String::new() };
         let calls = [call(AggFunc::Sum, col(1), DataType::Decimal(38, 2)), call(AggFunc::Count, None, DataType::Int64)];
         let mut s = RawSums::of(&keys, &calls).expect("raw-shaped");
         let (mut before, mut after) = (Vec::new(), Vec::new());
@@ -375,7 +375,7 @@ mod tests {
     #[test]
     fn a_lone_sum_widens_past_an_i64_without_losing_a_group() {
         let keys = [Column { name: "k".into(), ty: DataType::Int64 }];
-        let call = |ty| AggCall { func: AggFunc::Sum, arg: Some(Expr::Column { index: 0, name: "x".into(), ty }), filter: None, name: String::new(), ty, identity: String::new() };
+        let call = |ty| AggCall { func: AggFunc::Sum, arg: Some(Expr::Column { index: 0, name: "x".into(), ty }), filter: None, distinct: false, name: String::new(), ty, identity: String::new() };
         let (mut before, mut after) = (Vec::new(), Vec::new());
         let mut s = RawSums::of(&keys, &[call(DataType::Decimal(38, 2))]).expect("raw-shaped");
         let half = i64::MAX as i128 / 2 + 1;

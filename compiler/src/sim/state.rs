@@ -7,7 +7,7 @@
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::decimal::DecimalError;
 use super::eval::{eval, holds, EvalError};
@@ -29,6 +29,9 @@ pub struct Group {
     pub last_event: i64,
     /// The expiry its pending retention timer was set for, if any.
     timer: Option<i64>,
+    /// For each DISTINCT call (by call position), the values it has
+    /// folded; empty when the node has none.
+    seen: Vec<FxHashSet<Value>>,
 }
 
 #[derive(Debug)]
@@ -63,13 +66,14 @@ impl KeyedStore {
         let Some(raw) = self.raw.take() else { return };
         for (key, accs) in raw.into_groups() {
             // last_event only serves retention, which a raw store never has.
-            self.groups.insert(SmallSlice::One(key), Group { accumulators: accs.into_iter().collect(), last_event: 0, timer: None });
+            self.groups.insert(SmallSlice::One(key), Group { accumulators: accs.into_iter().collect(), last_event: 0, timer: None, seen: Vec::new() });
         }
     }
 
     fn fresh(&self, ts: i64) -> Group {
         let accumulators = self.calls.iter().map(|c| if c.func == AggFunc::Count { Value::Int(0) } else { Value::Null }).collect();
-        Group { accumulators, last_event: ts, timer: None }
+        let seen = if self.calls.iter().any(|c| c.distinct) { vec![FxHashSet::default(); self.calls.len()] } else { Vec::new() };
+        Group { accumulators, last_event: ts, timer: None, seen }
     }
 
     /// Folds one input row into the key's group and writes the group's
@@ -102,7 +106,7 @@ impl KeyedStore {
                 self.groups.entry(key.into()).or_insert(fresh)
             }
         };
-        update(&self.calls, &mut group.accumulators, row)?;
+        update(&self.calls, group, row)?;
         group.last_event = ts;
         after.extend_from_slice(key);
         after.extend_from_slice(&group.accumulators);
@@ -125,7 +129,7 @@ impl KeyedStore {
         }
         let group = groups.get_mut(key).expect("inserted above");
         group.last_event = ts;
-        update(&self.calls, &mut group.accumulators, row)
+        update(&self.calls, group, row)
     }
 
     /// Removes and returns every window whose end is at or before the
@@ -183,8 +187,9 @@ impl KeyedStore {
     }
 }
 
-fn update(calls: &[AggCall], accs: &mut [Value], row: &[Value]) -> Result<(), EvalError> {
-    for (call, acc) in calls.iter().zip(accs.iter_mut()) {
+fn update(calls: &[AggCall], group: &mut Group, row: &[Value]) -> Result<(), EvalError> {
+    let Group { accumulators, seen, .. } = group;
+    for (i, (call, acc)) in calls.iter().zip(accumulators.iter_mut()).enumerate() {
         if let Some(f) = &call.filter {
             if !holds(f, row)? {
                 continue;
@@ -207,6 +212,9 @@ fn update(calls: &[AggCall], accs: &mut [Value], row: &[Value]) -> Result<(), Ev
         };
         if v.is_null() {
             continue; // every aggregate ignores nulls
+        }
+        if call.distinct && !seen[i].insert(v.clone()) {
+            continue; // DISTINCT folds each value once
         }
         match call.func {
             AggFunc::Count => {

@@ -147,7 +147,7 @@ fn unfiltered_call(c: &AggCall) -> String {
             if c.func == AggFunc::Sum && super::expr::flink_type(arg) == Some(DataType::Int32) && c.ty == DataType::Int64 {
                 a = format!("CAST({a} AS {})", sql_type(DataType::Int64).expect("BIGINT"));
             }
-            format!("{func}({a})")
+            format!("{func}({}{a})", if c.distinct { "DISTINCT " } else { "" })
         }
     }
 }

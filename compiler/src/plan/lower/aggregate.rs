@@ -286,8 +286,9 @@ impl<'a> Lowerer<'a> {
             return Err(LowerError::new(Code::BadAggregateArguments, format!("model `{}` calls {}() without an argument", self.model, func.name()), span)
                 .help(format!("pass one column: {}(amount){}", func.name(), if func == AggFunc::Count { ", or count(*) to count rows" } else { "" })));
         };
-        if matches!(list.duplicate_treatment, Some(sql::DuplicateTreatment::Distinct)) {
-            return Err(unsupported(self.model, "DISTINCT inside an aggregate", span));
+        let distinct = matches!(list.duplicate_treatment, Some(sql::DuplicateTreatment::Distinct));
+        if distinct && !matches!(func, AggFunc::Count | AggFunc::Sum) {
+            return Err(unsupported(self.model, format_args!("DISTINCT inside {}()", func.name()), span).help("DISTINCT changes nothing for min() and max(); it counts and sums each value once in count() and sum()"));
         }
         if list.args.len() != 1 {
             return Err(LowerError::new(Code::BadAggregateArguments, format!("model `{}` calls {}() with {} arguments; it takes one", self.model, func.name(), list.args.len()), span)
@@ -314,10 +315,16 @@ impl<'a> Lowerer<'a> {
         })?;
         let filter = f.filter.as_deref().map(|w| self.aggregate_filter(w, rel)).transpose()?;
         let mut identity = display_name(&sql::Expr::Function(sql::Function { filter: None, ..f.clone() }), &rel.qualifier);
+        if distinct {
+            identity = identity.replacen('(', "(DISTINCT ", 1);
+        }
         if let Some(w) = &f.filter {
             identity.push_str(&format!(" FILTER (WHERE {})", display_name(w, &rel.qualifier)));
         }
-        Ok(AggCall { func, name: AggCall::render_filtered(func, arg.as_ref(), filter.as_ref()), arg, filter, ty, identity })
+        if distinct && arg.is_none() {
+            return Err(LowerError::new(Code::BadAggregateArguments, format!("model `{}` calls {}(DISTINCT) without a column", self.model, func.name()), span).help("count(DISTINCT customer_id) counts the distinct values of a column"));
+        }
+        Ok(AggCall { func, name: AggCall::render_filtered(func, arg.as_ref(), filter.as_ref(), distinct), arg, filter, distinct, ty, identity })
     }
 
     /// `avg(x)` is stored as the accumulators `sum(x)` and `count(x)` (one

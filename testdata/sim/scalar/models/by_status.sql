@@ -1,6 +1,8 @@
 SELECT status,
   SUM(CASE WHEN qty > 2 THEN qty ELSE 0 END) AS big_qty,
   COUNT(*) AS n,
+  COUNT(DISTINCT order_id) AS orders,
+  SUM(DISTINCT qty) AS distinct_qty,
   AVG(qty) AS mean_qty,
   AVG(amount) AS mean_amount,
   AVG(price) FILTER (WHERE qty > 3) AS mean_big_price,
