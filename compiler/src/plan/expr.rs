@@ -243,6 +243,24 @@ impl Expr {
 /// `name(a, b)`; a trim of other than spaces from both ends says which
 /// (`trim(LEADING 'x' FROM s)`).
 fn render_call(func: ScalarFunc, args: &[Expr], out: &mut String) {
+    let unit = match func {
+        ScalarFunc::Extract(u) | ScalarFunc::FloorTime(u) | ScalarFunc::CeilTime(u) => Some(u),
+        _ => None,
+    };
+    if let Some(u) = unit {
+        // `extract(YEAR FROM ts)`, `floor(ts TO HOUR)`.
+        out.push_str(func.name());
+        out.push('(');
+        if matches!(func, ScalarFunc::Extract(_)) {
+            let _ = write!(out, "{} FROM ", u.name());
+            args[0].render_into(out);
+        } else {
+            args[0].render_into(out);
+            let _ = write!(out, " TO {}", u.name());
+        }
+        out.push(')');
+        return;
+    }
     if let ScalarFunc::Trim(side) = func {
         let spaces = matches!(args.get(1), Some(Expr::Literal(Literal::Str(s))) if s == " ");
         out.push_str("trim(");

@@ -11,6 +11,32 @@ pub enum TrimSide {
     Trailing,
 }
 
+/// A calendar unit of EXTRACT and FLOOR/CEIL(ts TO unit), in UTC.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TimeUnit {
+    Year,
+    Quarter,
+    Month,
+    Day,
+    Hour,
+    Minute,
+    Second,
+}
+
+impl TimeUnit {
+    pub fn name(self) -> &'static str {
+        match self {
+            TimeUnit::Year => "YEAR",
+            TimeUnit::Quarter => "QUARTER",
+            TimeUnit::Month => "MONTH",
+            TimeUnit::Day => "DAY",
+            TimeUnit::Hour => "HOUR",
+            TimeUnit::Minute => "MINUTE",
+            TimeUnit::Second => "SECOND",
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ScalarFunc {
     Coalesce,
@@ -28,13 +54,20 @@ pub enum ScalarFunc {
     Round,
     Floor,
     Ceil,
+    /// `EXTRACT(unit FROM ts)`.
+    Extract(TimeUnit),
+    /// `FLOOR(ts TO unit)`, `CEIL(ts TO unit)`.
+    FloorTime(TimeUnit),
+    CeilTime(TimeUnit),
+    /// `DATE_FORMAT(ts, 'yyyy-MM-dd HH:mm:ss')`: arguments the timestamp and the pattern.
+    DateFormat,
     /// AVG above its aggregate: arguments the `sum(x)` and `count(x)`
     /// accumulators AVG is stored as.
     Avg,
 }
 
 /// Every function callable as `name(args)`, for help texts.
-pub const CALLABLE: &str = "coalesce, nullif, upper, lower, trim, char_length, substring, concat, abs, round, floor, ceil";
+pub const CALLABLE: &str = "coalesce, nullif, upper, lower, trim, char_length, substring, concat, abs, round, floor, ceil, extract, date_format";
 
 impl ScalarFunc {
     pub fn name(self) -> &'static str {
@@ -52,6 +85,10 @@ impl ScalarFunc {
             ScalarFunc::Floor => "floor",
             ScalarFunc::Ceil => "ceil",
             ScalarFunc::Avg => "avg",
+            ScalarFunc::Extract(_) => "extract",
+            ScalarFunc::FloorTime(_) => "floor",
+            ScalarFunc::CeilTime(_) => "ceil",
+            ScalarFunc::DateFormat => "date_format",
         }
     }
 
@@ -66,6 +103,7 @@ impl ScalarFunc {
             "concat" => ScalarFunc::Concat,
             "abs" => ScalarFunc::Abs,
             "round" => ScalarFunc::Round,
+            "date_format" => ScalarFunc::DateFormat,
             _ => return None,
         })
     }
@@ -101,6 +139,12 @@ impl ScalarFunc {
                 }
                 Ok(DataType::String)
             }
+            ScalarFunc::Extract(_) | ScalarFunc::FloorTime(_) | ScalarFunc::CeilTime(_) | ScalarFunc::DateFormat if !args[0].is_timestamp() && args[0] != DataType::Unsupported(Unsupported::Null) => {
+                Err(format!("{name}() takes a timestamp, not {}", args[0]))
+            }
+            ScalarFunc::Extract(_) => Ok(DataType::Int64),
+            ScalarFunc::FloorTime(_) | ScalarFunc::CeilTime(_) => Ok(args[0]),
+            ScalarFunc::DateFormat => string_args(1).map(|_| DataType::String),
             ScalarFunc::Avg => avg_type(args[0]).ok_or_else(|| format!("avg() averages numbers, not {}", args[0])),
             ScalarFunc::Abs | ScalarFunc::Round | ScalarFunc::Floor | ScalarFunc::Ceil => {
                 let t = args[0];
@@ -125,6 +169,26 @@ pub fn avg_type(sum: DataType) -> Option<DataType> {
         DataType::Decimal(_, s) => Some(DataType::Decimal(38, s.max(6))),
         _ => None,
     }
+}
+
+/// Whether a DATE_FORMAT pattern uses only the fields both engines print
+/// alike: `yyyy MM dd HH mm ss SSS`, with any non-letter between them.
+pub fn date_pattern_ok(p: &str) -> bool {
+    let mut rest = p;
+    while let Some(c) = rest.chars().next() {
+        if c.is_ascii_alphabetic() {
+            let Some(run) = ["yyyy", "MM", "dd", "HH", "mm", "ss", "SSS"].into_iter().find(|r| rest.starts_with(r)) else { return false };
+            rest = &rest[run.len()..];
+            if rest.starts_with(c) {
+                return false;
+            }
+        } else if c == '\'' {
+            return false;
+        } else {
+            rest = &rest[c.len_utf8()..];
+        }
+    }
+    true
 }
 
 fn is_string(t: DataType) -> bool {

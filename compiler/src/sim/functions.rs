@@ -6,9 +6,9 @@ use std::sync::Arc;
 
 use super::decimal::{Decimal, POW10};
 use super::eval_error::{kind, EvalError, EvalResult};
-use super::value::Value;
+use super::value::{civil_from_days, days_from_civil, Value};
 use crate::plan::expr::ScalarFunc;
-use crate::plan::func::TrimSide;
+use crate::plan::func::{TimeUnit, TrimSide};
 use crate::types::DataType;
 
 /// A function of already evaluated arguments (COALESCE and NULLIF, which
@@ -22,6 +22,7 @@ pub fn call_values(func: ScalarFunc, vals: &[Value], ty: DataType) -> EvalResult
     }
     match func {
         ScalarFunc::Upper | ScalarFunc::Lower | ScalarFunc::Trim(_) | ScalarFunc::CharLength | ScalarFunc::Substring => string_call(func, vals),
+        ScalarFunc::Extract(_) | ScalarFunc::FloorTime(_) | ScalarFunc::CeilTime(_) | ScalarFunc::DateFormat => time_call(func, vals),
         _ => number_call(func, vals, ty),
     }
 }
@@ -185,6 +186,96 @@ fn round_decimal(d: Decimal, digits: i64) -> Option<Decimal> {
     let step = *POW10.get((-digits) as usize)? as i128;
     let q = (d.mantissa.abs() + unit / 2) / unit * step;
     Some(Decimal::new(if d.mantissa < 0 { -q } else { q }, 0))
+}
+
+/// A timestamp as nanoseconds since the epoch, and how to make one back.
+fn instant(v: &Value) -> Result<(i64, bool), EvalError> {
+    match v {
+        Value::Timestamp(ms) => Ok((ms.saturating_mul(1_000_000), false)),
+        Value::TimestampNanos(ns) => Ok((*ns, true)),
+        other => Err(EvalError::Type(format!("expected a timestamp, got {}", kind(other)))),
+    }
+}
+
+const NS_PER_DAY: i64 = 86_400_000_000_000;
+
+/// EXTRACT, FLOOR/CEIL(ts TO unit) and DATE_FORMAT, in UTC (a timestamp
+/// has no zone; Flink's TIMESTAMP is the same wall clock).
+fn time_call(func: ScalarFunc, vals: &[Value]) -> EvalResult {
+    let (ns, nanos) = instant(&vals[0])?;
+    let (days, in_day) = (ns.div_euclid(NS_PER_DAY), ns.rem_euclid(NS_PER_DAY));
+    let (y, m, d) = civil_from_days(days);
+    let back = |ns: i64| if nanos { Value::TimestampNanos(ns) } else { Value::Timestamp(ns.div_euclid(1_000_000)) };
+    match func {
+        ScalarFunc::Extract(u) => Ok(Value::Int(match u {
+            TimeUnit::Year => y,
+            TimeUnit::Quarter => (m as i64 - 1) / 3 + 1,
+            TimeUnit::Month => m as i64,
+            TimeUnit::Day => d as i64,
+            TimeUnit::Hour => in_day / 3_600_000_000_000,
+            TimeUnit::Minute => in_day / 60_000_000_000 % 60,
+            TimeUnit::Second => in_day / 1_000_000_000 % 60,
+        })),
+        ScalarFunc::FloorTime(u) | ScalarFunc::CeilTime(u) => {
+            let floor = floor_to(u, days, in_day, y, m);
+            if matches!(func, ScalarFunc::FloorTime(_)) || floor == ns {
+                return Ok(back(floor));
+            }
+            // The next unit boundary: one unit past the floor.
+            let next = match u {
+                TimeUnit::Year => days_from_civil(y + 1, 1, 1) * NS_PER_DAY,
+                TimeUnit::Quarter | TimeUnit::Month => {
+                    let first = if u == TimeUnit::Quarter { (m - 1) / 3 * 3 + 1 } else { m };
+                    let step = if u == TimeUnit::Quarter { 3 } else { 1 };
+                    let (ny, nm) = if first + step > 12 { (y + 1, first + step - 12) } else { (y, first + step) };
+                    days_from_civil(ny, nm, 1) * NS_PER_DAY
+                }
+                _ => floor + unit_ns(u),
+            };
+            Ok(back(next))
+        }
+        _ => {
+            let pattern = text(&vals[1])?;
+            let ms = ns.div_euclid(1_000_000);
+            let fields = [("yyyy", format!("{y:04}")), ("MM", format!("{m:02}")), ("dd", format!("{d:02}")), ("HH", format!("{:02}", in_day / 3_600_000_000_000)), ("mm", format!("{:02}", in_day / 60_000_000_000 % 60)), ("ss", format!("{:02}", in_day / 1_000_000_000 % 60)), ("SSS", format!("{:03}", ms.rem_euclid(1000)))];
+            let mut out = String::new();
+            let mut rest = pattern;
+            while !rest.is_empty() {
+                match fields.iter().find(|(f, _)| rest.starts_with(f)) {
+                    Some((f, v)) => {
+                        out.push_str(v);
+                        rest = &rest[f.len()..];
+                    }
+                    None => {
+                        let c = rest.chars().next().unwrap_or(' ');
+                        out.push(c);
+                        rest = &rest[c.len_utf8()..];
+                    }
+                }
+            }
+            Ok(Value::Str(Arc::from(out.as_str())))
+        }
+    }
+}
+
+fn unit_ns(u: TimeUnit) -> i64 {
+    match u {
+        TimeUnit::Hour => 3_600_000_000_000,
+        TimeUnit::Minute => 60_000_000_000,
+        TimeUnit::Second => 1_000_000_000,
+        _ => NS_PER_DAY,
+    }
+}
+
+/// The start of the unit holding the instant.
+fn floor_to(u: TimeUnit, days: i64, in_day: i64, y: i64, m: u32) -> i64 {
+    match u {
+        TimeUnit::Year => days_from_civil(y, 1, 1) * NS_PER_DAY,
+        TimeUnit::Quarter => days_from_civil(y, (m - 1) / 3 * 3 + 1, 1) * NS_PER_DAY,
+        TimeUnit::Month => days_from_civil(y, m, 1) * NS_PER_DAY,
+        TimeUnit::Day => days * NS_PER_DAY,
+        _ => days * NS_PER_DAY + in_day / unit_ns(u) * unit_ns(u),
+    }
 }
 
 /// `s LIKE p`: `%` any run, `_` one character, `escape` makes the next

@@ -184,6 +184,16 @@ fn call_text(func: ScalarFunc, args: &[Expr], ty: DataType, text: &mut String) {
             render_into(&args[0], text);
             text.push(')');
         }
+        ScalarFunc::Extract(u) => {
+            let _ = write!(text, "EXTRACT({} FROM ", u.name());
+            render_into(&args[0], text);
+            text.push(')');
+        }
+        ScalarFunc::FloorTime(u) | ScalarFunc::CeilTime(u) => {
+            text.push_str(if matches!(func, ScalarFunc::FloorTime(_)) { "FLOOR(" } else { "CEIL(" });
+            render_into(&args[0], text);
+            let _ = write!(text, " TO {})", u.name());
+        }
         ScalarFunc::Avg => {
             // The sum at AVG's type over the count: Flink divides DECIMAL(38,s)
             // by BIGINT at scale s, rounding once, as the simulator does.

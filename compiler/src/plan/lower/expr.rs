@@ -58,6 +58,7 @@ impl<'a> Lowerer<'a> {
             sql::Expr::Substring { .. } => self.substring(e, rel, grouping)?,
             sql::Expr::Trim { .. } => self.trim(e, rel, grouping)?,
             sql::Expr::Floor { .. } | sql::Expr::Ceil { .. } => self.floor_ceil(e, rel, grouping)?,
+            sql::Expr::Extract { .. } => self.extract(e, rel, grouping)?,
             _ => return Err(self.unsupported_expr(e)),
         })
     }

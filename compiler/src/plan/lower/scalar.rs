@@ -9,7 +9,7 @@ use sqlparser::ast::{self as sql, Spanned};
 use super::{Grouping, LowerError, Lowerer, Rel, Result};
 use crate::diagnostic::Code;
 use crate::plan::expr::{BinOp, Expr, Literal, ScalarFunc};
-use crate::plan::func::{common_type, TrimSide, CALLABLE};
+use crate::plan::func::{common_type, date_pattern_ok, TimeUnit, TrimSide, CALLABLE};
 use crate::types::{DataType, Unsupported};
 
 const NULL: DataType = DataType::Unsupported(Unsupported::Null);
@@ -159,21 +159,47 @@ impl<'a> Lowerer<'a> {
         self.typed_call(ScalarFunc::Trim(side), vec![self.expr(expr, rel, g)?, what], e)
     }
 
-    /// `FLOOR(x)` and `CEIL(x)` (not yet `FLOOR(ts TO unit)`).
+    /// `FLOOR(x)`, `CEIL(x)`, and on timestamps `FLOOR(ts TO unit)`.
     pub(super) fn floor_ceil(&self, e: &sql::Expr, rel: &Rel, g: Option<&Grouping>) -> Result<Expr> {
-        let (func, x, field) = match e {
-            sql::Expr::Floor { expr, field } => (ScalarFunc::Floor, expr, field),
-            sql::Expr::Ceil { expr, field } => (ScalarFunc::Ceil, expr, field),
+        let (floor, x, field) = match e {
+            sql::Expr::Floor { expr, field } => (true, expr, field),
+            sql::Expr::Ceil { expr, field } => (false, expr, field),
             _ => unreachable!("FLOOR or CEIL"),
         };
-        match field {
-            sql::CeilFloorKind::DateTimeField(sql::DateTimeField::NoDateTime) => {}
-            sql::CeilFloorKind::DateTimeField(_) => {
-                return Err(super::unsupported(self.model, format_args!("{}(ts TO unit)", func.name().to_uppercase()), e.span()).help("group by a window (`window:` in streamform.yml) to bucket time"))
+        let func = match field {
+            sql::CeilFloorKind::DateTimeField(sql::DateTimeField::NoDateTime) if floor => ScalarFunc::Floor,
+            sql::CeilFloorKind::DateTimeField(sql::DateTimeField::NoDateTime) => ScalarFunc::Ceil,
+            sql::CeilFloorKind::DateTimeField(f) => {
+                let u = self.time_unit(f, e)?;
+                if floor {
+                    ScalarFunc::FloorTime(u)
+                } else {
+                    ScalarFunc::CeilTime(u)
+                }
             }
-            sql::CeilFloorKind::Scale(_) => return Err(self.mismatch(format!("calls {}() with a scale", func.name()), e, "use round(x, digits) to keep digits")),
-        }
+            sql::CeilFloorKind::Scale(_) => return Err(self.mismatch(format!("calls {}() with a scale", if floor { "floor" } else { "ceil" }), e, "use round(x, digits) to keep digits")),
+        };
         self.typed_call(func, vec![self.expr(x, rel, g)?], e)
+    }
+
+    /// `EXTRACT(unit FROM ts)`.
+    pub(super) fn extract(&self, e: &sql::Expr, rel: &Rel, g: Option<&Grouping>) -> Result<Expr> {
+        let sql::Expr::Extract { field, expr, .. } = e else { unreachable!("an EXTRACT") };
+        let u = self.time_unit(field, e)?;
+        self.typed_call(ScalarFunc::Extract(u), vec![self.expr(expr, rel, g)?], e)
+    }
+
+    fn time_unit(&self, f: &sql::DateTimeField, e: &sql::Expr) -> Result<TimeUnit> {
+        Ok(match f {
+            sql::DateTimeField::Year => TimeUnit::Year,
+            sql::DateTimeField::Quarter => TimeUnit::Quarter,
+            sql::DateTimeField::Month => TimeUnit::Month,
+            sql::DateTimeField::Day => TimeUnit::Day,
+            sql::DateTimeField::Hour => TimeUnit::Hour,
+            sql::DateTimeField::Minute => TimeUnit::Minute,
+            sql::DateTimeField::Second => TimeUnit::Second,
+            other => return Err(super::unsupported(self.model, format_args!("the time unit {other}"), e.span()).help("the units are YEAR, QUARTER, MONTH, DAY, HOUR, MINUTE and SECOND")),
+        })
     }
 
     /// Checks the number and types of `args` and types the call.
@@ -181,7 +207,7 @@ impl<'a> Lowerer<'a> {
         let name = func.name();
         let (min, max) = match func {
             ScalarFunc::Coalesce | ScalarFunc::Concat => (1, usize::MAX),
-            ScalarFunc::NullIf | ScalarFunc::Trim(_) => (2, 2),
+            ScalarFunc::NullIf | ScalarFunc::Trim(_) | ScalarFunc::DateFormat => (2, 2),
             ScalarFunc::Substring => (2, 3),
             ScalarFunc::Round => (1, 2),
             _ => (1, 1),
@@ -195,6 +221,12 @@ impl<'a> Lowerer<'a> {
             (ScalarFunc::Round, Some(_)) => return Err(self.mismatch("rounds to digits that are not an integer literal".into(), e, "write round(x, 2)")),
             _ => 0,
         };
+        if func == ScalarFunc::DateFormat {
+            match &args[1] {
+                Expr::Literal(Literal::Str(p)) if date_pattern_ok(p) => {}
+                _ => return Err(self.mismatch("formats a date with a pattern outside yyyy, MM, dd, HH, mm, ss and SSS".into(), e, "write a pattern literal such as 'yyyy-MM-dd HH:mm:ss'; other letters are not supported")),
+            }
+        }
         let types: Vec<DataType> = args.iter().map(Expr::ty).collect();
         let ty = func.result_type(&types, digits).map_err(|why| self.mismatch(format!("calls {name}(): {why}"), e, "CAST the argument to the type the function takes (docs/types.md)"))?;
         Ok(Expr::Call { func, args, ty })

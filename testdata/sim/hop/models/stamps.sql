@@ -1,0 +1,15 @@
+SELECT url,
+  EXTRACT(YEAR FROM ts) AS y,
+  EXTRACT(QUARTER FROM ts) AS q,
+  EXTRACT(MONTH FROM ts) AS mo,
+  EXTRACT(DAY FROM ts) AS d,
+  EXTRACT(HOUR FROM ts) AS h,
+  EXTRACT(MINUTE FROM ts) AS mi,
+  EXTRACT(SECOND FROM ts) AS s,
+  FLOOR(ts TO HOUR) AS hour_start,
+  CEIL(ts TO DAY) AS next_day,
+  FLOOR(ts TO MONTH) AS month_start,
+  CEIL(ts TO QUARTER) AS next_quarter,
+  DATE_FORMAT(ts, 'yyyy-MM-dd HH:mm:ss.SSS') AS stamp,
+  DATE_FORMAT(ts, 'dd/MM/yyyy') AS day_text
+FROM source('clicks')
