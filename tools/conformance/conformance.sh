@@ -1,8 +1,15 @@
 #!/usr/bin/env bash
-# Runs the Flink conformance suite (tools/conformance/run.py) on real
-# Apache Flink 2.3 from PyPI. The venv is cached outside the repository
-# (STREAMFORM_FLINK_VENV, default ~/.cache/streamform/flink-venv-2.3.0);
-# creating it downloads ~850 MB once. Java 17 must be installed.
+# Runs the Flink conformance suite on real Apache Flink 2.3 from PyPI.
+#   conformance.sh [run.py args]          file mode (tools/conformance/run.py):
+#       sources swapped to the filesystem connector, one local JVM; the fast path.
+#   conformance.sh --kafka [run.py args]  Kafka mode (kafka_mode.py): the
+#       generated script runs unmodified on a real Kafka broker and a Flink
+#       session cluster. Uses the parts whose env (KAFKA_BOOTSTRAP, FLINK_REST,
+#       FLINK_GATEWAY) is already exported, else starts and stops them with
+#       tools/realparts/with-parts.sh.
+# The venv is cached outside the repository (STREAMFORM_FLINK_VENV, default
+# ~/.cache/streamform/flink-venv-2.3.0); creating it downloads ~850 MB once.
+# Java 17 must be installed.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 venv="${STREAMFORM_FLINK_VENV:-$HOME/.cache/streamform/flink-venv-2.3.0}"
@@ -15,5 +22,12 @@ if [ -z "${JAVA_HOME:-}" ] && command -v java >/dev/null; then
     JAVA_HOME="$(dirname "$(dirname "$(readlink -f "$(command -v java)")")")"
     export JAVA_HOME
 fi
+"$venv/bin/python" tools/conformance/test_rules.py  # the rules that excuse a difference hold
 cargo build --release -q -p streamform-cli
-exec "$venv/bin/python" tools/conformance/run.py --bin target/release/streamform "$@"
+run=("$venv/bin/python" tools/conformance/run.py --bin target/release/streamform "$@")
+kafka=0
+for arg in "$@"; do [ "$arg" = --kafka ] && kafka=1; done
+if [ "$kafka" = 1 ] && [ -z "${KAFKA_BOOTSTRAP:-}${FLINK_GATEWAY:-}" ]; then
+    exec tools/realparts/with-parts.sh "${run[@]}"
+fi
+exec "${run[@]}"

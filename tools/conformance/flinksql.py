@@ -9,6 +9,8 @@ EXPLAIN) or are left out (queries are collected instead).
 import re
 
 MARKER = "__sf_marker"
+TIME_SUFFIX = "__time"  # the backend's computed rowtime of event time `ts` is `ts__time`
+PARSED_SUFFIX = "__parsed"  # and a timestamp `ts` read as text is parsed into `ts__parsed`
 
 TABLE_RE = re.compile(r"^CREATE TABLE (IF NOT EXISTS )?(?P<name>\S+) \(\n(?P<cols>.*?)\n\) WITH \(\n(?P<opts>.*?)\n\);$", re.S)
 ICEBERG_RE = re.compile(r"`streamform_iceberg`\.`([^`]*)`\.`([^`]*)`")
@@ -28,7 +30,10 @@ class Table:
         self.name = name  # unquoted
         self.cols = cols  # [(name, flink type)]
         self.opts = opts
-        self.watermark = watermark  # (column, delay ms) or None
+        self.watermark = watermark  # (rowtime column, delay ms, interval text) or None
+        self.computed = []  # [(name, "AS <expr>")]
+        self.as_text = set()  # timestamp columns read as RFC 3339 text
+        self.event_time = watermark[0] if watermark else None  # the column events carry
 
     def col_type(self, c):
         return dict(self.cols).get(c)
@@ -64,7 +69,7 @@ class Script:
             elif st.startswith("CREATE TABLE"):
                 m = TABLE_RE.match(st)
                 name = unquote(m.group("name"))
-                cols, wm = [], None
+                cols, computed, wm = [], [], None
                 for ln in m.group("cols").splitlines():
                     ln = ln.strip().rstrip(",")
                     if ln.startswith("WATERMARK FOR"):
@@ -72,8 +77,18 @@ class Script:
                         wm = (wm_m.group(1), parse_interval_ms(wm_m.group(2)), wm_m.group(2))
                     elif ln.startswith("`"):
                         cm = re.match(r"`((?:[^`]|``)*)` (.*)$", ln)
-                        cols.append((cm.group(1).replace("``", "`"), cm.group(2)))
+                        c, rest = cm.group(1).replace("``", "`"), cm.group(2)
+                        if rest.startswith("AS "):
+                            computed.append((c, rest))
+                        else:
+                            cols.append((c, rest))
                 t = Table(name, cols, options(m.group("opts")), wm)
+                t.computed = computed
+                # Timestamps read as RFC 3339 text and parsed into `<c>__parsed`;
+                # the event time's rowtime is the computed `<c>__time`.
+                t.as_text = {c[: -len(PARSED_SUFFIX)] for c, _ in computed if c.endswith(PARSED_SUFFIX)}
+                if wm and wm[0].endswith(TIME_SUFFIX) and wm[0][: -len(TIME_SUFFIX)] in t.as_text:
+                    t.event_time = wm[0][: -len(TIME_SUFFIX)]
                 self.tables[name] = t
                 self.ddl.append(("table", t))
             else:
@@ -97,7 +112,7 @@ class Script:
                     continue
                 out.append(f"CREATE TABLE `{t.name}` (\n" + ",\n".join(col_lines) + "\n) WITH ('connector' = 'blackhole');")
                 continue
-            lines = col_lines + [f"  `{MARKER}` BOOLEAN"]
+            lines = col_lines + [f"  `{MARKER}` BOOLEAN"] + [f"  `{c}` {e}" for c, e in t.computed]
             if t.watermark:
                 c, _, interval = t.watermark
                 lines.append(f"  WATERMARK FOR `{c}` AS `{c}` - {interval}")
@@ -107,6 +122,6 @@ class Script:
                 f"  'connector' = 'filesystem',\n  'path' = '{data_dir_of(t.name)}',\n  'format' = 'json',\n"
                 "  'json.timestamp-format.standard' = 'ISO-8601'\n);"
             )
-            names = ", ".join(f"`{c}`" for c, _ in t.cols)
+            names = ", ".join(f"`{c}`" for c, _ in t.cols + t.computed)
             out.append(f"CREATE TEMPORARY VIEW `{t.name}` AS SELECT {names} FROM `{file_table}` WHERE `{MARKER}` IS NULL;")
         return out

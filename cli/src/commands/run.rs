@@ -167,7 +167,7 @@ struct Dropped {
 impl Dropped {
     fn write(&mut self, out: &mut Outputs, fields: &[(String, Scalar)], outcome: &Outcome) -> Result<(), String> {
         let (file, kind, contract) = match outcome {
-            Outcome::Processed => return Ok(()),
+            Outcome::Processed | Outcome::NoTime => return Ok(()),
             Outcome::Late => (&mut self.late, "late", None),
             Outcome::Quarantined(c) => (&mut self.quarantined, "quarantined", Some(c.as_str())),
         };
@@ -203,6 +203,9 @@ fn run_source(input: &Path, spec: SourceSpec, plans: Vec<Arc<ModelPlan>>, out: &
     let mut summary = format!("{source}: {} event{} read, {} processed", feed.events, plural(feed.events), feed.processed);
     if feed.late > 0 {
         summary.push_str(&format!(", {} dropped as late", feed.late));
+    }
+    if feed.no_time > 0 {
+        summary.push_str(&format!(", {} dropped without event time", feed.no_time));
     }
     if feed.quarantined > 0 {
         summary.push_str(&format!(", {} quarantined", feed.quarantined));

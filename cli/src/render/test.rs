@@ -37,6 +37,9 @@ pub fn fixture_detail(r: &FixtureReport) -> String {
     if r.late_dropped > 0 {
         s.push_str(&plural(r.late_dropped, "late event dropped\n", "late events dropped\n"));
     }
+    if r.dropped_without_time > 0 {
+        s.push_str(&plural(r.dropped_without_time, "event without event time dropped\n", "events without event time dropped\n"));
+    }
     if r.quarantined_events > 0 {
         s.push_str(&plural(r.quarantined_events, "event quarantined\n", "events quarantined\n"));
     }
@@ -240,6 +243,9 @@ pub fn fixture_json(r: &FixtureReport) -> Json {
     }
     if !r.late.is_empty() {
         f.push(("late", events(&r.late)));
+    }
+    if r.dropped_without_time > 0 {
+        f.push(("dropped_without_time", Json::Int(r.dropped_without_time as i128)));
     }
     if r.quarantined_events > 0 {
         f.push(("quarantined_events", Json::Int(r.quarantined_events as i128)));

@@ -21,6 +21,8 @@ pub struct LineFeed {
     /// Dropped as late.
     pub late: usize,
     pub quarantined: usize,
+    /// Events dropped because their event time is null.
+    pub no_time: usize,
 }
 
 /// What one line was.
@@ -35,7 +37,7 @@ pub enum Line {
 impl LineFeed {
     /// `plans` in dependency order, as [`Dataflow::new`] takes them.
     pub fn new(source: SourceSpec, plans: Vec<Arc<ModelPlan>>) -> LineFeed {
-        LineFeed { flow: Dataflow::new(source, plans), events: 0, processed: 0, late: 0, quarantined: 0 }
+        LineFeed { flow: Dataflow::new(source, plans), events: 0, processed: 0, late: 0, quarantined: 0, no_time: 0 }
     }
 
     pub fn source(&self) -> &SourceSpec {
@@ -62,6 +64,7 @@ impl LineFeed {
             Outcome::Processed => self.processed += 1,
             Outcome::Late => self.late += 1,
             Outcome::Quarantined(_) => self.quarantined += 1,
+            Outcome::NoTime => self.no_time += 1,
         }
         Ok(Line::Event { fields, outcome })
     }

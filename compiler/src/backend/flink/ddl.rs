@@ -51,35 +51,129 @@ pub struct SourceDdl {
     pub quarantine_insert: Option<String>,
 }
 
-/// A source's statements: its table, then the views that apply its
-/// contracts and drop its late events, then its quarantine table.
+/// A source's statements: its table, then the views that type its event
+/// time, apply its contracts and drop its late events, then its
+/// quarantine table.
 pub fn source_ddl(s: &SourceConfig, time: Option<&EventTime>, contracts: &AppliedContracts, target: &Target) -> SourceDdl {
     let name = &s.name;
     let clock = time.and_then(EventTime::clock);
     let late_drop = time.is_some_and(EventTime::drops_late);
     let checked = !contracts.rules.is_empty();
-    let table = if late_drop || checked { format!("{name}_raw") } else { name.clone() };
     let columns: Vec<Column> = s.columns.iter().map(|c| Column { name: c.name.clone(), ty: c.ty }).collect();
+    let typed = columns.iter().any(is_timestamp);
+    let table = if late_drop || checked || typed { format!("{name}_raw") } else { name.clone() };
     let mut statements = vec![source_table(s, &table, &columns, time, target)];
-    let late_filter = clock.map(|et| format!("CURRENT_WATERMARK({0}) IS NULL OR {0} >= CURRENT_WATERMARK({0})", ident(et)));
+    // With timestamp columns, the views read `<src>__typed`: each parsed
+    // from its text (null when absent or unreadable), beside the rowtime.
+    let mut from = if typed {
+        statements.push(typed_view(name, &table, &columns, clock));
+        format!("{name}__typed")
+    } else {
+        table.clone()
+    };
+    let mut filters = Vec::new();
     let mut quarantine_insert = None;
     if checked {
         let checked_view = format!("{name}__checked");
-        let late_filter = late_filter.as_deref().filter(|_| late_drop);
-        statements.extend(contract_views(name, &table, &checked_view, &columns, &contracts.rules, late_filter));
-        if let Some(topic) = &contracts.quarantine {
-            statements.push(quarantine_table(name, topic, &columns, target));
-            quarantine_insert = Some(quarantine_insert_into(name, &checked_view, &columns, clock));
+        statements.push(checked_view_ddl(&checked_view, &from, &columns, &contracts.rules, clock));
+        filters.push("`_contract` IS NULL".to_string());
+        if contracts.quarantine.is_some() {
+            quarantine_insert = Some(quarantine_insert_into(name, &checked_view, &columns));
         }
-    } else if late_drop {
-        statements.push(format!(
-            "CREATE TEMPORARY VIEW {} AS\nSELECT * FROM {} WHERE {};",
-            ident(name),
-            ident(&table),
-            late_filter.expect("event time")
-        ));
+        from = checked_view;
+    }
+    if let Some(et) = clock {
+        // A record without a readable event time that no contract caught
+        // is dropped, never a job failure (docs/semantics.md).
+        filters.push(format!("{} IS NOT NULL", ident(et)));
+        if late_drop {
+            let t = ident(&rowtime_column(et));
+            filters.push(format!("(CURRENT_WATERMARK({t}) IS NULL OR {t} >= CURRENT_WATERMARK({t}))"));
+        }
+    }
+    if from != table {
+        statements.push(good_view(name, &from, &columns, clock, &filters));
+    }
+    if let (Some(topic), true) = (&contracts.quarantine, checked) {
+        statements.push(quarantine_table(name, topic, &columns, target));
     }
     SourceDdl { statements, quarantine_insert }
+}
+
+/// Timestamp columns of a source are read as text and parsed (RFC 3339).
+fn is_timestamp(c: &Column) -> bool {
+    sql_type(c.ty).as_deref() == Some("TIMESTAMP(3)")
+}
+
+/// The computed rowtime column that carries the watermark of event time `et`.
+fn rowtime_column(et: &str) -> String {
+    format!("{et}__time")
+}
+
+/// The computed column holding event time `et` parsed from its text.
+fn parsed_column(et: &str) -> String {
+    format!("{et}__parsed")
+}
+
+/// Far before any event: the rowtime of a record whose event time is null,
+/// so the watermark assigner never sees a null, and such a record never
+/// moves the watermark.
+const NO_TIME: &str = "TIMESTAMP '0001-01-01 00:00:00.000'";
+
+/// `col` (text) read as the simulator reads a timestamp: RFC 3339 with `Z`
+/// or a `+hh:mm`/`-hh:mm` offset (fraction truncated to milliseconds), or
+/// integer epoch milliseconds (a JSON number reads as its text), as a UTC
+/// `TIMESTAMP(3)` whatever the session time zone; NULL when null or of
+/// another form. Flink's JSON
+/// timestamp formats accept no offset, and for TIMESTAMP no `Z`.
+fn rfc3339_timestamp(col: &str) -> String {
+    let c = ident(col);
+    let local = format!(
+        "TO_TIMESTAMP(SUBSTRING({c} FROM 1 FOR 19) || '.' || RPAD(COALESCE(REGEXP_EXTRACT({c}, '^.{{19}}\\.([0-9]+)', 1), ''), 3, '0'), 'yyyy-MM-dd''T''HH:mm:ss.SSS')"
+    );
+    let offset = format!(
+        "CASE WHEN {c} LIKE '%Z' THEN 0 ELSE (CASE WHEN SUBSTRING({c} FROM CHAR_LENGTH({c}) - 5 FOR 1) = '-' THEN -1 ELSE 1 END) * (CAST(SUBSTRING({c} FROM CHAR_LENGTH({c}) - 4 FOR 2) AS INT) * 60 + CAST(SUBSTRING({c} FROM CHAR_LENGTH({c}) - 1 FOR 2) AS INT)) END"
+    );
+    format!(
+        "CASE WHEN REGEXP({c}, '^[0-9]{{4}}-[0-9]{{2}}-[0-9]{{2}}T[0-9]{{2}}:[0-9]{{2}}:[0-9]{{2}}(\\.[0-9]+)?(Z|[+-][0-9]{{2}}:[0-9]{{2}})$') THEN TIMESTAMPADD(MINUTE, -({offset}), {local}) WHEN REGEXP({c}, '^-?[0-9]{{1,18}}$') THEN TIMESTAMPADD(MILLISECOND, CAST({c} AS BIGINT), TIMESTAMP '1970-01-01 00:00:00.000') END"
+    )
+}
+
+/// `<src>__typed`: the timestamp columns parsed, and the rowtime of event time.
+fn typed_view(name: &str, table: &str, columns: &[Column], clock: Option<&str>) -> String {
+    let mut cols: Vec<String> = columns
+        .iter()
+        .map(|c| if is_timestamp(c) { format!("{} AS {}", ident(&parsed_column(&c.name)), ident(&c.name)) } else { ident(&c.name) })
+        .collect();
+    if let Some(et) = clock {
+        cols.push(ident(&rowtime_column(et)));
+    }
+    format!("CREATE TEMPORARY VIEW {} AS\nSELECT {} FROM {};", ident(&format!("{name}__typed")), cols.join(", "), ident(table))
+}
+
+/// The `__checked` view naming the first contract each record breaks (the
+/// rowtime rides along when the source has an event time).
+fn checked_view_ddl(checked_view: &str, from: &str, columns: &[Column], rules: &[(String, Expr)], clock: Option<&str>) -> String {
+    let mut cols: Vec<String> = columns.iter().map(|c| ident(&c.name)).collect();
+    if let Some(et) = clock {
+        cols.push(ident(&rowtime_column(et)));
+    }
+    let cases: Vec<String> = rules.iter().map(|(n, e)| format!("WHEN NOT COALESCE({}, FALSE) THEN {}", render(e), string_literal(n))).collect();
+    format!("CREATE TEMPORARY VIEW {} AS\nSELECT {}, CASE {} END AS `_contract` FROM {};", ident(checked_view), cols.join(", "), cases.join(" "), ident(from))
+}
+
+/// The source's view the models read: the records that pass `filters`,
+/// with the rowtime under the event-time column's name.
+fn good_view(name: &str, from: &str, columns: &[Column], clock: Option<&str>, filters: &[String]) -> String {
+    let cols: Vec<String> = columns
+        .iter()
+        .map(|c| match clock {
+            Some(et) if et == c.name => format!("{} AS {}", ident(&rowtime_column(et)), ident(et)),
+            _ => ident(&c.name),
+        })
+        .collect();
+    let filter = if filters.is_empty() { String::new() } else { format!(" WHERE {}", filters.join(" AND ")) };
+    format!("CREATE TEMPORARY VIEW {} AS\nSELECT {} FROM {}{filter};", ident(name), cols.join(", "), ident(from))
 }
 
 /// `CREATE TABLE` of the source as its connector delivers it, with the
@@ -87,8 +181,18 @@ pub fn source_ddl(s: &SourceConfig, time: Option<&EventTime>, contracts: &Applie
 fn source_table(s: &SourceConfig, table: &str, columns: &[Column], time: Option<&EventTime>, target: &Target) -> String {
     let clock = time.and_then(|t| Some((t.clock()?, t)));
     let mut lines = column_lines(columns);
+    // Timestamps are read as text and parsed: RFC 3339 with `Z` or an
+    // offset, which no JSON timestamp format of Flink's accepts.
+    for (i, c) in columns.iter().enumerate().filter(|(_, c)| is_timestamp(c)) {
+        lines[i] = format!("  {} STRING", ident(&c.name));
+        lines.push(format!("  {} AS {}", ident(&parsed_column(&c.name)), rfc3339_timestamp(&c.name)));
+    }
     if let Some((et, t)) = clock {
-        lines.push(format!("  WATERMARK FOR {} AS {} - {}", ident(et), ident(et), interval(t.watermark)));
+        // The watermark is on a never-null rowtime, so a record without
+        // event time cannot fail the job.
+        lines.push(format!("  {} AS COALESCE({}, {NO_TIME})", ident(&rowtime_column(et)), rfc3339_timestamp(et)));
+        let rt = ident(&rowtime_column(et));
+        lines.push(format!("  WATERMARK FOR {rt} AS {rt} - {}", interval(t.watermark)));
     }
     let mut opts = Options::new();
     match s.connector {
@@ -102,6 +206,11 @@ fn source_table(s: &SourceConfig, table: &str, columns: &[Column], time: Option<
                 _ => "earliest-offset",
             };
             opts.add("scan.startup.mode", startup);
+            if clock.is_some() {
+                // One watermark per record, as the simulator advances it;
+                // periodic emission would make lateness depend on timing.
+                opts.add("scan.watermark.emit.strategy", "on-event");
+            }
         }
         Connector::File => {
             opts.add("connector", "filesystem");
@@ -109,28 +218,10 @@ fn source_table(s: &SourceConfig, table: &str, columns: &[Column], time: Option<
             opts.add("format", s.format.as_str());
         }
     }
-    if clock.is_some() && s.format == Format::Json {
-        opts.add("json.timestamp-format.standard", "ISO-8601");
-    }
     if let Some(idle) = clock.and_then(|(_, t)| t.idle_timeout) {
         opts.add("scan.watermark.idle-timeout", idle.to_string());
     }
     format!("CREATE TABLE {} (\n{}\n) {};", ident(table), lines.join(",\n"), opts.render())
-}
-
-/// The `__checked` view naming the first contract each record breaks, and
-/// the source's view of the records that break none (and are not late,
-/// when `late_filter` is given).
-fn contract_views(name: &str, table: &str, checked_view: &str, columns: &[Column], rules: &[(String, Expr)], late_filter: Option<&str>) -> [String; 2] {
-    let col_list = columns.iter().map(|c| ident(&c.name)).collect::<Vec<_>>().join(", ");
-    let cases: Vec<String> = rules.iter().map(|(n, e)| format!("WHEN NOT COALESCE({}, FALSE) THEN {}", render(e), string_literal(n))).collect();
-    let checked = format!("CREATE TEMPORARY VIEW {} AS\nSELECT {col_list}, CASE {} END AS `_contract` FROM {};", ident(checked_view), cases.join(" "), ident(table));
-    let mut filter = "`_contract` IS NULL".to_string();
-    if let Some(lf) = late_filter {
-        filter.push_str(&format!(" AND ({lf})"));
-    }
-    let good = format!("CREATE TEMPORARY VIEW {} AS\nSELECT {col_list} FROM {} WHERE {filter};", ident(name), ident(checked_view));
-    [checked, good]
 }
 
 /// `CREATE TABLE` of the Kafka topic that records breaking a contract go to.
@@ -152,17 +243,10 @@ fn quarantine_table_name(source: &str) -> String {
     format!("quarantine_{source}")
 }
 
-/// The INSERT feeding the quarantine table from the `__checked` view.
-fn quarantine_insert_into(name: &str, checked_view: &str, columns: &[Column], clock: Option<&str>) -> String {
-    // The event-time column is a rowtime attribute in the view; a cast
-    // makes it a plain timestamp for the sink.
-    let select: Vec<String> = columns
-        .iter()
-        .map(|c| match clock {
-            Some(et) if et == c.name => format!("CAST({0} AS {1}) AS {0}", ident(et), sql_type(c.ty).unwrap_or_default()),
-            _ => ident(&c.name),
-        })
-        .collect();
+/// The INSERT feeding the quarantine table from the `__checked` view,
+/// whose event-time column is the parsed (nullable) value, not the rowtime.
+fn quarantine_insert_into(name: &str, checked_view: &str, columns: &[Column]) -> String {
+    let select: Vec<String> = columns.iter().map(|c| ident(&c.name)).collect();
     format!(
         "INSERT INTO {} SELECT {}, `_contract`, {} FROM {} WHERE `_contract` IS NOT NULL;",
         ident(&quarantine_table_name(name)),

@@ -1,0 +1,173 @@
+"""The rules that explain where Flink's changelog legitimately differs from
+the simulator's (docs/flink.md, "How Flink's changelog differs"). A
+fixture is FINAL only when a named rule, applied to the simulator's
+changelog, gives Flink's exactly; a matching final table alone is not
+enough. Each rule is a function from the simulator's records to the ones
+Flink is expected to write under that rule.
+
+  noop-update   Flink's group aggregate skips an update whose row did not
+                change; the simulator emits it (spec §8).
+  first-upsert  After HAVING or a filter over an upsert input, Flink labels a
+                key's first row +U (and a removal a lone -U, i.e. a delete):
+                an update of a key that has no row is an insert. Only visible
+                where RowKinds are (file mode); upsert-kafka writes values.
+  retract-pair  After HAVING or a filter over an upsert input, Flink sends an
+                update as a retraction pair (-U, +U); upsert-kafka writes the
+                -U as a tombstone: an update of a key that has a row may come
+                right after a tombstone of that key.
+  window-order  Rows that one watermark closes come out in Flink's order
+                within a window, not sorted by key: within each window
+                (same window_start/window_end), the rows are a multiset.
+"""
+import decimal
+import itertools
+
+
+def canon(x):
+    """A repr that compares decimals by value (2 == 2.00), for sorting and multisets."""
+    if isinstance(x, decimal.Decimal):
+        return repr(x.normalize() if x == x.to_integral() else x.normalize())
+    if isinstance(x, dict):
+        return "{" + ", ".join(f"{k!r}: {canon(v)}" for k, v in sorted(x.items())) + "}"
+    if isinstance(x, (tuple, list)):
+        return "(" + ", ".join(canon(v) for v in x) + ")"
+    return repr(x)
+
+
+def _key(cols, key):
+    return tuple(canon(cols.get(c)) for c in key)
+
+
+# ---------------------------------------------------------------- ops (file mode)
+
+
+def noop_update_ops(ops, key):
+    if key is None:
+        return ops
+    cur, out = {}, []
+    for op, c in ops:
+        k = _key(c, key)
+        if op == "update" and cur.get(k) == c:
+            continue
+        if op == "delete":
+            cur.pop(k, None)
+        else:
+            cur[k] = c
+        out.append((op, c))
+    return out
+
+
+def first_upsert_ops(ops, key):
+    """Relabels an `update` of a key with no row as `insert` (applied to both sides)."""
+    if key is None:
+        return ops
+    present, out = set(), []
+    for op, c in ops:
+        k = _key(c, key)
+        if op == "update" and k not in present:
+            op = "insert"
+        if op == "delete":
+            present.discard(k)
+        else:
+            present.add(k)
+        out.append((op, c))
+    return out
+
+
+def _window_groups(rows, cols_of):
+    groups = []
+    for r in rows:
+        c = cols_of(r)
+        w = (canon(c.get("window_start")), canon(c.get("window_end"))) if c is not None else None
+        if groups and groups[-1][0] == w:
+            groups[-1][1].append(canon(r))
+        else:
+            groups.append((w, [canon(r)]))
+    return [(w, sorted(rs)) for w, rs in groups]
+
+
+RULES_OPS = ["noop-update", "first-upsert", "window-order"]
+
+
+def classify_ops(flink, want, key, window):
+    """None, or (status, detail) with the smallest set of rules that explains the difference."""
+    if flink == want:
+        return ("EXACT", f"{len(flink)} changelog rows")
+    for n in range(1, len(RULES_OPS) + 1):
+        for combo in itertools.combinations(RULES_OPS, n):
+            if "window-order" in combo and not window:
+                continue
+            f, w = flink, want
+            if "noop-update" in combo:
+                w = noop_update_ops(w, key)
+            if "first-upsert" in combo:
+                f, w = first_upsert_ops(f, key), first_upsert_ops(w, key)
+            same = _window_groups(f, lambda r: r[1]) == _window_groups(w, lambda r: r[1]) if "window-order" in combo else f == w
+            if same:
+                return ("FINAL", "rule " + " + ".join(combo) + f" ({len(flink)} vs {len(want)} rows)")
+    return None
+
+
+# ---------------------------------------------------------------- records (Kafka mode)
+
+
+def upsert_records(ops, key):
+    """The simulator's changelog as an upsert topic has it: (key, row) or (key, None)."""
+    return [(_key(c, key), None if op == "delete" else c) for op, c in ops]
+
+
+def noop_update_records(recs):
+    cur, out = {}, []
+    for k, v in recs:
+        if v is not None and k in cur and cur[k] == v:
+            continue
+        if v is None:
+            cur.pop(k, None)
+        else:
+            cur[k] = v
+        out.append((k, v))
+    return out
+
+
+def retract_pair_records(flink, want):
+    """Flink's records with each tombstone that the rule explains left out:
+    one right before the record of an update (in `want`) of a key that has a row."""
+    out, present, j = [], set(), 0
+    for i, (k, v) in enumerate(flink):
+        nxt = flink[i + 1] if i + 1 < len(flink) else None
+        if v is None and k in present and j < len(want) and nxt == want[j] and want[j][0] == k and want[j][1] is not None:
+            continue  # the -U half of an update
+        out.append((k, v))
+        if j < len(want) and (k, v) == want[j]:
+            j += 1
+        if v is None:
+            present.discard(k)
+        else:
+            present.add(k)
+    return out
+
+
+def classify(flink, want, keyed, window):
+    """Kafka mode: None, or (status, detail)."""
+    if flink == want:
+        return ("EXACT", f"{len(flink)} records")
+    rules = (["noop-update", "retract-pair"] if keyed else []) + (["window-order"] if window else [])
+    for n in range(1, len(rules) + 1):
+        for combo in itertools.combinations(rules, n):
+            w = noop_update_records(want) if "noop-update" in combo else want
+            f = retract_pair_records(flink, w) if "retract-pair" in combo else flink
+            cols = (lambda r: r[1]) if keyed else (lambda r: r)
+            same = _window_groups(f, cols) == _window_groups(w, cols) if "window-order" in combo else f == w
+            if same:
+                return ("FINAL", "rule " + " + ".join(combo) + f" ({len(flink)} vs {len(want)} records)")
+    return None
+
+
+def quarantine_row(row, types, run):
+    """A quarantine record in the fixture's written form: nulls left out, values by type."""
+    out = {}
+    for k, v in row.items():
+        if v is None or k == "_source":
+            continue
+        out[k] = run.normalize(v, types.get(k, "string"))
+    return dict(sorted(out.items()))
