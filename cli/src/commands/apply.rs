@@ -22,7 +22,7 @@ use streamform::upgrade::{diff, hints_of};
 
 use super::plan::{deploy_lines, make_deploy_plan, observed_lines};
 use crate::deploy::flink::{self, Session};
-use crate::deploy::{new_attempt, now_utc, observe, read_journal, write_json, JournalEntry, Lock, Target, JOURNAL_VERSION, STREAMFORM_VERSION};
+use crate::deploy::{now_utc, observe, read_journal, write_json, Attempt, JournalEntry, Lock, Target, STREAMFORM_VERSION};
 use crate::out::{eprint, print};
 use crate::render::plan::{text, Header};
 
@@ -161,35 +161,20 @@ fn stale(file: &str, target: &str, why: &str) -> String {
 fn execute(t: &Target, plan: &DeployPlan, desired: &Manifest, script: &str, obs: &crate::deploy::Observation) -> u8 {
     let name = &t.name;
     let record = obs.record.as_ref();
-    let mut entry = JournalEntry {
-        journal_version: JOURNAL_VERSION,
-        attempt: new_attempt(),
-        application: t.application.clone(),
-        target: name.clone(),
-        streamform_version: STREAMFORM_VERSION.to_string(),
-        backend: "flink".to_string(),
-        operation: Some(match plan.action {
-            DeployAction::Rebuild => "rebuild",
-            DeployAction::Restore => "restore",
-            DeployAction::Upgrade => "upgrade",
-            _ => "apply",
-        }
-        .to_string()),
-        artifact_digest: plan.artifact_digest.clone(),
-        job_name: plan.job_name.clone(),
-        application_digest: plan.application_digest.clone(),
-        state: String::new(),
-        plan: Some(plan.plan_id.clone()),
-        job_id: None,
-        flink_version: Some(obs.flink_version.clone()),
-        replaces: plan.preconditions.running.first().map(|j| j.job_id.clone()),
-        previous_artifact: record.and_then(|r| r.artifact_digest.clone()),
-        savepoint: plan.preconditions.savepoint.clone(),
-        restored_from: None,
-        problem: None,
-        transitions: Vec::new(),
-        manifest: desired.clone(),
+    let operation = match plan.action {
+        DeployAction::Rebuild => "rebuild",
+        DeployAction::Restore => "restore",
+        DeployAction::Upgrade => "upgrade",
+        _ => "apply",
     };
+    let mut entry = JournalEntry::begin(
+        t,
+        Attempt { operation, artifact_digest: plan.artifact_digest.clone(), job_name: plan.job_name.clone(), application_digest: plan.application_digest.clone(), flink_version: obs.flink_version.clone(), manifest: desired.clone() },
+    );
+    entry.plan = Some(plan.plan_id.clone());
+    entry.replaces = plan.preconditions.running.first().map(|j| j.job_id.clone());
+    entry.previous_artifact = record.and_then(|r| r.artifact_digest.clone());
+    entry.savepoint = plan.preconditions.savepoint.clone();
     let failed = |entry: &mut JournalEntry, problem: String, help: &str| -> u8 {
         entry.problem = Some(problem.clone());
         let _ = entry.step(t, "failed", None);

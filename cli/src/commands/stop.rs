@@ -7,7 +7,7 @@
 use serde_json::json;
 
 use crate::deploy::flink::{self, Session};
-use crate::deploy::{new_attempt, observe, read_record, verify_savepoint, JournalEntry, Lock, Target, JOURNAL_VERSION, STREAMFORM_VERSION};
+use crate::deploy::{observe, read_record, verify_savepoint, Attempt, JournalEntry, Lock, Target};
 use crate::out::{eprint, print};
 
 /// A directory as Flink takes it: a bare absolute path becomes `file://`.
@@ -56,29 +56,18 @@ pub fn run(project: &str, target: Option<&str>, discard_state: bool) -> u8 {
         return 0;
     };
     let id = job.job_id.clone();
-    let mut entry = JournalEntry {
-        journal_version: JOURNAL_VERSION,
-        attempt: new_attempt(),
-        application: t.application.clone(),
-        target: name.clone(),
-        streamform_version: STREAMFORM_VERSION.to_string(),
-        backend: "flink".to_string(),
-        operation: Some("stop".to_string()),
-        artifact_digest: record.artifact_digest.clone().unwrap_or_default(),
-        job_name: record.job_name.clone().unwrap_or_else(|| t.job_name()),
-        application_digest: record.manifest.application_digest.clone(),
-        state: String::new(),
-        plan: None,
-        job_id: Some(id.clone()),
-        flink_version: Some(obs.flink_version.clone()),
-        replaces: None,
-        previous_artifact: None,
-        savepoint: None,
-        restored_from: None,
-        problem: None,
-        transitions: Vec::new(),
-        manifest: record.manifest.clone(),
-    };
+    let mut entry = JournalEntry::begin(
+        &t,
+        Attempt {
+            operation: "stop",
+            artifact_digest: record.artifact_digest.clone().unwrap_or_default(),
+            job_name: record.job_name.clone().unwrap_or_else(|| t.job_name()),
+            application_digest: record.manifest.application_digest.clone(),
+            flink_version: obs.flink_version.clone(),
+            manifest: record.manifest.clone(),
+        },
+    );
+    entry.job_id = Some(id.clone());
     if let Err(e) = entry.step(&t, "stopping", None) {
         eprint(&format!("error: {e}\n"));
         return 2;

@@ -141,7 +141,45 @@ pub struct JournalEntry {
     pub manifest: Manifest,
 }
 
+/// What every attempt's first entry names: the operation and what it
+/// deploys or stops.
+pub struct Attempt<'a> {
+    pub operation: &'a str,
+    pub artifact_digest: String,
+    pub job_name: String,
+    pub application_digest: String,
+    pub flink_version: String,
+    pub manifest: streamform::manifest::Manifest,
+}
+
 impl JournalEntry {
+    /// A new attempt on `t`, in no state yet; the operation fills the rest.
+    pub fn begin(t: &Target, a: Attempt<'_>) -> JournalEntry {
+        JournalEntry {
+            journal_version: JOURNAL_VERSION,
+            attempt: new_attempt(),
+            application: t.application.clone(),
+            target: t.name.clone(),
+            streamform_version: STREAMFORM_VERSION.to_string(),
+            backend: "flink".to_string(),
+            operation: Some(a.operation.to_string()),
+            artifact_digest: a.artifact_digest,
+            job_name: a.job_name,
+            application_digest: a.application_digest,
+            state: String::new(),
+            plan: None,
+            job_id: None,
+            flink_version: Some(a.flink_version),
+            replaces: None,
+            previous_artifact: None,
+            savepoint: None,
+            restored_from: None,
+            problem: None,
+            transitions: Vec::new(),
+            manifest: a.manifest,
+        }
+    }
+
     /// Moves the attempt to `state` and writes it.
     pub fn step(&mut self, t: &Target, state: &str, note: Option<String>) -> Result<(), String> {
         self.state = state.to_string();
