@@ -435,14 +435,7 @@ def main():
             if a.plan_only or rel.startswith(".."):
                 continue
             fixtures = sorted(glob.glob(os.path.join(copy, "tests", "**", "*.yml"), recursive=True))
-            sim = {}
-            if fixtures and has_test:
-                tr = sb(a.bin, ["test", "--json"], copy)
-                try:
-                    for f in json.loads(tr.stdout)["fixtures"]:
-                        sim[f["path"]] = f
-                except (ValueError, KeyError):
-                    pass
+            sim = sim_report(a.bin, copy) if fixtures and has_test else {}
             for fpath in fixtures:
                 frel = os.path.relpath(fpath, copy)
                 name = f"{rel}/{frel}"
