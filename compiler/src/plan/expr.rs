@@ -159,52 +159,9 @@ impl Expr {
                 expr.render_into(out);
                 let _ = write!(out, " AS {to})");
             }
-            Expr::Case { branches, otherwise, .. } => {
-                out.push_str("CASE");
-                for (c, r) in branches {
-                    out.push_str(" WHEN ");
-                    c.render_into(out);
-                    out.push_str(" THEN ");
-                    r.render_into(out);
-                }
-                if let Some(e) = otherwise {
-                    out.push_str(" ELSE ");
-                    e.render_into(out);
-                }
-                out.push_str(" END");
-            }
             Expr::Call { func, args, .. } => render_call(*func, args, out),
-            Expr::InList { expr, list, negated } => {
-                out.push('(');
-                expr.render_into(out);
-                out.push_str(if *negated { " NOT IN (" } else { " IN (" });
-                for (i, e) in list.iter().enumerate() {
-                    if i > 0 {
-                        out.push_str(", ");
-                    }
-                    e.render_into(out);
-                }
-                out.push_str("))");
-            }
-            Expr::Between { expr, low, high, negated } => {
-                out.push('(');
-                expr.render_into(out);
-                out.push_str(if *negated { " NOT BETWEEN " } else { " BETWEEN " });
-                low.render_into(out);
-                out.push_str(" AND ");
-                high.render_into(out);
-                out.push(')');
-            }
-            Expr::Like { expr, pattern, escape, negated } => {
-                out.push('(');
-                expr.render_into(out);
-                out.push_str(if *negated { " NOT LIKE " } else { " LIKE " });
-                pattern.render_into(out);
-                if let Some(c) = escape {
-                    out.push_str(" ESCAPE ");
-                    render_literal(&Literal::Str(c.to_string()), out);
-                }
-                out.push(')');
+            Expr::Case { .. } | Expr::InList { .. } | Expr::Between { .. } | Expr::Like { .. } => {
+                layout_condition(self, out, &mut |e, out| e.render_into(out));
             }
         }
     }
@@ -237,6 +194,61 @@ impl Expr {
             Expr::Column { index, name, .. } => f(*index, name),
             other => other.children().into_iter().for_each(|c| c.columns(f)),
         }
+    }
+}
+
+/// CASE, IN, BETWEEN and LIKE laid out in SQL's keywords, each operand by
+/// `child`: the one layout of definitions and of the Flink SQL, which
+/// differ only in how operands are spelled.
+pub fn layout_condition(e: &Expr, out: &mut String, child: &mut dyn FnMut(&Expr, &mut String)) {
+    match e {
+        Expr::Case { branches, otherwise, .. } => {
+            out.push_str("CASE");
+            for (c, r) in branches {
+                out.push_str(" WHEN ");
+                child(c, out);
+                out.push_str(" THEN ");
+                child(r, out);
+            }
+            if let Some(o) = otherwise {
+                out.push_str(" ELSE ");
+                child(o, out);
+            }
+            out.push_str(" END");
+        }
+        Expr::InList { expr, list, negated } => {
+            out.push('(');
+            child(expr, out);
+            out.push_str(if *negated { " NOT IN (" } else { " IN (" });
+            for (i, e) in list.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                child(e, out);
+            }
+            out.push_str("))");
+        }
+        Expr::Between { expr, low, high, negated } => {
+            out.push('(');
+            child(expr, out);
+            out.push_str(if *negated { " NOT BETWEEN " } else { " BETWEEN " });
+            child(low, out);
+            out.push_str(" AND ");
+            child(high, out);
+            out.push(')');
+        }
+        Expr::Like { expr, pattern, escape, negated } => {
+            out.push('(');
+            child(expr, out);
+            out.push_str(if *negated { " NOT LIKE " } else { " LIKE " });
+            child(pattern, out);
+            if let Some(c) = escape {
+                out.push_str(" ESCAPE ");
+                child(&Expr::Literal(Literal::Str(c.to_string())), out);
+            }
+            out.push(')');
+        }
+        _ => unreachable!("CASE, IN, BETWEEN or LIKE"),
     }
 }
 

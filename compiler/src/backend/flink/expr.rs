@@ -4,7 +4,7 @@
 
 use std::fmt::Write;
 
-use crate::plan::expr::{render_float, BinOp, Expr, Literal, ScalarFunc};
+use crate::plan::expr::{layout_condition, render_float, BinOp, Expr, Literal, ScalarFunc};
 use crate::plan::func::TrimSide;
 use crate::types::{DataType, Unsupported};
 
@@ -112,20 +112,7 @@ fn list_into(args: &[&Expr], text: &mut String) {
 fn scalar_text(e: &Expr) -> String {
     let mut text = String::new();
     match e {
-        Expr::Case { branches, otherwise, .. } => {
-            text.push_str("CASE");
-            for (c, r) in branches {
-                text.push_str(" WHEN ");
-                render_into(c, &mut text);
-                text.push_str(" THEN ");
-                render_into(r, &mut text);
-            }
-            if let Some(o) = otherwise {
-                text.push_str(" ELSE ");
-                render_into(o, &mut text);
-            }
-            text.push_str(" END");
-        }
+        Expr::Case { .. } | Expr::InList { .. } | Expr::Between { .. } | Expr::Like { .. } => layout_condition(e, &mut text, &mut |x, out| render_into(x, out)),
         Expr::Call { func, args, ty } => call_text(*func, args, *ty, &mut text),
         Expr::Binary { op: BinOp::Modulo, left, right, .. } => {
             text.push_str("MOD(");
@@ -137,32 +124,6 @@ fn scalar_text(e: &Expr) -> String {
             list_into(&[left], &mut text);
             text.push_str(" || ");
             list_into(&[right], &mut text);
-            text.push(')');
-        }
-        Expr::InList { expr, list, negated } => {
-            text.push('(');
-            render_into(expr, &mut text);
-            text.push_str(if *negated { " NOT IN (" } else { " IN (" });
-            list_into(&list.iter().collect::<Vec<_>>(), &mut text);
-            text.push_str("))");
-        }
-        Expr::Between { expr, low, high, negated } => {
-            text.push('(');
-            render_into(expr, &mut text);
-            text.push_str(if *negated { " NOT BETWEEN " } else { " BETWEEN " });
-            render_into(low, &mut text);
-            text.push_str(" AND ");
-            render_into(high, &mut text);
-            text.push(')');
-        }
-        Expr::Like { expr, pattern, escape, negated } => {
-            text.push('(');
-            render_into(expr, &mut text);
-            text.push_str(if *negated { " NOT LIKE " } else { " LIKE " });
-            render_into(pattern, &mut text);
-            if let Some(c) = escape {
-                let _ = write!(text, " ESCAPE {}", string_literal(&c.to_string()));
-            }
             text.push(')');
         }
         _ => unreachable!("only the constructs past the original's SQL"),
