@@ -214,13 +214,7 @@ def produce_lines(fx, table, run):
     for kind, item in run.given_items(fx):
         if kind == "watermark":
             return None
-        fields = []
-        for c, v in item.items():
-            ty = table.col_type(c)
-            if ty is None:
-                raise ValueError(f"event has column `{c}`, which the source does not declare")
-            fields.append(f"{json.dumps(c)}: {run.json_value(v, ty, c in table.as_text)}")
-        lines.append("{" + ", ".join(fields) + "}")
+        lines.append(run.event_line(item, table))
     return lines
 
 

@@ -278,6 +278,17 @@ def json_value(v, flink_ty, as_text=False):
     return json.dumps(v)
 
 
+def event_line(item, table):
+    """One fixture event as the JSON text a source table reads (both modes)."""
+    fields = []
+    for c, v in item.items():
+        ty = table.col_type(c)
+        if ty is None:
+            raise ValueError(f"event has column `{c}`, which the source does not declare")
+        fields.append(f"{json.dumps(c)}: {json_value(v, ty, c in table.as_text)}")
+    return "{" + ", ".join(fields) + "}"
+
+
 def write_events(fx, table, path):
     """The fixture's events as JSON lines; the final watermark the simulator reaches."""
     lines, wm = [], None
@@ -290,16 +301,10 @@ def write_events(fx, table, path):
             wm = w if wm is None else max(wm, w)
             lines.append("{" + f'"{flinksql.MARKER}": true, "{et}": {json.dumps(iso_local(w + delay) + "Z")}' + "}")
             continue
-        fields = []
-        for c, v in item.items():
-            ty = table.col_type(c)
-            if ty is None:
-                raise ValueError(f"event has column `{c}`, which the source does not declare")
-            fields.append(f"{json.dumps(c)}: {json_value(v, ty, c in table.as_text)}")
         if et and item.get(et) is not None:
             w = epoch_ms(item[et]) - delay
             wm = w if wm is None else max(wm, w)
-        lines.append("{" + ", ".join(fields) + "}")
+        lines.append(event_line(item, table))
     os.makedirs(os.path.dirname(path), exist_ok=True)
     open(path, "w").write("".join(ln + "\n" for ln in lines))
     return wm
