@@ -26,6 +26,7 @@ pub mod sql;
 pub mod testing;
 pub mod types;
 pub mod upgrade;
+pub mod window;
 pub mod yaml;
 
 pub use db::{Database, Db, ModelName, Project, SourceFile, SourceName};

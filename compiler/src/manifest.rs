@@ -58,11 +58,18 @@ pub struct WindowEntry {
     #[serde(rename = "type")]
     pub kind: String,
     pub time: String,
-    pub size: String,
+    /// A fixed window's size (absent for session windows).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<String>,
     /// A hop window's slide (absent for tumbling windows, as the original wrote them).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slide: Option<String>,
-    pub alignment: String,
+    /// A session window's gap.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gap: Option<String>,
+    /// `epoch` for fixed windows; absent for session windows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub alignment: Option<String>,
     pub emission: String,
 }
 
@@ -137,9 +144,10 @@ pub fn node_entry(model: &str, node: &PlanNode) -> NodeEntry {
                 window: st.window.as_ref().map(|w| WindowEntry {
                     kind: w.kind().into(),
                     time: w.time.clone(),
-                    size: w.size.to_string(),
-                    slide: w.slide.map(|s| s.to_string()),
-                    alignment: TimeWindow::ALIGNMENT.into(),
+                    size: w.shape.size().map(|s| s.to_string()),
+                    slide: w.shape.slide().map(|s| s.to_string()),
+                    gap: w.shape.gap().map(|s| s.to_string()),
+                    alignment: w.alignment().map(str::to_string),
                     emission: TimeWindow::EMISSION.into(),
                 }),
             },

@@ -180,7 +180,7 @@ pub fn model_settings<'db>(db: &'db dyn Db, project: Project, name: ModelName<'d
         key_declared: c.key.is_some(),
         sink: c.sink.as_ref().map(|s| (s.connector, s.target().unwrap_or("").to_string())),
         retention: c.retention,
-        window: c.window.as_ref().map(|w| (w.size, w.slide)),
+        window: c.window.as_ref().map(|w| w.shape),
     }
 }
 

@@ -4,6 +4,7 @@
 use sqlparser::ast::{self as sql, Spanned};
 
 use crate::config::project::WindowConfig;
+use crate::window::WindowShape;
 use crate::config::{Connector, LatePolicy, Materialized, ModelConfig, SourceConfig};
 use crate::db::{Db, ModelName, Project, SourceFile, SourceName};
 use crate::diagnostic::{did_you_mean, Diagnostic};
@@ -273,13 +274,7 @@ fn config_checks(n: &str, c: &ModelConfig, upstream: &[SourceConfig], has_clock:
             );
         }
         out.extend(hop_slide_check(n, w));
-        if w.size.millis() == 0 {
-            out.push(
-                Diagnostic::error(Code::ZeroWindowSize, format!("model `{n}` declares a window of size {}; a window needs a positive size", w.size))
-                    .at(f, Some(w.span))
-                    .help("give `window.size` a positive duration, for example `5m`"),
-            );
-        }
+        out.extend(zero_window_check(n, w));
         if c.retention.is_some() {
             out.push(
                 Diagnostic::error(Code::WindowWithRetention, format!("model `{n}` declares both a window and retention; a window's state is dropped when the window closes, so retention has nothing to expire"))
@@ -303,14 +298,26 @@ fn config_checks(n: &str, c: &ModelConfig, upstream: &[SourceConfig], has_clock:
     }
 }
 
+/// A window needs a positive size, and a session a positive gap.
+fn zero_window_check(n: &str, w: &WindowConfig) -> Option<Diagnostic> {
+    let d = match w.shape {
+        WindowShape::Session { gap } if gap.millis() == 0 => Diagnostic::error(Code::ZeroWindowSize, format!("model `{n}` declares a session window with a gap of {gap}; a session needs a positive gap"))
+            .help("give `window.gap` a positive duration, for example `30m`"),
+        WindowShape::Tumbling { size } | WindowShape::Hop { size, .. } if size.millis() == 0 => Diagnostic::error(Code::ZeroWindowSize, format!("model `{n}` declares a window of size {size}; a window needs a positive size"))
+            .help("give `window.size` a positive duration, for example `5m`"),
+        _ => return None,
+    };
+    Some(d.at(CONFIG_FILE, Some(w.span)))
+}
+
 /// A hop window's slide must be positive and divide its size (Flink's
 /// hop windows need whole slices).
 fn hop_slide_check(n: &str, w: &WindowConfig) -> Option<Diagnostic> {
-    let slide = w.slide?;
-    let (size, step) = (w.size.millis(), slide.millis());
-    let fits = step > 0 && step <= size && size % step == 0;
+    let WindowShape::Hop { size, slide } = w.shape else { return None };
+    let (ms, step) = (size.millis(), slide.millis());
+    let fits = step > 0 && step <= ms && ms % step == 0;
     (!fits).then(|| {
-        Diagnostic::error(Code::BadHopSlide, format!("model `{n}` declares a hop window of size {} sliding by {slide}; the slide must be positive and divide the size", w.size))
+        Diagnostic::error(Code::BadHopSlide, format!("model `{n}` declares a hop window of size {size} sliding by {slide}; the slide must be positive and divide the size"))
             .at(CONFIG_FILE, Some(w.span))
             .help("pick a slide that divides the size, for example `size: 10m, slide: 5m`")
     })

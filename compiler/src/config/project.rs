@@ -4,6 +4,7 @@
 use super::decode::Decoder;
 use crate::diagnostic::{Diagnostic, Span};
 use crate::duration::Duration;
+use crate::window::WindowShape;
 use crate::yaml::{self, Value};
 use crate::diagnostic::Code;
 
@@ -110,9 +111,7 @@ impl SinkConfig {
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct WindowConfig {
-    pub size: Duration,
-    /// A hop window's slide; `None` for a tumbling window.
-    pub slide: Option<Duration>,
+    pub shape: WindowShape,
     pub span: Span,
 }
 
@@ -292,27 +291,57 @@ fn decode_model(d: &mut Decoder, name: &str, span: Span, node: &yaml::Node) -> O
 }
 
 fn decode_window(d: &mut Decoder, model: &str, v: &yaml::Node) -> Option<WindowConfig> {
+    #[derive(Clone, Copy, PartialEq)]
+    enum Kind {
+        Tumbling,
+        Hop,
+        Session,
+    }
     let ww = format!("{model}.window");
-    let wf = d.map(v, &ww, &["type", "size", "slide"])?;
+    let wf = d.map(v, &ww, &["type", "size", "slide", "gap"])?;
     let ty = d.required(&wf, "type", &ww);
-    let size = d.required(&wf, "size", &ww);
-    let (ty, size) = (ty?, size?);
-    let hop = d.one_of(ty, &format!("{ww}.type"), &[("tumbling", false), ("hop", true)]);
-    let size = d.duration(size, &format!("{ww}.size"));
-    let hop = hop?;
-    let slide = match (hop, wf.get_some("slide")) {
-        (true, Some(s)) => Some(d.duration(s, &format!("{ww}.slide"))?),
-        (true, None) => {
-            d.required(&wf, "slide", &ww);
-            return None;
+    // As before sessions existed: a missing `size` is reported with a
+    // missing or unknown `type` too, unless a `gap` says what was meant.
+    let size_first = if wf.get_some("gap").is_none() { d.required(&wf, "size", &ww) } else { None };
+    let kind = d.one_of(ty?, &format!("{ww}.type"), &[("tumbling", Kind::Tumbling), ("hop", Kind::Hop), ("session", Kind::Session)]);
+    let Some(kind) = kind else {
+        if let Some(s) = size_first {
+            d.duration(s, &format!("{ww}.size"));
         }
-        (false, Some(s)) => {
-            d.error(Code::UnknownKey, s.span, format!("`{ww}.slide` is for a hop window; this window is tumbling"), Some("remove `slide`, or set `type: hop`".into()));
-            return None;
-        }
-        (false, None) => None,
+        return None;
     };
-    Some(WindowConfig { size: size?, slide, span: v.span })
+    let (name, wants): (&str, &[&str]) = match kind {
+        Kind::Tumbling => ("tumbling", &["size"]),
+        Kind::Hop => ("hop", &["size", "slide"]),
+        Kind::Session => ("session", &["gap"]),
+    };
+    let mut ok = true;
+    for (key, owner) in [("size", "a tumbling or hop window"), ("slide", "a hop window"), ("gap", "a session window")] {
+        if let (Some(n), false) = (wf.get_some(key), wants.contains(&key)) {
+            let fix = match key {
+                "slide" => "remove `slide`, or set `type: hop`",
+                "gap" => "remove `gap`, or set `type: session`",
+                _ => "remove `size`; a session window lasts until `gap` passes without an event",
+            };
+            d.error(Code::UnknownKey, n.span, format!("`{ww}.{key}` is for {owner}; this window is {name}"), Some(fix.into()));
+            ok = false;
+        }
+    }
+    let mut read = |key: &str| -> Option<Duration> {
+        let n = if key == "size" { size_first? } else { d.required(&wf, key, &ww)? };
+        d.duration(n, &format!("{ww}.{key}"))
+    };
+    let shape = match kind {
+        Kind::Tumbling => read("size").map(|size| WindowShape::Tumbling { size }),
+        Kind::Hop => {
+            let size = read("size");
+            let slide = read("slide");
+            Some(WindowShape::Hop { size: size?, slide: slide? })
+        }
+        Kind::Session => read("gap").map(|gap| WindowShape::Session { gap }),
+    };
+    let shape = shape?;
+    ok.then_some(WindowConfig { shape, span: v.span })
 }
 
 fn decode_sink(d: &mut Decoder, model: &str, node: &yaml::Node) -> Option<SinkConfig> {

@@ -23,14 +23,17 @@ impl WindowView for WindowEntry {
     fn time(&self) -> &str {
         &self.time
     }
-    fn size(&self) -> &dyn Display {
-        &self.size
+    fn size(&self) -> Option<&dyn Display> {
+        self.size.as_ref().map(|s| s as &dyn Display)
     }
     fn slide(&self) -> Option<&dyn Display> {
         self.slide.as_ref().map(|s| s as &dyn Display)
     }
-    fn alignment(&self) -> &str {
-        &self.alignment
+    fn gap(&self) -> Option<&dyn Display> {
+        self.gap.as_ref().map(|s| s as &dyn Display)
+    }
+    fn alignment(&self) -> Option<&str> {
+        self.alignment.as_deref()
     }
     fn emission(&self) -> &str {
         &self.emission

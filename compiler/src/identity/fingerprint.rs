@@ -5,6 +5,7 @@ use std::fmt::Display;
 
 use super::text::{schema_text, state_text, ColumnView, StateView, WindowView};
 use crate::plan::node::{Column, KeyedState, TimeWindow};
+use crate::window::WindowShape;
 
 impl ColumnView for Column {
     fn name(&self) -> &str {
@@ -19,17 +20,29 @@ impl WindowView for TimeWindow {
     fn kind(&self) -> &str {
         TimeWindow::kind(self)
     }
-    fn slide(&self) -> Option<&dyn Display> {
-        self.slide.as_ref().map(|s| s as &dyn Display)
-    }
     fn time(&self) -> &str {
         &self.time
     }
-    fn size(&self) -> &dyn Display {
-        &self.size
+    fn size(&self) -> Option<&dyn Display> {
+        match &self.shape {
+            WindowShape::Tumbling { size } | WindowShape::Hop { size, .. } => Some(size),
+            WindowShape::Session { .. } => None,
+        }
     }
-    fn alignment(&self) -> &str {
-        TimeWindow::ALIGNMENT
+    fn slide(&self) -> Option<&dyn Display> {
+        match &self.shape {
+            WindowShape::Hop { slide, .. } => Some(slide),
+            _ => None,
+        }
+    }
+    fn gap(&self) -> Option<&dyn Display> {
+        match &self.shape {
+            WindowShape::Session { gap } => Some(gap),
+            _ => None,
+        }
+    }
+    fn alignment(&self) -> Option<&str> {
+        TimeWindow::alignment(self)
     }
     fn emission(&self) -> &str {
         TimeWindow::EMISSION

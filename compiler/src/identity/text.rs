@@ -14,15 +14,18 @@ pub trait ColumnView {
 
 /// A window as identity texts show it.
 pub trait WindowView {
-    /// `tumbling`.
+    /// `tumbling`, `hop` or `session`.
     fn kind(&self) -> &str;
     /// The event-time column windows are cut from.
     fn time(&self) -> &str;
-    fn size(&self) -> &dyn Display;
+    /// A fixed window's size.
+    fn size(&self) -> Option<&dyn Display>;
     /// A hop window's slide.
     fn slide(&self) -> Option<&dyn Display>;
-    /// `epoch`.
-    fn alignment(&self) -> &str;
+    /// A session window's gap.
+    fn gap(&self) -> Option<&dyn Display>;
+    /// `epoch`, for fixed windows.
+    fn alignment(&self) -> Option<&str>;
     /// `final`.
     fn emission(&self) -> &str;
 }
@@ -45,10 +48,21 @@ pub fn schema_text<C: ColumnView>(columns: &[C]) -> String {
 }
 
 /// `tumbling(time=ts size=5m align=epoch emit=final)`; a hop window
-/// says its slide after its size.
+/// says its slide after its size; a session window has its gap and no
+/// size or alignment: `session(time=ts gap=10m emit=final)`.
 pub fn window_text<W: WindowView>(w: &W) -> String {
-    let slide = w.slide().map(|s| format!(" slide={s}")).unwrap_or_default();
-    format!("{}(time={} size={}{slide} align={} emit={})", w.kind(), w.time(), w.size(), w.alignment(), w.emission())
+    let mut out = format!("{}(time={}", w.kind(), w.time());
+    let fields = [("size", w.size()), ("slide", w.slide()), ("gap", w.gap())];
+    for (name, v) in fields {
+        if let Some(v) = v {
+            out.push_str(&format!(" {name}={v}"));
+        }
+    }
+    if let Some(a) = w.alignment() {
+        out.push_str(&format!(" align={a}"));
+    }
+    out.push_str(&format!(" emit={})", w.emission()));
+    out
 }
 
 /// `key=[..] accumulators=[..] retention=..`: the state fingerprint

@@ -6,6 +6,7 @@ use super::expr::{AggCall, Expr};
 use crate::config::{Connector, Materialized};
 use crate::duration::Duration;
 use crate::types::DataType;
+use crate::window::WindowShape;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Operator {
@@ -109,28 +110,20 @@ impl fmt::Display for Retention {
 pub struct TimeWindow {
     /// The event-time column windows are cut from.
     pub time: String,
-    pub size: Duration,
-    /// A hop window's slide: windows of `size` start every `slide`.
-    pub slide: Option<Duration>,
+    pub shape: WindowShape,
 }
 
 impl TimeWindow {
-    /// The manifest's window `type`: `tumbling` or `hop`.
+    /// The manifest's window `type`: `tumbling`, `hop` or `session`.
     pub fn kind(&self) -> &'static str {
-        if self.slide.is_some() {
-            "hop"
-        } else {
-            "tumbling"
-        }
+        self.shape.kind()
     }
 
-    /// How far apart windows start: the slide, or the size.
-    pub fn step_ms(&self) -> i64 {
-        self.slide.unwrap_or(self.size).millis().min(i64::MAX as u64) as i64
+    /// Fixed windows start at multiples of their size (or slide) since
+    /// the epoch; a session starts at its first event.
+    pub fn alignment(&self) -> Option<&'static str> {
+        self.shape.size().map(|_| "epoch")
     }
-
-    /// Windows start at multiples of their size since the epoch.
-    pub const ALIGNMENT: &'static str = "epoch";
     /// A window emits once, when it closes.
     pub const EMISSION: &'static str = "final";
 }

@@ -8,6 +8,7 @@ use super::value::Value;
 use crate::plan::expr::Expr;
 use crate::plan::node::{Column, NodeKind, PlanNode, Retention};
 use crate::types::DataType;
+use crate::window::WindowShape;
 
 /// What an operator made of a record.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,15 +39,34 @@ pub enum Operator {
     Aggregate(Aggregate),
 }
 
+/// How a windowed aggregate cuts windows, in milliseconds.
+#[derive(Clone, Copy, Debug)]
+enum Cut {
+    /// Windows of `size` starting every `step` (the size when tumbling,
+    /// the slide when hopping).
+    Fixed { size: i64, step: i64 },
+    Session { gap: i64 },
+}
+
+impl Cut {
+    fn of(shape: WindowShape) -> Cut {
+        let ms = |d: crate::duration::Duration| d.millis().min(i64::MAX as u64) as i64;
+        match shape {
+            WindowShape::Tumbling { size } => Cut::Fixed { size: ms(size), step: ms(size) },
+            WindowShape::Hop { size, slide } => Cut::Fixed { size: ms(size), step: ms(slide) },
+            WindowShape::Session { gap } => Cut::Session { gap: ms(gap) },
+        }
+    }
+}
+
 #[derive(Debug)]
 pub struct Aggregate {
     /// Node id, for inspection.
     pub id: String,
     /// Data key positions in the input row.
     keys: Vec<usize>,
-    /// Windows: the event-time column's position, the size, and how far
-    /// apart windows start (the size when tumbling, the slide when hopping).
-    window: Option<(usize, i64, i64)>,
+    /// Windows: the event-time column's position and how windows are cut.
+    window: Option<(usize, Cut)>,
     pub store: KeyedStore,
     /// Reused for each record's key of several columns, to look it up
     /// without allocating, and for a windowed row with its bounds.
@@ -70,7 +90,7 @@ impl Operator {
                     Some(Retention::After(d)) => Some(d.millis().min(i64::MAX as u64) as i64),
                     _ => None,
                 };
-                let window = window.as_ref().and_then(|w| Some((input.iter().position(|c| c.name == w.time)?, w.size.millis().min(i64::MAX as u64) as i64, w.step_ms())));
+                let window = window.as_ref().and_then(|w| Some((input.iter().position(|c| c.name == w.time)?, Cut::of(w.shape))));
                 Some(Operator::Aggregate(Aggregate { id: node.id(model), keys: data_keys, window, store: KeyedStore::new(key_cols, calls.clone(), retention, window.is_some()), scratch: Vec::new(), bounded: Vec::new() }))
             }
         }
@@ -186,11 +206,23 @@ impl Aggregate {
                 scratch
             }
         };
-        if let Some((time, size, step)) = *window {
+        if let Some((time, cut)) = *window {
             let ts = match row.get(time) {
                 Some(Value::Timestamp(t)) => *t,
                 Some(Value::TimestampNanos(n)) => n.div_euclid(1_000_000),
                 _ => return Ok(Step::Dropped), // no event time: no window to place it in
+            };
+            let (size, step) = match cut {
+                Cut::Fixed { size, step } => (size, step),
+                Cut::Session { gap } => {
+                    // Lowering keeps aggregate arguments off a session's bounds,
+                    // which move as sessions merge; these only keep the row's width.
+                    bounded.clear();
+                    bounded.extend_from_slice(row);
+                    bounded.extend([Value::Timestamp(ts), Value::Timestamp(ts.saturating_add(gap))]);
+                    store.accumulate_session(key, bounded, ts, gap)?;
+                    return Ok(Step::Dropped);
+                }
             };
             // Every window holding `ts`: one when tumbling (step = size),
             // size / slide of them when hopping, latest first.
@@ -218,12 +250,20 @@ impl Aggregate {
     /// Emits the windows the watermark closed and expires retained keys.
     pub fn on_watermark(&mut self, watermark: i64, out: &mut Vec<Change>) {
         self.store.expire(watermark);
-        if let Some((_, size, _)) = self.window {
-            for (start, groups) in self.store.close_windows(size, watermark) {
-                for (key, group) in groups {
-                    out.push(Change::insert(output_row(&key, Some((start, start.saturating_add(size))), &group.accumulators)));
+        match self.window {
+            Some((_, Cut::Fixed { size, .. })) => {
+                for (start, groups) in self.store.close_windows(size, watermark) {
+                    for (key, group) in groups {
+                        out.push(Change::insert(output_row(&key, Some((start, start.saturating_add(size))), &group.accumulators)));
+                    }
                 }
             }
+            Some((_, Cut::Session { .. })) => {
+                for (key, start, end, group) in self.store.close_sessions(watermark) {
+                    out.push(Change::insert(output_row(&key, Some((start, end)), &group.accumulators)));
+                }
+            }
+            None => {}
         }
     }
 

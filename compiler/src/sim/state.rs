@@ -5,7 +5,7 @@
 //! values of those types.
 
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap};
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -48,6 +48,11 @@ pub struct KeyedStore {
     groups: FxHashMap<Key, Group>,
     /// Windowed state: window start → key → group, both in emission order.
     windows: BTreeMap<i64, BTreeMap<Key, Group>>,
+    /// Session windows: per key, its open sessions by start (each with
+    /// its end), and every open session by (end, key, start): the order
+    /// they close in.
+    sessions: FxHashMap<Key, BTreeMap<i64, (i64, Group)>>,
+    session_ends: BTreeSet<(i64, Key, i64)>,
     /// Retention timers: (expiry, key), earliest first; stale entries are
     /// skipped when they fire.
     timers: BinaryHeap<Reverse<(i64, Key)>>,
@@ -58,7 +63,7 @@ impl KeyedStore {
         let accumulators = calls.iter().map(|c| Column { name: c.name.clone(), ty: c.ty }).collect();
         // The raw form keeps no event times, so no retention, and no windows.
         let raw = if retention_ms.is_none() && !windowed { RawSums::of(&keys, &calls) } else { None };
-        KeyedStore { keys, accumulators, calls, retention_ms, raw, groups: FxHashMap::default(), windows: BTreeMap::new(), timers: BinaryHeap::new() }
+        KeyedStore { keys, accumulators, calls, retention_ms, raw, groups: FxHashMap::default(), windows: BTreeMap::new(), sessions: FxHashMap::default(), session_ends: BTreeSet::new(), timers: BinaryHeap::new() }
     }
 
     /// Moves every raw group to the generic form, for good.
@@ -132,6 +137,49 @@ impl KeyedStore {
         update(&self.calls, group, row)
     }
 
+    /// Session accumulation: the event opens `[ts, ts + gap)`, which
+    /// absorbs every open session of the key it touches (bounds included,
+    /// as Flink merges them), their accumulators merged.
+    pub fn accumulate_session(&mut self, key: &[Value], row: &[Value], ts: i64, gap: i64) -> Result<(), EvalError> {
+        let (mut start, mut end) = (ts, ts.saturating_add(gap));
+        let mut group = self.fresh(ts);
+        update(&self.calls, &mut group, row)?;
+        let open = self.sessions.entry(key.into()).or_default();
+        // Sessions of one key never touch, so those that touch the new one
+        // are the run starting at or before its end and ending at or after its start.
+        let touching: Vec<i64> = open.range(..=end).rev().take_while(|(_, (e, _))| *e >= start).map(|(s, _)| *s).collect();
+        for s in touching {
+            let (e, g) = open.remove(&s).expect("listed above");
+            self.session_ends.remove(&(e, key.into(), s));
+            merge(&self.calls, &mut group, g)?;
+            start = start.min(s);
+            end = end.max(e);
+        }
+        group.last_event = group.last_event.max(ts);
+        open.insert(start, (end, group));
+        self.session_ends.insert((end, key.into(), start));
+        Ok(())
+    }
+
+    /// Removes and returns every session whose end is at or before the
+    /// watermark as (key, start, end, group): by end, then key.
+    pub fn close_sessions(&mut self, watermark: i64) -> Vec<(Key, i64, i64, Group)> {
+        let mut out = Vec::new();
+        while let Some((end, _, _)) = self.session_ends.first() {
+            if *end > watermark {
+                break;
+            }
+            let (end, key, start) = self.session_ends.pop_first().expect("present");
+            let open = self.sessions.get_mut(&key).expect("indexed sessions exist");
+            let (_, group) = open.remove(&start).expect("indexed sessions exist");
+            if open.is_empty() {
+                self.sessions.remove(&key);
+            }
+            out.push((key, start, end, group));
+        }
+        out
+    }
+
     /// Removes and returns every window whose end is at or before the
     /// watermark, in window order, groups in key order.
     pub fn close_windows(&mut self, size: i64, watermark: i64) -> Vec<(i64, BTreeMap<Key, Group>)> {
@@ -174,12 +222,13 @@ impl KeyedStore {
             self.groups
                 .iter()
                 .chain(self.windows.values().flatten())
-                .map(|(k, g)| (k.to_vec(), g.accumulators.to_vec())),
+                .map(|(k, g)| (k.to_vec(), g.accumulators.to_vec()))
+                .chain(self.sessions.iter().flat_map(|(k, open)| open.values().map(move |(_, g)| (k.to_vec(), g.accumulators.to_vec())))),
         )
     }
 
     pub fn len(&self) -> usize {
-        self.raw.as_ref().map_or(0, RawSums::len) + self.groups.len() + self.windows.values().map(BTreeMap::len).sum::<usize>()
+        self.raw.as_ref().map_or(0, RawSums::len) + self.groups.len() + self.windows.values().map(BTreeMap::len).sum::<usize>() + self.session_ends.len()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -216,23 +265,58 @@ fn update(calls: &[AggCall], group: &mut Group, row: &[Value]) -> Result<(), Eva
         if call.distinct && !seen[i].insert(v.clone()) {
             continue; // DISTINCT folds each value once
         }
-        match call.func {
-            AggFunc::Count => {
-                if let Value::Int(n) = acc {
-                    *n += 1;
+        fold(call, acc, v)?;
+    }
+    Ok(())
+}
+
+/// Folds one non-null value into a call's accumulator.
+#[inline]
+fn fold(call: &AggCall, acc: &mut Value, v: &Value) -> Result<(), EvalError> {
+    match call.func {
+        AggFunc::Count => {
+            if let Value::Int(n) = acc {
+                *n += 1;
+            }
+        }
+        AggFunc::Sum => *acc = add(acc, v, call.ty)?,
+        AggFunc::Min => {
+            if acc.is_null() || v < acc {
+                *acc = retype(v.clone(), call.ty);
+            }
+        }
+        AggFunc::Max => {
+            if acc.is_null() || v > acc {
+                *acc = retype(v.clone(), call.ty);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Folds the group `from` into `into`, as if `into` had seen its rows
+/// too: counts and sums add, extremes compare, and a DISTINCT call folds
+/// only the values `into` has not seen.
+fn merge(calls: &[AggCall], into: &mut Group, from: Group) -> Result<(), EvalError> {
+    let Group { accumulators, seen, last_event, .. } = from;
+    into.last_event = into.last_event.max(last_event);
+    for (i, (call, theirs)) in calls.iter().zip(accumulators.iter()).enumerate() {
+        let ours = &mut into.accumulators[i];
+        if call.distinct {
+            for v in seen[i].iter() {
+                if into.seen[i].insert(v.clone()) {
+                    fold(call, ours, v)?;
                 }
             }
-            AggFunc::Sum => *acc = add(acc, v, call.ty)?,
-            AggFunc::Min => {
-                if acc.is_null() || v < acc {
-                    *acc = retype(v.clone(), call.ty);
-                }
-            }
-            AggFunc::Max => {
-                if acc.is_null() || v > acc {
-                    *acc = retype(v.clone(), call.ty);
-                }
-            }
+            continue;
+        }
+        match (call.func, &*ours, theirs) {
+            (_, _, Value::Null) => {}
+            (AggFunc::Count, Value::Int(a), Value::Int(b)) => *ours = Value::Int(a + b),
+            (AggFunc::Sum, _, _) => *ours = add(ours, theirs, call.ty)?,
+            (AggFunc::Min, _, _) if ours.is_null() || theirs < ours => *ours = theirs.clone(),
+            (AggFunc::Max, _, _) if ours.is_null() || theirs > ours => *ours = theirs.clone(),
+            _ => {}
         }
     }
     Ok(())

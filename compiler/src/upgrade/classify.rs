@@ -293,15 +293,12 @@ fn window_change(old: Option<&WindowEntry>, new: Option<&WindowEntry>) -> Option
     let reason = match (old, new) {
         (None, Some(_)) => "the aggregate became windowed; state kept per key cannot become state per key and window".to_string(),
         (Some(_), None) => "the aggregate is no longer windowed; state kept per key and window cannot become state per key".to_string(),
-        (Some(a), Some(b)) if a != b => {
-            if a.size != b.size {
-                format!("the window's size changed from {} to {}; existing windows cannot be re-cut", a.size, b.size)
-            } else if a.time != b.time {
-                format!("the window's time column changed from `{}` to `{}`; existing windows cannot be re-cut", a.time, b.time)
-            } else {
-                format!("the window changed from {} to {}; existing windows cannot be re-cut", window_text(a), window_text(b))
-            }
-        }
+        (Some(a), Some(b)) if a != b => match (&a.size, &b.size, &a.gap, &b.gap) {
+            (Some(x), Some(y), _, _) if x != y => format!("the window's size changed from {x} to {y}; existing windows cannot be re-cut"),
+            (_, _, Some(x), Some(y)) if x != y => format!("the session gap changed from {x} to {y}; existing sessions cannot be re-cut"),
+            _ if a.time != b.time => format!("the window's time column changed from `{}` to `{}`; existing windows cannot be re-cut", a.time, b.time),
+            _ => format!("the window changed from {} to {}; existing windows cannot be re-cut", window_text(a), window_text(b)),
+        },
         _ => return None,
     };
     Some((Classification::StateIncompatible, ChangeKind::WindowChanged, reason))

@@ -5,8 +5,9 @@
 use super::expr::{ident, render, sql_type};
 use crate::duration::Duration;
 use crate::plan::expr::{AggCall, AggFunc, Expr};
-use crate::plan::node::{Column, ModelPlan, NodeKind, Retention};
+use crate::plan::node::{Column, ModelPlan, NodeKind, Retention, TimeWindow};
 use crate::types::DataType;
+use crate::window::WindowShape;
 
 /// A model's view, and the view a windowed aggregate reads.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -51,8 +52,8 @@ pub fn model_query(plan: &ModelPlan, input: &str, input_schema: &[Column]) -> Mo
                 names = items.iter().map(|(_, n)| n.clone()).collect();
                 format!("SELECT {} FROM {}", list.join(", "), rel.from)
             }
-            NodeKind::Aggregate { keys, calls, window } => {
-                let keys: Vec<String> = keys
+            NodeKind::Aggregate { keys: key_idx, calls, window } => {
+                let keys: Vec<String> = key_idx
                     .iter()
                     .map(|k| {
                         // Keys index the aggregate's input (window bounds follow its columns).
@@ -80,12 +81,10 @@ pub fn model_query(plan: &ModelPlan, input: &str, input_schema: &[Column]) -> Mo
                 let from = match window {
                     Some(w) => {
                         let input_cols: Vec<String> = node_input_schema(plan, *pos, input_schema).iter().map(|c| ident(&c.name)).collect();
+                        let data_key_names: Vec<&str> = key_idx.iter().filter_map(|k| input_cols.get(*k)).map(String::as_str).collect();
                         window_input = Some(format!("SELECT {} FROM {}", input_cols.join(", "), rel.from));
                         let input = ident(&format!("{view_name}__window_input"));
-                        match w.slide {
-                            None => format!("TABLE(TUMBLE(TABLE {input}, DESCRIPTOR({}), {}))", ident(&w.time), interval(w.size)),
-                            Some(slide) => format!("TABLE(HOP(TABLE {input}, DESCRIPTOR({}), {}, {}))", ident(&w.time), interval(slide), interval(w.size)),
-                        }
+                        window_table(w, &input, &data_key_names)
                     }
                     None => rel.from.clone(),
                 };
@@ -174,6 +173,19 @@ mod tests {
     fn intervals() {
         for (ms, want) in [(0, "INTERVAL '0' DAY"), (1500, "INTERVAL '1.500' SECOND"), (250, "INTERVAL '0.250' SECOND"), (61_000, "INTERVAL '61' SECOND"), (5_400_000, "INTERVAL '90' MINUTE"), (86_400_000, "INTERVAL '1' DAY")] {
             assert_eq!(interval(Duration(ms)), want);
+        }
+    }
+}
+
+/// The window TVF an aggregate reads from.
+fn window_table(w: &TimeWindow, input: &str, data_keys: &[&str]) -> String {
+    match w.shape {
+        WindowShape::Tumbling { size } => format!("TABLE(TUMBLE(TABLE {input}, DESCRIPTOR({}), {}))", ident(&w.time), interval(size)),
+        WindowShape::Hop { size, slide } => format!("TABLE(HOP(TABLE {input}, DESCRIPTOR({}), {}, {}))", ident(&w.time), interval(slide), interval(size)),
+        // A session per group: Flink's sessions span the whole partition.
+        WindowShape::Session { gap } => {
+            let by = if data_keys.is_empty() { String::new() } else { format!(" PARTITION BY {}", data_keys.join(", ")) };
+            format!("TABLE(SESSION(TABLE {input}{by}, DESCRIPTOR({}), {}))", ident(&w.time), interval(gap))
         }
     }
 }

@@ -8,11 +8,11 @@ use sqlparser::tokenizer::Span as SqlSpan;
 use super::ast::{contains_aggregate, for_each_child, resolve_alias, select_item_expr, strip_nested};
 use super::names::{display_name, ident_name, object_name, planner_field, unaliased_name};
 use super::{rel_schema, unsupported, Grouping, LowerError, Lowerer, Rel, RelCol, Result};
-use crate::duration::Duration;
 use crate::plan::changelog;
 use crate::plan::expr::{AggCall, AggFunc, Expr};
 use crate::plan::node::{Column, KeyedState, NodeKind, Operator, Retention, TimeWindow};
 use crate::types::DataType;
+use crate::window::WindowShape;
 use crate::diagnostic::Code;
 
 /// Select aliases, which GROUP BY and HAVING may use.
@@ -56,10 +56,10 @@ impl<'a> Lowerer<'a> {
 
     /// The GROUP BY keys, the window and the calls, in the order their
     /// errors are reported.
-    fn aggregation(&self, s: &'a sql::Select, rel: &Rel, group_by: &'a [sql::Expr], aliases: &Aliases, windowed: Option<(Duration, Option<Duration>)>, base_cols: usize) -> Result<Aggregation> {
+    fn aggregation(&self, s: &'a sql::Select, rel: &Rel, group_by: &'a [sql::Expr], aliases: &Aliases, windowed: Option<WindowShape>, base_cols: usize) -> Result<Aggregation> {
         let keys = self.group_keys(s, rel, group_by, aliases)?;
         let window = match windowed {
-            Some((size, slide)) => Some(self.window(s, rel, &keys, base_cols, size, slide)?),
+            Some(shape) => Some(self.window(s, rel, &keys, base_cols, shape)?),
             None => None,
         };
         let data_keys: Vec<usize> = keys.iter().copied().filter(|k| *k < base_cols || windowed.is_none()).collect();
@@ -109,7 +109,7 @@ impl<'a> Lowerer<'a> {
 
     /// A windowed aggregate's window: it must group by both bounds, over
     /// an input that carries event time.
-    fn window(&self, s: &sql::Select, rel: &Rel, keys: &[usize], base_cols: usize, size: Duration, slide: Option<Duration>) -> Result<TimeWindow> {
+    fn window(&self, s: &sql::Select, rel: &Rel, keys: &[usize], base_cols: usize, shape: WindowShape) -> Result<TimeWindow> {
         let has_start = keys.contains(&base_cols);
         let has_end = keys.contains(&(base_cols + 1));
         if !(has_start && has_end) {
@@ -134,7 +134,7 @@ impl<'a> Lowerer<'a> {
             )
             .help(format!("the source must declare `event_time:`, and every model and projection between it and this aggregate must keep that column; {what} has {}", rel.cols.iter().filter(|c| c.name != "window_start" && c.name != "window_end").map(|c| c.name.as_str()).collect::<Vec<_>>().join(", "))));
         };
-        Ok(TimeWindow { time, size, slide })
+        Ok(TimeWindow { time, shape })
     }
 
     /// Aggregate calls, de-duplicated by rendering, SELECT before HAVING.

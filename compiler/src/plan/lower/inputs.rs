@@ -4,6 +4,7 @@
 use crate::config::{Connector, Materialized};
 use crate::duration::Duration;
 use crate::plan::node::{Changelog, Column};
+use crate::window::WindowShape;
 
 /// What the model's configuration contributes to its plan.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -14,8 +15,7 @@ pub struct ModelSettings {
     /// `"<materialized> <connector> <target>"` tail of the Sink definition.
     pub sink: Option<(Connector, String)>,
     pub retention: Option<Duration>,
-    /// The window's size, and its slide for a hop window.
-    pub window: Option<(Duration, Option<Duration>)>,
+    pub window: Option<WindowShape>,
 }
 
 /// A source as a model sees it.

@@ -140,9 +140,12 @@ struct Lowerer<'a> {
 
 pub fn lower_model(model: &str, query: &sql::Query, settings: &ModelSettings, inputs: &dyn Inputs) -> Result<ModelPlan> {
     let mut l = Lowerer { model, settings, inputs, nodes: Vec::new(), ordinals: [0; 5], reads_model: None, ctes: Vec::new(), key_span: None };
-    if let Some((size, _)) = settings.window {
-        if size.millis() == 0 {
+    if let Some(shape) = settings.window {
+        if shape.size().is_some_and(|s| s.millis() == 0) {
             return Err(LowerError { code: Code::PlannedZeroWindow, message: format!("model `{model}` declares a window of size 0s; a window needs a positive size"), span: None, help: Some("set `window: {type: tumbling, size: 5m}` with a positive size".into()), aggregate_keys: None });
+        }
+        if shape.gap().is_some_and(|g| g.millis() == 0) {
+            return Err(LowerError { code: Code::PlannedZeroWindow, message: format!("model `{model}` declares a session window with a gap of 0s; a session needs a positive gap"), span: None, help: Some("set `window: {type: session, gap: 30m}` with a positive gap".into()), aggregate_keys: None });
         }
         if settings.retention.is_some() {
             return Err(LowerError { code: Code::PlannedWindowWithRetention, message: format!("model `{model}` declares both a window and retention; a window's state lives until the window closes, so retention has nothing to expire"), span: None, help: Some("remove `retention` from the model".into()), aggregate_keys: None });
