@@ -89,6 +89,7 @@ golden!(shift_hint, 1); //          the same shift with the hint; an unused node
 golden!(sink_reader, 1); //        a model's sink moved: a ref() reader's aggregate is input-changed
 golden!(schemas, 0); //            a source column retyped and one added: stateless changes, no keyed node below moves
 golden!(hop, 1); //                 a tumbling window became a hop window, a hop window's slide changed
+golden!(session, 1); //             a tumbling window became a session window, a session gap changed, an aggregate added to a session
 golden!(scalar, 1); //              SQL past the original: a CASE inside SUM changed (the accumulator), a CASE reformatted (SAFE)
 golden!(safe, 0); //                formatting, canonical retention, idle_timeout, source key, sink format
 

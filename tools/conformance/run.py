@@ -520,12 +520,13 @@ def run_fixture(flink, script, plan, fpath, frel, sim, tmp, no_retention=None):
     if window:
         # A bounded file source's final watermark fires every open window;
         # the simulator (like Kafka) keeps them open. Keep what `wm` fired.
-        size = duration_ms(window["size"])
+        # A session has no size: its rows must carry window_end to be told apart.
+        size = duration_ms(window["size"]) if "size" in window else None
 
         def fired(c):
             if "window_end" in c:
                 end = c["window_end"]
-            elif "window_start" in c:
+            elif "window_start" in c and size is not None:
                 end = c["window_start"] + size
             else:
                 return True

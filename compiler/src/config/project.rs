@@ -299,15 +299,21 @@ fn decode_window(d: &mut Decoder, model: &str, v: &yaml::Node) -> Option<WindowC
     }
     let ww = format!("{model}.window");
     let wf = d.map(v, &ww, &["type", "size", "slide", "gap"])?;
-    let ty = d.required(&wf, "type", &ww);
-    // As before sessions existed: a missing `size` is reported with a
-    // missing or unknown `type` too, unless a `gap` says what was meant.
-    let size_first = if wf.get_some("gap").is_none() { d.required(&wf, "size", &ww) } else { None };
-    let kind = d.one_of(ty?, &format!("{ww}.type"), &[("tumbling", Kind::Tumbling), ("hop", Kind::Hop), ("session", Kind::Session)]);
-    let Some(kind) = kind else {
-        if let Some(s) = size_first {
-            d.duration(s, &format!("{ww}.size"));
+    // As before sessions existed, a missing or unknown `type` still has
+    // `size` checked, unless a `gap` says a session was meant.
+    let mut size_too = |d: &mut Decoder| {
+        if wf.get_some("gap").is_none() {
+            if let Some(s) = d.required(&wf, "size", &ww) {
+                d.duration(s, &format!("{ww}.size"));
+            }
         }
+    };
+    let Some(ty) = d.required(&wf, "type", &ww) else {
+        size_too(d);
+        return None;
+    };
+    let Some(kind) = d.one_of(ty, &format!("{ww}.type"), &[("tumbling", Kind::Tumbling), ("hop", Kind::Hop), ("session", Kind::Session)]) else {
+        size_too(d);
         return None;
     };
     let (name, wants): (&str, &[&str]) = match kind {
@@ -328,7 +334,7 @@ fn decode_window(d: &mut Decoder, model: &str, v: &yaml::Node) -> Option<WindowC
         }
     }
     let mut read = |key: &str| -> Option<Duration> {
-        let n = if key == "size" { size_first? } else { d.required(&wf, key, &ww)? };
+        let n = d.required(&wf, key, &ww)?;
         d.duration(n, &format!("{ww}.{key}"))
     };
     let shape = match kind {
@@ -441,4 +447,34 @@ fn decode_target(d: &mut Decoder, name: &str, span: Span, node: &yaml::Node) -> 
         t.iceberg = Some(ice);
     }
     Some(t)
+}
+
+#[cfg(test)]
+mod window_tests {
+    use super::*;
+
+    fn window(spec: &str) -> Result<WindowShape, Vec<String>> {
+        let text = format!("name: p\nversion: 1\nmodels:\n  m:\n    window: {spec}\n");
+        match decode_project("streamform.yml", &text) {
+            Ok(p) => Ok(p.models.iter().find(|m| m.name == "m").and_then(|m| m.window.as_ref()).expect("a window").shape),
+            Err(ds) => Err(ds.iter().map(|d| d.message.clone()).collect()),
+        }
+    }
+
+    #[test]
+    fn each_kind_takes_its_own_fields() {
+        let d = |s| Duration::parse(s).unwrap();
+        assert_eq!(window("{type: tumbling, size: 5m}"), Ok(WindowShape::Tumbling { size: d("5m") }));
+        assert_eq!(window("{type: hop, size: 10m, slide: 5m}"), Ok(WindowShape::Hop { size: d("10m"), slide: d("5m") }));
+        assert_eq!(window("{type: session, gap: 30m}"), Ok(WindowShape::Session { gap: d("30m") }));
+    }
+
+    #[test]
+    fn a_field_of_another_kind_is_refused_by_name() {
+        assert_eq!(window("{type: session, gap: 5m, size: 5m}"), Err(vec!["`models.m.window.size` is for a tumbling or hop window; this window is session".to_string()]));
+        assert_eq!(window("{type: tumbling, size: 5m, gap: 5m}"), Err(vec!["`models.m.window.gap` is for a session window; this window is tumbling".to_string()]));
+        let missing = window("{type: session}").unwrap_err();
+        assert_eq!(missing.len(), 1, "{missing:?}");
+        assert!(missing[0].contains("gap"), "{missing:?}");
+    }
 }

@@ -83,7 +83,7 @@ codes! {
     RetentionWithoutEventTime = "E0717",
     /// a windowed model is materialized as upsert
     WindowedUpsertModel = "E0718",
-    /// window size is zero
+    /// window size or session gap is zero
     ZeroWindowSize = "E0719",
     /// a model declares both a window and retention
     WindowWithRetention = "E0720",
@@ -151,7 +151,7 @@ codes! {
     UpsertWithoutKey = "E0302",
     /// the declared key differs from the GROUP BY key (order matters)
     KeyDiffersFromGroupBy = "E0303",
-    /// a window of size zero reaches planning
+    /// a window of size zero, or a session of gap zero, reaches planning
     PlannedZeroWindow = "E0310",
     /// window and retention reach planning together
     PlannedWindowWithRetention = "E0311",

@@ -64,6 +64,9 @@ impl<'a> Lowerer<'a> {
         };
         let data_keys: Vec<usize> = keys.iter().copied().filter(|k| *k < base_cols || windowed.is_none()).collect();
         let calls = self.aggregate_calls(s, rel, aliases)?;
+        if let Some(WindowShape::Session { .. }) = windowed {
+            session_bounds_unread(self.model, s, &calls, base_cols)?;
+        }
         let group_keys = if window.is_some() { data_keys.iter().copied().chain([base_cols, base_cols + 1]).collect() } else { data_keys.clone() };
         Ok(Aggregation { data_keys, group_keys, window, calls })
     }
@@ -406,4 +409,20 @@ fn aggregate_columns(rel: &Rel, agg: &Aggregation, schema: &[Column]) -> Vec<Rel
             col
         })
         .collect()
+}
+
+/// A session's bounds move as sessions merge, so no aggregate may read
+/// them (Flink computes them only once the session closes).
+fn session_bounds_unread(model: &str, s: &sql::Select, calls: &[AggCall], base_cols: usize) -> Result<()> {
+    for c in calls {
+        let mut reads = false;
+        for e in c.arg.iter().chain(c.filter.iter()) {
+            e.columns(&mut |i, _| reads |= i >= base_cols);
+        }
+        if reads {
+            return Err(unsupported(model, format_args!("`{}` over a session window's bounds", c.name), s.projection.first().map_or(s.select_token.0.span, |p| p.span()))
+                .help("a session's `window_start` and `window_end` are known only when it closes; select them, and aggregate other columns"));
+        }
+    }
+    Ok(())
 }
