@@ -28,6 +28,8 @@ pub enum Unsupported {
     Date32,
     /// `timestamp - timestamp`.
     DurationMs,
+    /// An INTERVAL literal.
+    Interval,
 }
 
 impl Unsupported {
@@ -40,6 +42,7 @@ impl Unsupported {
             Unsupported::Int16 => "Int16",
             Unsupported::Date32 => "Date32",
             Unsupported::DurationMs => "Duration(ms)",
+            Unsupported::Interval => "Interval(ms)",
         }
     }
 }

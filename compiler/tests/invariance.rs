@@ -196,3 +196,26 @@ fn reformatting_past_the_original_moves_nothing() {
     let third = "SELECT order_id, CASE WHEN (status = 'a') THEN 1 WHEN (status = 'b') THEN 2 END AS rank, coalesce(status, 'x') AS s, upper(trim(status)) AS u, substring(status, 2, 3) AS mid, (qty % 2) AS odd, (status || '!') AS loud, round(amount, 1) AS r FROM source('orders') WHERE status IN ('a', 'b') AND qty BETWEEN 1 AND 9 AND status NOT LIKE 'z%'";
     assert_eq!(compile_with(&config, third), base, "the canonical spelling planned differently");
 }
+
+/// An INTERVAL's unit, case, plural and parentheses do not move an id or
+/// a digest: every spelling of one length has one rendering.
+#[test]
+fn reformatting_intervals_moves_nothing() {
+    let config = CONFIG.replace("materialized: upsert\n    key: [customer_id]", "materialized: append");
+    let with_ts = |sql: &str| {
+        let sources = SOURCES.replace("      amount: decimal(10,2)\n", "      amount: decimal(10,2)\n      ts: timestamp\n");
+        let text = format!("{config}{sources}\n//- /models/totals.sql\n{sql}\n//- /models/clean.sql\nSELECT order_id, qty FROM source('orders') WHERE qty > 0\n");
+        Fixture::with_db(Default::default(), &text).manifest()
+    };
+    let variants = [
+        "SELECT order_id, ts + INTERVAL '1' HOUR AS h, ts - INTERVAL '90' MINUTE AS m FROM source('orders') WHERE ts > TIMESTAMP '2024-01-01 00:00:00' + INTERVAL '2' DAY",
+        "select order_id, (ts + interval '60' minutes) as h, ts - (INTERVAL '5400' SECOND) as m from source('orders') where ts > timestamp '2024-01-01 00:00:00' + interval '48' hours",
+        "SELECT order_id, ts + INTERVAL '3600.000' SECOND AS h, ts - INTERVAL '+90' MINUTE AS m FROM source('orders') WHERE ts > TIMESTAMP '2024-01-01 00:00:00' + INTERVAL '2' DAYS",
+    ];
+    let base = with_ts(variants[0]);
+    let project = node(&base, "totals::project::0");
+    assert_eq!(project.definition, "order_id, (ts + INTERVAL '1' HOUR) AS h, (ts - INTERVAL '90' MINUTE) AS m");
+    for v in &variants[1..] {
+        assert_eq!(with_ts(v), base, "reformatting changed the manifest: {v}");
+    }
+}

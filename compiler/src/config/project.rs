@@ -301,7 +301,7 @@ fn decode_window(d: &mut Decoder, model: &str, v: &yaml::Node) -> Option<WindowC
     let wf = d.map(v, &ww, &["type", "size", "slide", "gap"])?;
     // As before sessions existed, a missing or unknown `type` still has
     // `size` checked, unless a `gap` says a session was meant.
-    let mut size_too = |d: &mut Decoder| {
+    let size_too = |d: &mut Decoder| {
         if wf.get_some("gap").is_none() {
             if let Some(s) = d.required(&wf, "size", &ww) {
                 d.duration(s, &format!("{ww}.size"));

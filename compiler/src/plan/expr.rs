@@ -66,6 +66,9 @@ pub enum Literal {
     Str(String),
     Bool(bool),
     Null,
+    /// A day-time INTERVAL, in milliseconds; only ever an operand of
+    /// `timestamp ± interval` (lowering refuses it elsewhere).
+    Interval(i64),
 }
 
 impl Literal {
@@ -76,6 +79,7 @@ impl Literal {
             Literal::Str(_) => DataType::String,
             Literal::Bool(_) => DataType::Boolean,
             Literal::Null => DataType::Unsupported(Unsupported::Null),
+            Literal::Interval(_) => DataType::Unsupported(Unsupported::Interval),
         }
     }
 }
@@ -313,6 +317,35 @@ fn render_literal(l: &Literal, out: &mut String) {
         }
         Literal::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
         Literal::Null => out.push_str("NULL::unsupported(Null)"),
+        Literal::Interval(ms) => out.push_str(&interval_text(*ms)),
+    }
+}
+
+/// An interval in its one canonical form, which Flink reads too: the
+/// largest unit that divides it, with the digits of precision Flink needs
+/// past two (`INTERVAL '90' MINUTE`, `INTERVAL '1' HOUR`, `INTERVAL
+/// '100' DAY(3)`, `INTERVAL '1.250' SECOND`).
+pub fn interval_text(ms: i64) -> String {
+    let (n, frac, unit) = interval_parts(ms);
+    let sign = if ms < 0 { "-" } else { "" };
+    let digits = n.to_string().len();
+    let precision = if digits > 2 { format!("({digits})") } else { String::new() };
+    format!("INTERVAL '{sign}{n}{frac}' {unit}{precision}")
+}
+
+/// Flink's day-time intervals hold at most six digits in their unit.
+pub fn interval_fits(ms: i64) -> bool {
+    interval_parts(ms).0 < 1_000_000
+}
+
+/// The magnitude in its unit, the millisecond fraction (`.250`), the unit.
+fn interval_parts(ms: i64) -> (u64, String, &'static str) {
+    let abs = ms.unsigned_abs();
+    let units = [(86_400_000, "DAY"), (3_600_000, "HOUR"), (60_000, "MINUTE"), (1000, "SECOND")];
+    match units.iter().find(|(u, _)| abs != 0 && abs % u == 0) {
+        Some((u, name)) => (abs / u, String::new(), name),
+        None if abs % 1000 == 0 => (0, String::new(), "SECOND"),
+        None => (abs / 1000, format!(".{:03}", abs % 1000), "SECOND"),
     }
 }
 
@@ -425,6 +458,9 @@ pub fn arithmetic_type(op: BinOp, l: DataType, r: DataType) -> Result<DataType, 
         (Int32 | Int64, Int32 | Int64) => Ok(Int64),
         (Float64, t) | (t, Float64) if t.is_numeric() => Ok(Float64),
         (Timestamp, Timestamp) if op == BinOp::Minus => Ok(Unsupported(crate::types::Unsupported::DurationMs)),
+        // An INTERVAL moves a timestamp and keeps its type.
+        (Timestamp | TimestampNanos, Unsupported(crate::types::Unsupported::Interval)) if matches!(op, BinOp::Plus | BinOp::Minus) => Ok(l),
+        (Unsupported(crate::types::Unsupported::Interval), Timestamp | TimestampNanos) if op == BinOp::Plus => Ok(r),
         (Decimal(..), _) | (_, Decimal(..)) if l.is_numeric() && r.is_numeric() => {
             let ((p1, s1), (p2, s2)) = (as_decimal(l).unwrap(), as_decimal(r).unwrap());
             let (p1, s1, p2, s2) = (p1 as u32, s1 as u32, p2 as u32, s2 as u32);
@@ -453,6 +489,7 @@ pub fn display_name_literal(l: &Literal) -> String {
         Literal::Str(s) => format!("Utf8(\"{s}\")"),
         Literal::Bool(b) => format!("Boolean({b})"),
         Literal::Null => "NULL".into(),
+        Literal::Interval(ms) => interval_text(*ms),
     }
 }
 
@@ -460,6 +497,25 @@ pub fn display_name_literal(l: &Literal) -> String {
 mod tests {
     use super::*;
     use DataType::*;
+
+    #[test]
+    fn intervals_render_in_their_largest_unit() {
+        let cases = [
+            (3_600_000, "INTERVAL '1' HOUR"),
+            (5_400_000, "INTERVAL '90' MINUTE"),
+            (-172_800_000, "INTERVAL '-2' DAY"),
+            (8_640_000_000, "INTERVAL '100' DAY(3)"),
+            (1_250, "INTERVAL '1.250' SECOND"),
+            (100_500, "INTERVAL '100.500' SECOND(3)"),
+            (1, "INTERVAL '0.001' SECOND"),
+            (0, "INTERVAL '0' SECOND"),
+        ];
+        for (ms, text) in cases {
+            assert_eq!(interval_text(ms), text, "{ms} ms");
+        }
+        assert!(interval_fits(999_999 * 86_400_000));
+        assert!(!interval_fits(1_000_000 * 1000 + 1));
+    }
 
     #[test]
     fn decimal_arithmetic_types() {

@@ -121,6 +121,7 @@ pub fn literal(l: &Literal) -> Value {
         Literal::Str(s) => Value::Str(Arc::from(s.as_str())),
         Literal::Bool(b) => Value::Bool(*b),
         Literal::Null => Value::Null,
+        Literal::Interval(ms) => Value::Int(*ms),
     }
 }
 
@@ -229,6 +230,19 @@ fn to_decimal(v: &Value) -> Option<Decimal> {
     }
 }
 
+/// `timestamp ± interval` and `interval + timestamp` (typing allows no
+/// other timestamp arithmetic); an interval evaluates to its milliseconds.
+fn shift(op: BinOp, l: &Value, r: &Value) -> Option<Value> {
+    let ms = |d: i64| if op == BinOp::Minus { d.checked_neg() } else { Some(d) };
+    match (l, r) {
+        (Value::Timestamp(t), Value::Int(d)) => Some(Value::Timestamp(t.checked_add(ms(*d)?)?)),
+        (Value::Int(d), Value::Timestamp(t)) => Some(Value::Timestamp(t.checked_add(*d)?)),
+        (Value::TimestampNanos(t), Value::Int(d)) => Some(Value::TimestampNanos(t.checked_add(ms(*d)?.checked_mul(1_000_000)?)?)),
+        (Value::Int(d), Value::TimestampNanos(t)) => Some(Value::TimestampNanos(t.checked_add(d.checked_mul(1_000_000)?)?)),
+        _ => None,
+    }
+}
+
 fn arithmetic(op: BinOp, l: Value, r: Value, ty: DataType) -> EvalResult {
     if l.is_null() || r.is_null() {
         return Ok(Value::Null);
@@ -237,6 +251,9 @@ fn arithmetic(op: BinOp, l: Value, r: Value, ty: DataType) -> EvalResult {
     if let (Value::Timestamp(a), Value::Timestamp(b), BinOp::Minus) = (&l, &r, op) {
         // `timestamp - timestamp`: a duration, in milliseconds.
         return a.checked_sub(*b).map(Value::Int).ok_or_else(|| overflow(&l, op, &r));
+    }
+    if matches!(ty, DataType::Timestamp | DataType::TimestampNanos) {
+        return shift(op, &l, &r).ok_or_else(|| overflow(&l, op, &r));
     }
     match ty {
         DataType::Int32 | DataType::Int64 => {
@@ -330,7 +347,7 @@ pub fn cast(v: Value, to: DataType) -> EvalResult {
             Value::Timestamp(ms) => Ok(Value::Timestamp(ms.div_euclid(86_400_000) * 86_400_000)),
             _ => Err(fail(&v)),
         },
-        DataType::Unsupported(Unsupported::DurationMs) => match &v {
+        DataType::Unsupported(Unsupported::DurationMs | Unsupported::Interval) => match &v {
             Value::Int(i) => Ok(Value::Int(*i)),
             _ => Err(fail(&v)),
         },

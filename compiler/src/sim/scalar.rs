@@ -101,7 +101,7 @@ pub fn type_scalar(name: &str, s: &Scalar, ty: DataType) -> Result<Typed, String
             Ok((Value::Timestamp(ms), w)) => Ok((Value::Timestamp(ms.div_euclid(86_400_000) * 86_400_000), w)),
             _ => Err(bad()),
         },
-        DataType::Unsupported(Unsupported::DurationMs) => plain(match s {
+        DataType::Unsupported(Unsupported::DurationMs | Unsupported::Interval) => plain(match s {
             Scalar::Int(i) => i64::try_from(*i).ok().map(Value::Int),
             _ => None,
         }),

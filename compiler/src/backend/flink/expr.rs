@@ -4,7 +4,7 @@
 
 use std::fmt::Write;
 
-use crate::plan::expr::{layout_condition, render_float, BinOp, Expr, Literal, ScalarFunc};
+use crate::plan::expr::{interval_text, layout_condition, render_float, BinOp, Expr, Literal, ScalarFunc};
 use crate::plan::func::TrimSide;
 use crate::types::{DataType, Unsupported};
 
@@ -205,6 +205,7 @@ fn render_literal(l: &Literal, out: &mut String) {
         Literal::Str(s) => out.push_str(&string_literal(s)),
         Literal::Bool(b) => out.push_str(if *b { "TRUE" } else { "FALSE" }),
         Literal::Null => out.push_str("NULL"),
+        Literal::Interval(ms) => out.push_str(&interval_text(*ms)),
     }
 }
 
@@ -279,6 +280,7 @@ fn literal_type(l: &Literal) -> Option<DataType> {
         Literal::Str(_) => DataType::String,
         Literal::Bool(_) => DataType::Boolean,
         Literal::Null => DataType::Unsupported(Unsupported::Null),
+        Literal::Interval(_) => return None,
     })
 }
 

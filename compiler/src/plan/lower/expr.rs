@@ -4,6 +4,7 @@
 use sqlparser::ast::{self as sql, Spanned};
 use sqlparser::tokenizer::Span as SqlSpan;
 
+use super::interval::{as_interval, INTERVAL_HELP};
 use super::literal::literal;
 use super::names::{display_name, ident_name, object_name};
 use super::{operand_type, unsupported, Grouping, LowerError, Lowerer, Rel, Result};
@@ -120,6 +121,9 @@ impl<'a> Lowerer<'a> {
             sql::BinaryOperator::StringConcat => BinOp::Concat,
             other => return Err(unsupported(model, format_args!("the operator {other}"), e.span())),
         };
+        if matches!(bop, BinOp::Plus | BinOp::Minus) && (as_interval(left).is_some() || as_interval(right).is_some()) {
+            return self.interval_arithmetic(e, bop, left, right, rel, grouping);
+        }
         let l = self.expr(left, rel, grouping)?;
         let r = self.expr(right, rel, grouping)?;
         if matches!(bop, BinOp::Modulo | BinOp::Concat) {
@@ -172,7 +176,7 @@ impl<'a> Lowerer<'a> {
             sql::Expr::Subquery(_) | sql::Expr::In { .. } | sql::Expr::Exists { .. } => {
                 unsupported(model, "a subquery expression", e.span()).help("a model reads one relation; move the subquery into an upstream model")
             }
-            sql::Expr::Interval(_) => unsupported(model, "an INTERVAL literal", e.span()),
+            sql::Expr::Interval(_) => unsupported(model, "an INTERVAL outside `timestamp ± INTERVAL`", e.span()).help(INTERVAL_HELP),
             _ => unsupported(model, format_args!("the expression {e}"), e.span()),
         }
     }

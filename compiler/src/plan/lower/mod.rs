@@ -15,6 +15,7 @@ mod contract;
 mod expr;
 mod from;
 mod inputs;
+mod interval;
 mod literal;
 mod names;
 mod scalar;
