@@ -5,6 +5,7 @@
 
 pub mod flink;
 pub mod http;
+pub mod uids;
 
 use std::fs;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -294,12 +295,14 @@ pub struct Observation {
     /// The newest attempt since the record's apply that took a savepoint
     /// (a `stop`, or an apply interrupted after its stop).
     pub last_stop: Option<JournalEntry>,
+    /// The uids the recorded job was submitted with (None: topology uids).
+    pub pins: Option<Vec<streamform::flink_uids::Pin>>,
 }
 
 impl Observation {
     /// The compiler's view: the record, the job if it runs, the savepoint.
     pub fn facts(&self) -> Observed {
-        let recorded = self.record.as_ref().map(|r| Recorded { manifest: r.manifest.clone(), artifact_digest: r.artifact_digest.clone(), attempt: r.attempt.clone() });
+        let recorded = self.record.as_ref().map(|r| Recorded { manifest: r.manifest.clone(), artifact_digest: r.artifact_digest.clone(), attempt: r.attempt.clone(), pins: self.pins.clone() });
         let running = self.jobs.iter().find(|j| j.flink_state.as_deref() == Some("RUNNING")).map(|j| RunningJob {
             job_id: j.job_id.clone(),
             job_name: self.record.as_ref().and_then(|r| r.job_name.clone()).unwrap_or_default(),
@@ -334,7 +337,8 @@ pub fn observe(t: &Target) -> Result<Observation, Unobservable> {
     let (journal, _) = read_journal(t);
     let applied_attempt = record.as_ref().and_then(|r| r.attempt.clone()).unwrap_or_default();
     let last_stop = journal.into_iter().rfind(|e| e.savepoint.is_some() && e.attempt > applied_attempt);
-    Ok(Observation { flink_version, record, jobs, last_stop })
+    let pins = record.as_ref().and_then(|r| uids::read_pins(t, r.attempt.as_deref()));
+    Ok(Observation { flink_version, record, jobs, last_stop, pins })
 }
 
 fn observe_job(t: &Target, id: &str) -> Result<JobObservation, Unobservable> {
