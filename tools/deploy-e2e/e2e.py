@@ -336,6 +336,20 @@ def main() -> int:
     yml2 = yml2.replace("    renamed_from: totals\n", "")
     stamp.write_text(yml2)
 
+    # Dropping a model drops its sink's state, said by name: the restore
+    # ignores the unclaimed state (for that submission only); the rest continues.
+    (proj / "models/big.sql").unlink()
+    yml2 = yml2.replace(f"  big:\n    sink: {{connector: kafka, topic: {topics['big']}}}\n", "")
+    stamp.write_text(yml2)
+    r = sf(proj, "plan", "--target", "e2e", "--out", "dropped.json")
+    check("deploy: upgrade" in r.stdout and "the state of `big::sink::0` is not in the new job: restoring drops it" in r.stdout,
+          "removing a model: an upgrade whose plan names the state it drops")
+    r = sf(proj, "apply", "--plan", "dropped.json")
+    check(r.returncode == 0 and "restored from file:" in r.stdout, "apply restores, dropping the removed model's state")
+    produce([{"user_id": "b", "kind": "x", "amount": 1}])
+    wait_sink(topics["v3"], simulate(proj, events, "totals_r"))
+    check(True, "after the model was removed, the totals continue: the sink equals the simulator over every event")
+
     # A model Flink cannot pin: a reader of ref('totals_r') makes Flink run
     # the aggregate twice, so its state has no one uid: plan says rebuild.
     (proj / "models/rich.sql").write_text("SELECT user_id, kind, total\nFROM ref('totals_r')\nWHERE total > 50\n")

@@ -23,7 +23,7 @@ use streamform::upgrade::{diff, hints_of};
 use super::plan::{deploy_lines, make_deploy_plan, observed_lines};
 use crate::deploy::flink::{self, Session};
 use crate::deploy::uids::{clear_pins, write_pins, PinnedPlan, UidsRecord, UIDS_VERSION};
-use crate::deploy::{now_utc, observe, read_journal, write_json, Attempt, JournalEntry, Lock, Target, STREAMFORM_VERSION};
+use crate::deploy::{now_utc, observe, statements, read_journal, write_json, Attempt, JournalEntry, Lock, Target, STREAMFORM_VERSION};
 use crate::out::{eprint, print};
 use crate::render::plan::{text, Header};
 
@@ -38,31 +38,6 @@ pub struct Args {
 fn fail(msg: &str) -> u8 {
     eprint(&format!("error: {msg}\n"));
     2
-}
-
-/// The statements of a script: each ends with `;` at the end of a line
-/// followed by a blank line (or the end); `--` comment lines are dropped.
-pub fn statements(script: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    let lines: Vec<&str> = script.lines().collect();
-    for (i, line) in lines.iter().enumerate() {
-        if cur.is_empty() && (line.trim().is_empty() || line.trim_start().starts_with("--")) {
-            continue;
-        }
-        cur.push_str(line);
-        cur.push('\n');
-        let next_blank = lines.get(i + 1).is_none_or(|l| l.trim().is_empty());
-        if line.trim_end().ends_with(';') && next_blank {
-            let s = cur.trim_end().trim_end_matches(';').to_string();
-            out.push(s);
-            cur.clear();
-        }
-    }
-    if !cur.trim().is_empty() {
-        out.push(cur.trim_end().to_string());
-    }
-    out
 }
 
 // Whole: apply is one sequence of checks, then one of steps, each journaled;

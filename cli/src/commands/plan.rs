@@ -185,7 +185,7 @@ pub fn make_deploy_plan(t: &Target, config: &ProjectConfig, desired: &Manifest, 
     let job_name = t.job_name();
     let artifact = sha256_hex(script);
     let hints = hints_of(config);
-    let stmts = super::apply::statements(script);
+    let stmts = crate::deploy::statements(script);
     let compiled = match stmts.split_last() {
         Some((set, ddl)) => {
             let running = obs.record.as_ref().zip(obs.pins.as_deref()).map(|(r, p)| (&r.manifest, p));

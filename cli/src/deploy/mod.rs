@@ -90,6 +90,31 @@ pub fn new_attempt() -> String {
     format!("{}.{:03}Z-{:x}", secs.trim_end_matches('Z'), now.subsec_millis(), std::process::id())
 }
 
+/// The statements of a script: each ends with `;` at the end of a line
+/// followed by a blank line (or the end); `--` comment lines are dropped.
+pub fn statements(script: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let lines: Vec<&str> = script.lines().collect();
+    for (i, line) in lines.iter().enumerate() {
+        if cur.is_empty() && (line.trim().is_empty() || line.trim_start().starts_with("--")) {
+            continue;
+        }
+        cur.push_str(line);
+        cur.push('\n');
+        let next_blank = lines.get(i + 1).is_none_or(|l| l.trim().is_empty());
+        if line.trim_end().ends_with(';') && next_blank {
+            let s = cur.trim_end().trim_end_matches(';').to_string();
+            out.push(s);
+            cur.clear();
+        }
+    }
+    if !cur.trim().is_empty() {
+        out.push(cur.trim_end().to_string());
+    }
+    out
+}
+
 /// Writes one file atomically (temp + rename), creating its directory.
 pub fn write_json<T: Serialize>(path: &Utf8Path, value: &T) -> Result<(), String> {
     let text = to_pretty_json(value);
