@@ -4,21 +4,24 @@
 //! the facts in; this module decides the action, its consequences and the
 //! plan's id, and says when Flink cannot keep state that `plan` kept.
 //!
-//! How state maps on Flink: the generated SQL sets no operator uids, so
-//! Flink names each operator by a hash of the job's topology (the vertex
-//! ids are stable across resubmissions of the same topology). A savepoint
-//! therefore restores only into a job whose operator graph is the same:
-//! every node kept, with the same operator and the same inputs, every
-//! source defined alike, every keyed node storing the same row layout, and
-//! every upsert sink writing the same row type. When a SAFE or
-//! COMPATIBLE change moves the graph, the action is a rebuild and the plan
-//! says why (`flink_keeps_state`).
+//! How state maps on Flink: the job is submitted as a compiled plan whose
+//! stateful operators carry uids pinned to Streamform's nodes
+//! (`flink_uids`), so a savepoint restores node by node: every node in both
+//! jobs with the same row layout keeps its state (`flink_keeps_state_pinned`).
+//! A job submitted without pins (by an older streamform, or when Flink's
+//! plan could not be mapped) has uids that hash its topology, so its
+//! savepoint restores only into the same operator graph
+//! (`flink_keeps_state`). `flink_mapping` picks the rule; when a SAFE or
+//! COMPATIBLE change cannot keep the state, the action is a rebuild and the
+//! plan says why.
 
 use serde::{Deserialize, Serialize};
 
+use crate::flink_uids::Pin;
 use crate::identity::digest::sha256_hex;
-use crate::manifest::Manifest;
-use crate::upgrade::{ChangeKind, Classification, PlanDiff};
+use crate::manifest::{Manifest, NodeEntry};
+use crate::upgrade::matching::match_nodes;
+use crate::upgrade::{ChangeKind, Classification, ModelHints, PlanDiff};
 
 pub const DEPLOY_PLAN_VERSION: u32 = 1;
 
@@ -165,6 +168,8 @@ pub struct Recorded {
     pub manifest: Manifest,
     pub artifact_digest: Option<String>,
     pub attempt: Option<String>,
+    /// The uids the recorded job was submitted with; None for topology uids.
+    pub pins: Option<Vec<Pin>>,
 }
 
 /// What `deploy_plan` needs besides the diff and the observation.
@@ -178,6 +183,9 @@ pub struct Desired<'a> {
     pub job_name: &'a str,
     /// Whether the target can keep state across a stop (`flink.savepoint_dir`).
     pub can_savepoint: bool,
+    /// The new job's pinned uids (Flink's compiled plan mapped), or why not.
+    pub pins: Result<Vec<Pin>, String>,
+    pub hints: &'a [ModelHints],
 }
 
 /// Why Flink cannot restore the running job's savepoint into the desired
@@ -216,6 +224,77 @@ pub fn flink_keeps_state(running: &Manifest, desired: &Manifest) -> Option<Strin
         }
     }
     None
+}
+
+/// Why the running job's savepoint cannot restore into the new job when
+/// both are pinned, or the running nodes whose state the new job does not
+/// claim (dropped). Only a node in both jobs restores, and only into the
+/// same row layout; a new one starts empty. Flink's upsert materializer
+/// is part of a sink's state, so its presence must not change.
+pub fn flink_keeps_state_pinned(running: &Manifest, desired: &Manifest, hints: &[ModelHints], old: &[Pin], new: &[Pin]) -> Result<Vec<String>, String> {
+    let m = match_nodes(running, desired, hints);
+    let continued = |id: &str| -> Option<(&NodeEntry, &NodeEntry)> {
+        let d = desired.nodes.iter().position(|n| n.id == id)?;
+        Some((&desired.nodes[d], &running.nodes[m.desired_to_running[d]?]))
+    };
+    for p in new {
+        let Some(o) = old.iter().find(|o| o.key == p.key) else { continue };
+        if o.exec != p.exec {
+            return Err(format!("`{}` ran as Flink's {} and would run as its {}", p.key, o.exec, p.exec));
+        }
+        if o.materializer != p.materializer {
+            let how = if p.materializer { "adds" } else { "removes" };
+            return Err(format!("Flink {how} an upsert materializer (state) on sink `{}`", p.nodes.join(", ")));
+        }
+        for (n, r) in p.nodes.iter().filter_map(|id| continued(id)) {
+            if n.operator == "source" && r.definition != n.definition {
+                return Err(format!("source node `{}` is defined differently, so its read positions are not the new source's", n.id));
+            }
+            if n.state.kind == "keyed" && (r.definition != n.definition || r.schema != n.schema || r.state != n.state) {
+                return Err(format!("keyed node `{}` stores another row layout", n.id));
+            }
+            if n.operator == "sink" && n.changelog.mode == "upsert" && r.schema != n.schema {
+                return Err(format!("upsert sink `{}` writes another row type", n.id));
+            }
+        }
+    }
+    Ok(old.iter().filter(|o| !new.iter().any(|p| p.key == o.key)).map(|o| if o.nodes.is_empty() { o.key.clone() } else { o.nodes.join(", ") }).collect())
+}
+
+/// How the new job's state maps onto what the target recorded.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FlinkMapping {
+    /// Submit the pinned compiled plan; else the SQL, with topology uids.
+    pub pinned: bool,
+    /// Why the savepoint cannot be restored into the new job.
+    pub lost: Option<String>,
+    /// Running nodes whose state the new job does not claim: restoring
+    /// drops it (`execution.state-recovery.ignore-unclaimed-state`).
+    pub dropped: Vec<String>,
+    /// Why the uids follow the topology, when they do.
+    pub unpinned: Option<String>,
+}
+
+/// Which rule maps the state: pinned uids when the recorded job and the
+/// new plan are both pinned; topology uids when the recorded job was not
+/// (a pinned job would claim none of its state, so an upgrade keeps
+/// submitting the SQL, and only a fresh start or a rebuild pins).
+pub fn flink_mapping(desired: &Desired, recorded: Option<&Recorded>) -> FlinkMapping {
+    let pinnable = desired.pins.is_ok();
+    let why = desired.pins.as_ref().err().cloned();
+    let Some(rec) = recorded else { return FlinkMapping { pinned: pinnable, unpinned: why, ..FlinkMapping::default() } };
+    match (&rec.pins, &desired.pins) {
+        (Some(old), Ok(new)) => match flink_keeps_state_pinned(&rec.manifest, desired.manifest, desired.hints, old, new) {
+            Ok(dropped) => FlinkMapping { pinned: true, lost: None, dropped, unpinned: None },
+            Err(lost) => FlinkMapping { pinned: true, lost: Some(lost), ..FlinkMapping::default() },
+        },
+        (Some(_), Err(w)) => FlinkMapping { pinned: false, lost: Some(format!("Flink's new plan cannot be pinned: {w}")), dropped: Vec::new(), unpinned: None },
+        (None, _) => {
+            let lost = flink_keeps_state(&rec.manifest, desired.manifest);
+            let unpinned = why.unwrap_or_else(|| "the running job was submitted without pinned uids (by an older streamform, or when they could not be pinned)".to_string());
+            FlinkMapping { pinned: pinnable && lost.is_some(), lost, dropped: Vec::new(), unpinned: Some(unpinned) }
+        }
+    }
 }
 
 fn keyed_nodes(m: &Manifest) -> impl Iterator<Item = &str> {
@@ -278,6 +357,9 @@ fn choose_action(desired: &Desired, observed: &Observed, diff: &PlanDiff, verdic
     match &observed.recorded {
         None => {
             *verdict = None;
+            if let Err(w) = &desired.pins {
+                notes.push(format!("on flink, the new job's uids follow its topology: {w}"));
+            }
             for id in keyed_nodes(desired.manifest) {
                 consequences.push(consequence(ConsequenceKind::StateStartsEmpty, id, "a first deploy: state starts empty and fills from what the sources replay"));
             }
@@ -286,19 +368,21 @@ fn choose_action(desired: &Desired, observed: &Observed, diff: &PlanDiff, verdic
         Some(rec) => {
             let same_app = rec.manifest.application_digest == desired.manifest.application_digest
                 && rec.artifact_digest.as_deref() == Some(desired.artifact_digest);
-            let moved = flink_keeps_state(&rec.manifest, desired.manifest);
+            let map = flink_mapping(desired, Some(rec));
             let keeps = matches!(diff.verdict, Classification::Safe | Classification::Compatible);
             if same_app && observed.running.is_some() {
                 DeployAction::NoOp
-            } else if keeps && moved.is_none() && (observed.running.is_some() && desired.can_savepoint || observed.savepoint.is_some()) {
+            } else if keeps && map.lost.is_none() && (observed.running.is_some() && desired.can_savepoint || observed.savepoint.is_some()) {
+                pinning_notes(desired, rec, &map, notes, consequences);
                 for id in keyed_nodes(desired.manifest) {
                     consequences.push(consequence(ConsequenceKind::StateCarriesOver, id, "restored from the savepoint; it continues from its stored values"));
                 }
                 if same_app { DeployAction::Restore } else { DeployAction::Upgrade }
             } else {
                 if keeps {
-                    if let Some(why) = &moved {
-                        notes.push(format!("on flink, this change moves the job's operators ({why}), so the savepoint's state cannot be mapped: every keyed node starts empty"));
+                    if let Some(why) = &map.lost {
+                        let how = if rec.pins.is_some() { "the running job's uids are pinned to Streamform's nodes, but" } else { "this change moves the job's operators, and" };
+                        notes.push(format!("on flink, {how} the savepoint's state cannot be mapped ({why}): every keyed node starts empty"));
                         *verdict = Some(Classification::BackfillRequired);
                     } else if observed.running.is_some() {
                         notes.push(format!("target `{}` names no `flink.savepoint_dir`, so the running job's state cannot be kept", desired.target));
@@ -308,6 +392,9 @@ fn choose_action(desired: &Desired, observed: &Observed, diff: &PlanDiff, verdic
                         *verdict = Some(Classification::BackfillRequired);
                     }
                 }
+                if let (false, Some(w)) = (map.pinned, &map.unpinned) {
+                    notes.push(format!("on flink, the new job's uids follow its topology: {w}"));
+                }
                 for id in keyed_nodes(desired.manifest) {
                     consequences.push(consequence(ConsequenceKind::StateStartsEmpty, id, "the new job starts without the old state"));
                 }
@@ -315,6 +402,26 @@ fn choose_action(desired: &Desired, observed: &Observed, diff: &PlanDiff, verdic
                 DeployAction::Rebuild
             }
         }
+    }
+}
+
+/// What a restore under pinned (or topology) uids does besides keeping state.
+fn pinning_notes(desired: &Desired, rec: &Recorded, map: &FlinkMapping, notes: &mut Vec<String>, consequences: &mut Vec<Consequence>) {
+    match (&rec.pins, &desired.pins) {
+        (Some(old), Ok(new)) => {
+            notes.push(format!("on flink, state maps node by node: the job's {} stateful operators have uids pinned to Streamform's nodes", new.len()));
+            for p in new.iter().filter(|p| p.exec == "sink" && !old.iter().any(|o| o.key == p.key)) {
+                consequences.push(consequence(ConsequenceKind::SkipHistory, &p.nodes.join(", "), "a new sink: its sources resume from the savepoint's read positions, so it gets no history"));
+            }
+        }
+        _ => {
+            if let Some(w) = &map.unpinned {
+                notes.push(format!("on flink, the job's uids follow its topology ({w}); the graph is unchanged, so the savepoint maps"));
+            }
+        }
+    }
+    for d in &map.dropped {
+        notes.push(format!("on flink, the state of `{d}` is not in the new job: restoring drops it (execution.state-recovery.ignore-unclaimed-state)"));
     }
 }
 
@@ -393,12 +500,12 @@ mod tests {
     }
 
     fn desired<'a>(m: &'a Manifest, can_savepoint: bool) -> Desired<'a> {
-        Desired { application: "app", target: "dev", streamform_version: "0", created_at: "t", manifest: m, artifact_digest: "art2", job_name: "j", can_savepoint }
+        Desired { application: "app", target: "dev", streamform_version: "0", created_at: "t", manifest: m, artifact_digest: "art2", job_name: "j", can_savepoint, pins: Err("not compiled".into()), hints: &[] }
     }
 
     fn running(m: &Manifest) -> Observed {
         Observed {
-            recorded: Some(Recorded { manifest: m.clone(), artifact_digest: Some("art1".into()), attempt: Some("a".into()) }),
+            recorded: Some(Recorded { manifest: m.clone(), artifact_digest: Some("art1".into()), attempt: Some("a".into()), pins: None }),
             running: Some(RunningJob { job_id: "job".into(), job_name: "j".into(), artifact_digest: Some("art1".into()) }),
             savepoint: None,
             stop_attempt: None,
@@ -444,6 +551,50 @@ mod tests {
         let mut same = running(&new);
         same.recorded.as_mut().unwrap().artifact_digest = Some("art2".into());
         assert_eq!(deploy_plan(&desired(&new, true), &same, &crate::upgrade::diff(Some(&new), &new, &[])).action, DeployAction::NoOp);
+    }
+
+    fn pins(m: &Manifest) -> Vec<Pin> {
+        let exec = |op: &str| match op { "source" => "table-source-scan", "aggregate" => "group-aggregate", _ => "sink" };
+        m.nodes.iter().map(|n| Pin { key: n.id.clone(), uid: format!("streamform/{}", n.id), exec: exec(&n.operator).into(), nodes: vec![n.id.clone()], materializer: false }).collect()
+    }
+
+    #[test]
+    fn pinned_uids_keep_state_across_a_moved_graph_and_topology_uids_do_not() {
+        let old = v1();
+        // A new stateless model before `m`: every node of `m` moves in Flink's graph.
+        let mut moved = v1();
+        let mut n = moved.models[0].clone();
+        (n.name, n.output) = ("n".into(), "n::sink::0".into());
+        moved.models.insert(0, n);
+        moved.nodes.insert(0, serde_json::from_value(node("n::source::0", "source", &[], false, "kafka t")).unwrap());
+        moved.nodes.insert(1, serde_json::from_value(node("n::sink::0", "sink", &["n::source::0"], false, "upsert kafka n")).unwrap());
+        moved.application_digest = "a2".into();
+        let d = crate::upgrade::diff(Some(&old), &moved, &[]);
+        assert_eq!(d.verdict, Classification::Compatible, "{:?}", d.models);
+        let mut want = desired(&moved, true);
+        want.pins = Ok(pins(&moved));
+        // Recorded without pins (an older streamform): the topology rule, a rebuild.
+        let plan = deploy_plan(&want, &running(&old), &d);
+        assert_eq!(plan.action, DeployAction::Rebuild);
+        assert!(plan.notes[0].contains("moves the job's operators"), "{:?}", plan.notes);
+        assert!(flink_mapping(&want, running(&old).recorded.as_ref()).pinned, "a rebuild pins the new job");
+        // Recorded with pins: node by node, an upgrade.
+        let mut obs = running(&old);
+        obs.recorded.as_mut().unwrap().pins = Some(pins(&old));
+        let plan = deploy_plan(&want, &obs, &d);
+        assert_eq!((plan.action, plan.verdict), (DeployAction::Upgrade, Some(d.verdict)), "{:?}", plan.notes);
+        // The new plan cannot be pinned: the savepoint's uids match nothing.
+        want.pins = Err("Flink's rank (ExecNode 3) is not mapped".into());
+        let plan = deploy_plan(&want, &obs, &d);
+        assert_eq!((plan.action, plan.verdict), (DeployAction::Rebuild, Some(Classification::BackfillRequired)));
+        assert!(plan.notes[0].contains("Flink's new plan cannot be pinned: Flink's rank"), "{:?}", plan.notes);
+        // Unpinned and the same graph: restored, submitted as SQL again.
+        let mut same = v1();
+        same.nodes[2].definition = "upsert kafka out-v2".into();
+        let mut w = desired(&same, true);
+        w.pins = Ok(pins(&same));
+        let m = flink_mapping(&w, running(&old).recorded.as_ref());
+        assert_eq!((m.pinned, m.lost), (false, None));
     }
 
     #[test]

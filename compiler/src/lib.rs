@@ -10,6 +10,7 @@ pub mod deploy;
 pub mod diagnostic;
 pub mod driver;
 pub mod duration;
+pub mod flink_uids;
 pub mod graph;
 pub mod graph_doc;
 pub mod identity;

@@ -14,6 +14,9 @@ overall alarm (DEPLOY_E2E_TIMEOUT, 600 s) ends it regardless.
       --allow-state-loss (nothing changes), then applied with it: a rebuild
       whose state starts empty and replays the topic from earliest, so the
       sink equals the simulator over every event again
+  pinned uids: a new model, then a rename (renamed_from), move Flink's
+      operator graph and still restore node by node (the totals continue);
+      a reader of ref() that Flink cannot pin is planned as a rebuild
   status (text and --json) at each step; a second apply while the lock is
       held is refused
 """
@@ -157,7 +160,7 @@ def main() -> int:
     run = format(int(time.time() * 1000) % 10**9, "x")
     proj = Path(env["REALPARTS_STATE_DIR"]) / f"deploy-e2e-{run}"
     shutil.copytree(HERE / "project", proj)
-    topics = {"events": f"e2e-{run}-events", "v1": f"e2e-{run}-totals", "v2": f"e2e-{run}-totals-v2", "v3": f"e2e-{run}-by-kind", "v2b": f"e2e-{run}-totals-v2b"}
+    topics = {"events": f"e2e-{run}-events", "v1": f"e2e-{run}-totals", "v2": f"e2e-{run}-totals-v2", "v3": f"e2e-{run}-by-kind", "v2b": f"e2e-{run}-totals-v2b", "big": f"e2e-{run}-big", "rich": f"e2e-{run}-rich"}
     yml = (proj / "streamform.yml").read_text()
     yml = (yml.replace("GATEWAY_URL", env["FLINK_GATEWAY"]).replace("REST_URL", env["FLINK_REST"])
            .replace("SAVEPOINT_DIR", env["FLINK_SAVEPOINT_DIR"]).replace("KAFKA_BOOTSTRAP", env["KAFKA_BOOTSTRAP"])
@@ -287,15 +290,77 @@ def main() -> int:
     check(status_json(proj)["passed"], "the job still runs after the failed stop")
     (proj / "streamform.yml").write_text(yml)
 
-    # A COMPATIBLE change that moves Flink's operator graph: a new model.
+    # COMPATIBLE changes that move Flink's operator graph keep the state:
+    # the job's uids are pinned to Streamform's nodes. First a new model
+    # over the same source (every operator of `totals` moves in the graph).
+    stamp = proj / "streamform.yml"
     (proj / "models/big.sql").write_text("SELECT user_id, amount\nFROM source('events')\nWHERE amount > 50\n")
-    (proj / "streamform.yml").write_text(yml.replace("models:\n", f"models:\n  big:\n    sink: {{connector: kafka, topic: e2e-{run}-big}}\n", 1))
+    stamp.write_text(yml.replace("models:\n", f"models:\n  big:\n    sink: {{connector: kafka, topic: {topics['big']}}}\n", 1))
     r = sf(proj, "plan", "--target", "e2e", "--out", "moved.json")
-    check(r.returncode == 1 and "verdict: COMPATIBLE" in r.stdout and "deploy: rebuild" in r.stdout and "moves the job's operators" in r.stdout,
-          "plan says COMPATIBLE, but the deploy plan is a rebuild because Flink cannot map the state")
-    check(json.loads((proj / "moved.json").read_text())["verdict"] == "BACKFILL REQUIRED", "the deploy plan's verdict does not promise the state")
+    check(r.returncode == 0 and "verdict: COMPATIBLE" in r.stdout and "deploy: upgrade" in r.stdout and "state maps node by node" in r.stdout,
+          "a new model moves the graph, and the deploy plan is an upgrade: state maps node by node")
+    skip = [c for c in json.loads((proj / "moved.json").read_text())["consequences"] if c["kind"] == "skip-history"]
+    check([c["subject"] for c in skip] == ["big::sink::0"], f"the plan says the new sink gets no history: {skip}")
+    before = len(ku.read_all(topics["v3"], 20))
+    r = sf(proj, "apply", "--plan", "moved.json", timed="apply (new model, pinned upgrade)")
+    check(r.returncode == 0 and "restored from file:" in r.stdout, "apply restores the savepoint into the moved graph")
+    produce([{"user_id": "a", "kind": "x", "amount": 60}, {"user_id": "d", "kind": "y", "amount": 3}])
+    wait_sink(topics["v3"], simulate(proj, events, "totals"))
+    check(True, "after the new model, v3's totals continue: the sink equals the simulator over every event")
+    # Nothing was replayed: one upsert per new event, none for history.
+    n = len(ku.read_all(topics["v3"], 20)) - before
+    check(n == 2, f"the restored job wrote one record per new event and replayed nothing: {n} new records")
+    deadline, big = time.monotonic() + 60, []
+    while time.monotonic() < deadline and not big:
+        big = [v for _, v in ku.read_all(topics["big"], 20)]
+        time.sleep(0.5)
+    check(big == [{"user_id": "a", "amount": 60}], f"the new model's sink holds only what came after the restore (60; 100 and 1000 are history): {big}")
+    pins = json.loads((proj / ".streamform/uids/e2e.json").read_text())
+    check(any(p["uid"] == "streamform/totals::aggregate::0" and p["exec"] == "group-aggregate" for p in pins["pins"]) and pins["job_id"] == status_json(proj)["jobs"][0]["job_id"],
+          "the pins of the running job are recorded, the aggregate's uid follows its node id")
+    journal_note = [t.get("note") or "" for t in journal(proj)[-1]["transitions"] if t["state"] == "submitted"][0]
+    check("uids pinned to Streamform's nodes" in journal_note, f"the journal says the job was submitted pinned: {journal_note}")
+
+    # A rename (renamed_from): every node id changes, the state continues.
+    (proj / "models/totals.sql").rename(proj / "models/totals_r.sql")
+    yml2 = stamp.read_text().replace("  totals:\n", "  totals_r:\n    renamed_from: totals\n", 1)
+    stamp.write_text(yml2)
+    before = len(ku.read_all(topics["v3"], 20))
+    r = sf(proj, "apply", "--yes", timed="apply (rename, pinned upgrade)")
+    check(r.returncode == 0 and "deploy: upgrade" in r.stdout and "restored from file:" in r.stdout, "a renamed model is an upgrade that restores the savepoint")
+    produce([{"user_id": "a", "kind": "x", "amount": 5000}])
+    wait_sink(topics["v3"], simulate(proj, events, "totals_r"))
+    check(True, "after the rename, the totals continue: the sink equals the simulator over every event")
+    n = len(ku.read_all(topics["v3"], 20)) - before
+    check(n == 1, f"after the rename, one record for the one new event, nothing replayed: {n} new records")
+    yml2 = yml2.replace("    renamed_from: totals\n", "")
+    stamp.write_text(yml2)
+
+    # Dropping a model drops its sink's state, said by name: the restore
+    # ignores the unclaimed state (for that submission only); the rest continues.
     (proj / "models/big.sql").unlink()
-    (proj / "streamform.yml").write_text(yml)
+    yml2 = yml2.replace(f"  big:\n    sink: {{connector: kafka, topic: {topics['big']}}}\n", "")
+    stamp.write_text(yml2)
+    r = sf(proj, "plan", "--target", "e2e", "--out", "dropped.json")
+    check("deploy: upgrade" in r.stdout and "the state of `big::sink::0` is not in the new job: restoring drops it" in r.stdout,
+          "removing a model: an upgrade whose plan names the state it drops")
+    r = sf(proj, "apply", "--plan", "dropped.json")
+    check(r.returncode == 0 and "restored from file:" in r.stdout, "apply restores, dropping the removed model's state")
+    produce([{"user_id": "b", "kind": "x", "amount": 1}])
+    wait_sink(topics["v3"], simulate(proj, events, "totals_r"))
+    check(True, "after the model was removed, the totals continue: the sink equals the simulator over every event")
+
+    # A model Flink cannot pin: a reader of ref('totals_r') makes Flink run
+    # the aggregate twice, so its state has no one uid: plan says rebuild.
+    (proj / "models/rich.sql").write_text("SELECT user_id, kind, total\nFROM ref('totals_r')\nWHERE total > 50\n")
+    stamp.write_text(yml2.replace("models:\n", f"models:\n  rich:\n    materialized: upsert\n    key: [user_id, kind]\n    sink: {{connector: kafka, topic: {topics['rich']}}}\n", 1))
+    r = sf(proj, "plan", "--target", "e2e", "--out", "unpinnable.json")
+    check(r.returncode == 1 and "verdict: COMPATIBLE" in r.stdout and "deploy: rebuild" in r.stdout and "cannot be pinned" in r.stdout,
+          "a change Flink's plan cannot pin: plan says COMPATIBLE, the deploy plan a rebuild, and why")
+    check(json.loads((proj / "unpinnable.json").read_text())["verdict"] == "BACKFILL REQUIRED", "the deploy plan's verdict does not promise the state")
+    (proj / "models/rich.sql").unlink()
+    stamp.write_text(yml2)
+    yml = yml2
 
     # Without flink.rest: status cannot check tasks; stop goes through the gateway.
     (proj / "streamform.yml").write_text("".join(l for l in yml.splitlines(keepends=True) if "rest:" not in l))

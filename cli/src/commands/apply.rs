@@ -22,7 +22,8 @@ use streamform::upgrade::{diff, hints_of};
 
 use super::plan::{deploy_lines, make_deploy_plan, observed_lines};
 use crate::deploy::flink::{self, Session};
-use crate::deploy::{now_utc, observe, read_journal, write_json, Attempt, JournalEntry, Lock, Target, STREAMFORM_VERSION};
+use crate::deploy::uids::{clear_pins, write_pins, PinnedPlan, UidsRecord, UIDS_VERSION};
+use crate::deploy::{now_utc, observe, statements, read_journal, write_json, Attempt, JournalEntry, Lock, Target, STREAMFORM_VERSION};
 use crate::out::{eprint, print};
 use crate::render::plan::{text, Header};
 
@@ -37,31 +38,6 @@ pub struct Args {
 fn fail(msg: &str) -> u8 {
     eprint(&format!("error: {msg}\n"));
     2
-}
-
-/// The statements of a script: each ends with `;` at the end of a line
-/// followed by a blank line (or the end); `--` comment lines are dropped.
-pub fn statements(script: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    let lines: Vec<&str> = script.lines().collect();
-    for (i, line) in lines.iter().enumerate() {
-        if cur.is_empty() && (line.trim().is_empty() || line.trim_start().starts_with("--")) {
-            continue;
-        }
-        cur.push_str(line);
-        cur.push('\n');
-        let next_blank = lines.get(i + 1).is_none_or(|l| l.trim().is_empty());
-        if line.trim_end().ends_with(';') && next_blank {
-            let s = cur.trim_end().trim_end_matches(';').to_string();
-            out.push(s);
-            cur.clear();
-        }
-    }
-    if !cur.trim().is_empty() {
-        out.push(cur.trim_end().to_string());
-    }
-    out
 }
 
 // Whole: apply is one sequence of checks, then one of steps, each journaled;
@@ -115,7 +91,8 @@ pub fn run(a: &Args) -> u8 {
         Err(e) => return fail(&format!("could not observe target `{name}`, so nothing was submitted: {}", e.message)),
     };
     let d = diff(obs.record.as_ref().map(|r| &r.manifest), &desired, &hints_of(&config));
-    let plan = make_deploy_plan(&t, &config.name, &desired, &artifact, &obs, &d);
+    let (plan, pinned, mapping) = make_deploy_plan(&t, &config, &desired, &script.text, &obs, &d);
+    let pinned = pinned.filter(|_| mapping.pinned);
 
     // The plan to apply: the one just made, or the saved one if it still holds.
     if let (Some(file), Some(saved)) = (&a.plan, &saved) {
@@ -150,7 +127,15 @@ pub fn run(a: &Args) -> u8 {
             return 1;
         }
     }
-    execute(&t, &plan, &desired, &script.text, &obs)
+    let how = Submission { pinned: pinned.as_ref(), ignore_unclaimed: !mapping.dropped.is_empty() };
+    execute(&t, &plan, &desired, &script.text, &obs, &how)
+}
+
+/// How the job is submitted: from the pinned plan, or as SQL.
+struct Submission<'a> {
+    pinned: Option<&'a PinnedPlan>,
+    /// Restore although the new job claims not all of the savepoint's state.
+    ignore_unclaimed: bool,
 }
 
 fn stale(file: &str, target: &str, why: &str) -> String {
@@ -158,7 +143,7 @@ fn stale(file: &str, target: &str, why: &str) -> String {
 }
 
 /// The steps, each journaled: stop, submit, wait until running, record.
-fn execute(t: &Target, plan: &DeployPlan, desired: &Manifest, script: &str, obs: &crate::deploy::Observation) -> u8 {
+fn execute(t: &Target, plan: &DeployPlan, desired: &Manifest, script: &str, obs: &crate::deploy::Observation, how: &Submission) -> u8 {
     let name = &t.name;
     let record = obs.record.as_ref();
     let operation = match plan.action {
@@ -207,7 +192,7 @@ fn execute(t: &Target, plan: &DeployPlan, desired: &Manifest, script: &str, obs:
     // Submit.
     let _ = entry.step(t, "submitting", restore_from.as_ref().map(|s| format!("restoring {s}")));
     let started = Instant::now();
-    let job_id = match submit(t, plan, script, restore_from.as_deref()) {
+    let job_id = match submit(t, plan, script, restore_from.as_deref(), how) {
         Ok(id) => id,
         Err(e) => {
             let help = match &entry.savepoint {
@@ -218,7 +203,11 @@ fn execute(t: &Target, plan: &DeployPlan, desired: &Manifest, script: &str, obs:
         }
     };
     entry.job_id = Some(job_id.clone());
-    let _ = entry.step(t, "submitted", Some(format!("job {job_id} after {:.1}s", started.elapsed().as_secs_f64())));
+    let uids = match how.pinned {
+        Some(p) => format!("uids pinned to Streamform's nodes ({} operators, plan {})", p.pins.len(), p.file),
+        None => "uids follow the topology".to_string(),
+    };
+    let _ = entry.step(t, "submitted", Some(format!("job {job_id} after {:.1}s; {uids}", started.elapsed().as_secs_f64())));
 
     // Running, and restored from what it was given.
     let restored;
@@ -252,6 +241,15 @@ fn execute(t: &Target, plan: &DeployPlan, desired: &Manifest, script: &str, obs:
     if let Err(e) = write_json(&t.applied_path(), &rec) {
         return failed(&mut entry, e, "");
     }
+    match how.pinned {
+        Some(p) => {
+            let r = UidsRecord { uids_version: UIDS_VERSION, attempt: entry.attempt.clone(), job_id: job_id.clone(), plan: p.file.to_string(), pins: p.pins.clone() };
+            if let Err(e) = write_pins(t, &r) {
+                return failed(&mut entry, e, "");
+            }
+        }
+        None => clear_pins(t),
+    }
     let verified = if t.jobmanager.is_some() { "running" } else { "submitted; its tasks are not checked (the target names no `flink.rest`)" };
     let _ = entry.step(t, "running", None);
     match restored {
@@ -263,7 +261,7 @@ fn execute(t: &Target, plan: &DeployPlan, desired: &Manifest, script: &str, obs:
 
 /// Opens a session, runs the DDL, submits the statement set with this
 /// statement's configuration, reads the job id and closes the session.
-fn submit(t: &Target, plan: &DeployPlan, script: &str, restore_from: Option<&str>) -> Result<String, String> {
+fn submit(t: &Target, plan: &DeployPlan, script: &str, restore_from: Option<&str>, how: &Submission) -> Result<String, String> {
     let session = Session::open(&t.gateway, &plan.job_name, &json!({"table.local-time-zone": "UTC"})).map_err(|e| e.message().to_string())?;
     let stmts = statements(script);
     let Some((set, ddl)) = stmts.split_last() else { return Err("the script has no statements".to_string()) };
@@ -279,7 +277,14 @@ fn submit(t: &Target, plan: &DeployPlan, script: &str, restore_from: Option<&str
     if let Some(i) = t.flink.checkpoint_interval {
         config.insert("execution.checkpointing.interval".into(), Value::from(format!("{}ms", i.millis())));
     }
-    let rows = session.execute(set, Some(&Value::Object(config))).map_err(|e| format!("the statement set was not submitted: {e}"))?;
+    if how.ignore_unclaimed && restore_from.is_some() {
+        config.insert("execution.state-recovery.ignore-unclaimed-state".into(), Value::from("true"));
+    }
+    let statement = match how.pinned {
+        Some(p) => format!("EXECUTE PLAN 'file://{}'", p.file),
+        None => set.clone(),
+    };
+    let rows = session.execute(&statement, Some(&Value::Object(config))).map_err(|e| format!("the statement set was not submitted: {e}"))?;
     session.close();
     rows.first("job id").or(rows.job_id).ok_or_else(|| "the gateway returned no job id".to_string())
 }

@@ -18,13 +18,15 @@ use streamform::upgrade::reader::{read_running, RunningDoc};
 use streamform::upgrade::{artifact_note, diff, hints_of};
 use streamform::project::project_config;
 use streamform::backend::flink::{flink_script, TargetName};
-use streamform::deploy::{deploy_plan, DeployAction, DeployPlan, Desired};
+use streamform::deploy::{deploy_plan, flink_mapping, DeployAction, DeployPlan, Desired, FlinkMapping};
 use streamform::identity::digest::sha256_hex;
 use streamform::manifest::Manifest;
 use streamform::upgrade::PlanDiff;
 
 use super::inspect::whole_manifest_error;
+use crate::deploy::uids::{compile_pinned, PinnedPlan};
 use crate::deploy::{now_utc, observe, write_json, Observation, Target, STREAMFORM_VERSION};
+use streamform::config::project::ProjectConfig;
 use crate::out::{eprint, print};
 use crate::render::json::to_pretty_json;
 use crate::render::plan::{text, Header};
@@ -162,7 +164,7 @@ pub fn run(a: &Args) -> u8 {
         eprint("error: no plan was written: the flink backend cannot run this application; run `streamform build --backend flink` to see why\n");
         return 2;
     };
-    let plan = make_deploy_plan(&t, &config.name, &desired, &sha256_hex(&script.text), &obs, &d);
+    let (plan, _, _) = make_deploy_plan(&t, &config, &desired, &script.text, &obs, &d);
     if !a.json {
         print(&deploy_lines(&plan));
     }
@@ -176,21 +178,36 @@ pub fn run(a: &Args) -> u8 {
     plan.verdict.map(|v| v.exit_code()).unwrap_or(0)
 }
 
-/// The deploy plan for what was observed on `t`.
-pub fn make_deploy_plan(t: &Target, application: &str, desired: &Manifest, artifact: &str, obs: &Observation, d: &PlanDiff) -> DeployPlan {
+/// The deploy plan for what was observed on `t`, and the pinned compiled
+/// plan when Flink's plan maps onto Streamform's nodes.
+pub fn make_deploy_plan(t: &Target, config: &ProjectConfig, desired: &Manifest, script: &str, obs: &Observation, d: &PlanDiff) -> (DeployPlan, Option<PinnedPlan>, FlinkMapping) {
     let now = now_utc();
     let job_name = t.job_name();
+    let artifact = sha256_hex(script);
+    let hints = hints_of(config);
+    let stmts = crate::deploy::statements(script);
+    let compiled = match stmts.split_last() {
+        Some((set, ddl)) => {
+            let running = obs.record.as_ref().zip(obs.pins.as_deref()).map(|(r, p)| (&r.manifest, p));
+            compile_pinned(t, config, desired, ddl, set, running)
+        }
+        None => Err("the script has no statements".to_string()),
+    };
     let want = Desired {
-        application,
+        application: &config.name,
         target: &t.name,
         streamform_version: STREAMFORM_VERSION,
         created_at: &now,
         manifest: desired,
-        artifact_digest: artifact,
+        artifact_digest: &artifact,
         job_name: &job_name,
         can_savepoint: t.flink.savepoint_dir.is_some(),
+        pins: compiled.as_ref().map(|c| c.pins.clone()).map_err(|e| e.clone()),
+        hints: &hints,
     };
-    deploy_plan(&want, &obs.facts(), d)
+    let facts = obs.facts();
+    let mapping = flink_mapping(&want, facts.recorded.as_ref());
+    (deploy_plan(&want, &facts, d), compiled.ok(), mapping)
 }
 
 /// What the target runs, as observed (one line per recorded job).

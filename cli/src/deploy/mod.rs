@@ -5,6 +5,7 @@
 
 pub mod flink;
 pub mod http;
+pub mod uids;
 
 use std::fs;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -87,6 +88,31 @@ pub fn new_attempt() -> String {
     let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
     let secs = rfc3339(now.as_secs() as i64).replace([':', '-'], "");
     format!("{}.{:03}Z-{:x}", secs.trim_end_matches('Z'), now.subsec_millis(), std::process::id())
+}
+
+/// The statements of a script: each ends with `;` at the end of a line
+/// followed by a blank line (or the end); `--` comment lines are dropped.
+pub fn statements(script: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let lines: Vec<&str> = script.lines().collect();
+    for (i, line) in lines.iter().enumerate() {
+        if cur.is_empty() && (line.trim().is_empty() || line.trim_start().starts_with("--")) {
+            continue;
+        }
+        cur.push_str(line);
+        cur.push('\n');
+        let next_blank = lines.get(i + 1).is_none_or(|l| l.trim().is_empty());
+        if line.trim_end().ends_with(';') && next_blank {
+            let s = cur.trim_end().trim_end_matches(';').to_string();
+            out.push(s);
+            cur.clear();
+        }
+    }
+    if !cur.trim().is_empty() {
+        out.push(cur.trim_end().to_string());
+    }
+    out
 }
 
 /// Writes one file atomically (temp + rename), creating its directory.
@@ -294,12 +320,14 @@ pub struct Observation {
     /// The newest attempt since the record's apply that took a savepoint
     /// (a `stop`, or an apply interrupted after its stop).
     pub last_stop: Option<JournalEntry>,
+    /// The uids the recorded job was submitted with (None: topology uids).
+    pub pins: Option<Vec<streamform::flink_uids::Pin>>,
 }
 
 impl Observation {
     /// The compiler's view: the record, the job if it runs, the savepoint.
     pub fn facts(&self) -> Observed {
-        let recorded = self.record.as_ref().map(|r| Recorded { manifest: r.manifest.clone(), artifact_digest: r.artifact_digest.clone(), attempt: r.attempt.clone() });
+        let recorded = self.record.as_ref().map(|r| Recorded { manifest: r.manifest.clone(), artifact_digest: r.artifact_digest.clone(), attempt: r.attempt.clone(), pins: self.pins.clone() });
         let running = self.jobs.iter().find(|j| j.flink_state.as_deref() == Some("RUNNING")).map(|j| RunningJob {
             job_id: j.job_id.clone(),
             job_name: self.record.as_ref().and_then(|r| r.job_name.clone()).unwrap_or_default(),
@@ -334,7 +362,8 @@ pub fn observe(t: &Target) -> Result<Observation, Unobservable> {
     let (journal, _) = read_journal(t);
     let applied_attempt = record.as_ref().and_then(|r| r.attempt.clone()).unwrap_or_default();
     let last_stop = journal.into_iter().rfind(|e| e.savepoint.is_some() && e.attempt > applied_attempt);
-    Ok(Observation { flink_version, record, jobs, last_stop })
+    let pins = record.as_ref().and_then(|r| uids::read_pins(t, r.attempt.as_deref()));
+    Ok(Observation { flink_version, record, jobs, last_stop, pins })
 }
 
 fn observe_job(t: &Target, id: &str) -> Result<JobObservation, Unobservable> {

@@ -1,0 +1,104 @@
+//! Pinned uids on the target: Flink's compiled plan (`COMPILE PLAN` through
+//! the gateway, into a directory both the gateway and streamform read),
+//! mapped and pinned by `streamform::flink_uids`, and the record of the
+//! pins a job was submitted with (`.streamform/uids/<target>.json`; the
+//! applied record's schema takes no more fields).
+
+use std::fs;
+
+use camino::Utf8PathBuf;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use streamform::config::project::ProjectConfig;
+use streamform::flink_uids::{keys, pin_plan, Pin, SinkTable};
+use streamform::manifest::Manifest;
+use streamform::upgrade::hints_of;
+
+use super::flink::Session;
+use super::{local_path, new_attempt, write_json, Target};
+use crate::atomic::write_all_atomically;
+
+pub const UIDS_VERSION: u32 = 1;
+
+/// The pins of one applied attempt.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UidsRecord {
+    pub uids_version: u32,
+    pub attempt: String,
+    pub job_id: String,
+    /// The pinned plan the job was submitted from.
+    pub plan: String,
+    pub pins: Vec<Pin>,
+}
+
+pub fn uids_path(t: &Target) -> Utf8PathBuf {
+    t.root.join(".streamform/uids").join(format!("{}.json", t.name))
+}
+
+/// The recorded pins of `attempt` (the applied record's), if that attempt
+/// was submitted pinned. A record of another attempt is not this job's.
+pub fn read_pins(t: &Target, attempt: Option<&str>) -> Option<Vec<Pin>> {
+    let text = fs::read_to_string(uids_path(t)).ok()?;
+    let r: UidsRecord = serde_json::from_str(&text).ok()?;
+    (Some(r.attempt.as_str()) == attempt && r.uids_version == UIDS_VERSION).then_some(r.pins)
+}
+
+pub fn write_pins(t: &Target, r: &UidsRecord) -> Result<(), String> {
+    write_json(&uids_path(t), r)
+}
+
+/// Forgets the pins once a job runs without them.
+pub fn clear_pins(t: &Target) {
+    let _ = fs::remove_file(uids_path(t));
+}
+
+/// Where compiled plans go: `<savepoint_dir>/streamform-plans/<target>`,
+/// when the savepoint directory is a local path (streamform must read
+/// what the gateway writes).
+pub fn plan_dir(t: &Target) -> Result<Utf8PathBuf, String> {
+    let sp = t.flink.savepoint_dir.as_deref().ok_or_else(|| format!("target `{}` names no `flink.savepoint_dir` to hold the compiled plan", t.name))?;
+    let dir = if sp.starts_with('/') { Utf8PathBuf::from(sp) } else { local_path(sp).ok_or_else(|| format!("`flink.savepoint_dir` {sp} is not a local path, so streamform cannot read the plan Flink compiles there"))? };
+    Ok(dir.join("streamform-plans").join(&t.name))
+}
+
+/// A pinned plan, ready for `EXECUTE PLAN`.
+pub struct PinnedPlan {
+    pub file: Utf8PathBuf,
+    pub pins: Vec<Pin>,
+}
+
+/// Compiles the script's statement set through the gateway, maps and pins
+/// it, and writes the pinned copy atomically; Err says why the job cannot
+/// be pinned (the caller falls back to topology uids and says so).
+pub fn compile_pinned(t: &Target, config: &ProjectConfig, desired: &Manifest, ddl: &[String], set: &str, running: Option<(&Manifest, &[Pin])>) -> Result<PinnedPlan, String> {
+    let dir = plan_dir(t)?;
+    fs::create_dir_all(&dir).map_err(|e| format!("could not create {dir}: {e}"))?;
+    let attempt = new_attempt();
+    let compiled = dir.join(format!("{attempt}.compiled.json"));
+    let session = Session::open(&t.gateway, "streamform-compile", &json!({"table.local-time-zone": "UTC"})).map_err(|e| e.message().to_string())?;
+    for s in ddl {
+        session.execute(s, None).map_err(|e| format!("`{}` failed: {e}", s.lines().next().unwrap_or("")))?;
+    }
+    let body = set.trim_start().strip_prefix("EXECUTE ").unwrap_or(set);
+    let compile = session.execute(&format!("COMPILE PLAN 'file://{compiled}' FOR {body}"), None);
+    session.close();
+    compile.map_err(|e| format!("Flink could not compile the plan: {e}"))?;
+    let text = fs::read_to_string(&compiled).map_err(|e| format!("could not read the compiled plan {compiled}: {e}"))?;
+    let _ = fs::remove_file(&compiled);
+    let plan: Value = serde_json::from_str(&text).map_err(|e| format!("the compiled plan {compiled} is not JSON: {e}"))?;
+    let sinks: Vec<SinkTable> = config
+        .models
+        .iter()
+        .filter_map(|m| {
+            let sc = m.sink.as_ref()?;
+            let node = desired.models.iter().find(|x| x.name == m.name)?.output.clone();
+            Some(SinkTable { table: streamform::backend::flink::ddl::sink_table_name(&m.name, sc), node })
+        })
+        .collect();
+    let (pinned, pins) = pin_plan(&plan, desired, &sinks, &keys(desired, running, &hints_of(config)))?;
+    let file = dir.join(format!("{attempt}.pinned.json"));
+    let text = serde_json::to_string_pretty(&pinned).unwrap_or_default();
+    write_all_atomically(&[(file.clone(), text.as_bytes())]).map_err(|e| format!("could not write {file}: {e}"))?;
+    Ok(PinnedPlan { file, pins })
+}

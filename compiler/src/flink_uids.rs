@@ -1,0 +1,225 @@
+//! Flink operator uids that follow Streamform's nodes, pinned in Flink's
+//! compiled plan (`COMPILE PLAN`, the ExecNode JSON). Pure: the command
+//! line compiles the plan through the gateway and hands the JSON in; this
+//! module maps every stateful ExecNode to the Streamform node it comes
+//! from and writes `table.exec.uid.format` into that node's configuration.
+//!
+//! Mapping: a source scan by its table (one scan per source, since its
+//! read positions are the state), a sink by its table, a ChangelogNormalize
+//! by the scan it reads, and an aggregate by its aggregate calls (the
+//! backend names each call by its canonical text, as the manifest names
+//! the accumulators) and the sinks it feeds. A node whose mapping is not
+//! unique, or a stateful ExecNode this module does not know, makes the
+//! whole plan unpinnable: the caller falls back to topology uids.
+//!
+//! A pin's key is the node id where the state began: a node that
+//! continues a running node (by id, `renamed_from` or a `nodes:` hint)
+//! keeps the running node's key, so its uid, and so its state.
+
+use std::collections::{BTreeSet, HashMap};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::manifest::Manifest;
+use crate::upgrade::matching::match_nodes;
+use crate::upgrade::ModelHints;
+
+/// One pinned ExecNode: its key (what its state belongs to), the uid
+/// prefix Flink gets, the ExecNode kind, and the Streamform nodes it runs.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Pin {
+    pub key: String,
+    pub uid: String,
+    pub exec: String,
+    pub nodes: Vec<String>,
+    /// Whether Flink put an upsert materializer (state) into this sink.
+    #[serde(default)]
+    pub materializer: bool,
+}
+
+/// A model's sink table as the Flink SQL names it, and its sink node.
+pub struct SinkTable {
+    pub table: String,
+    pub node: String,
+}
+
+/// ExecNode kinds that keep no state (a projection, a shuffle, ...).
+const STATELESS: &[&str] = &["calc", "exchange", "union", "watermark-assigner", "values", "drop-update-before", "mini-batch-assigner", "local-group-aggregate", "expand"];
+const AGGREGATES: &[&str] = &["group-aggregate", "global-group-aggregate", "window-aggregate", "global-window-aggregate", "group-window-aggregate"];
+
+/// `stream-exec-group-aggregate_1` → `group-aggregate`.
+pub fn exec_kind(t: &str) -> &str {
+    let t = t.strip_prefix("stream-exec-").unwrap_or(t);
+    match t.rsplit_once('_') {
+        Some((k, v)) if v.chars().all(|c| c.is_ascii_digit()) => k,
+        _ => t,
+    }
+}
+
+/// The uid prefix of a key; Flink appends each transformation's name
+/// (`<transformation>`), so one ExecNode's operators stay distinct.
+pub fn uid_of(key: &str) -> String {
+    format!("streamform/{key}")
+}
+
+/// `` `default_catalog`.`default_database`.`events` `` → its parts.
+fn parts(identifier: &str) -> Vec<String> {
+    identifier.split("`.`").map(|p| p.trim_matches('`').to_string()).collect()
+}
+
+/// Whether a table identifier names `table` (its trailing parts).
+fn names(identifier: &str, table: &str) -> bool {
+    let (id, t) = (parts(identifier), parts(table));
+    id.len() >= t.len() && id[id.len() - t.len()..] == t[..]
+}
+
+/// The source a source node reads: its definition is `<source> (…)`.
+pub fn source_name(definition: &str) -> &str {
+    definition.split(" (").next().unwrap_or(definition)
+}
+
+/// Each desired node's key: the key of the running node it continues
+/// (per the recorded pins), else its own id.
+pub fn keys(desired: &Manifest, running: Option<(&Manifest, &[Pin])>, hints: &[ModelHints]) -> HashMap<String, String> {
+    let mut out: HashMap<String, String> = desired.nodes.iter().map(|n| (n.id.clone(), n.id.clone())).collect();
+    let Some((running, pins)) = running else { return out };
+    let recorded: HashMap<&str, &str> = pins.iter().flat_map(|p| p.nodes.iter().map(move |n| (n.as_str(), p.key.as_str()))).collect();
+    let m = match_nodes(running, desired, hints);
+    for (d, r) in m.desired_to_running.iter().enumerate() {
+        if let Some(key) = r.and_then(|r| recorded.get(running.nodes[r].id.as_str())) {
+            out.insert(desired.nodes[d].id.clone(), key.to_string());
+        }
+    }
+    out
+}
+
+/// The Streamform sinks each ExecNode feeds (through the plan's edges).
+fn downstream_sinks(plan: &Value, sink_of: &HashMap<i64, String>) -> HashMap<i64, BTreeSet<String>> {
+    let edges: Vec<(i64, i64)> = plan["edges"].as_array().into_iter().flatten().filter_map(|e| Some((e["source"].as_i64()?, e["target"].as_i64()?))).collect();
+    let ids: Vec<i64> = plan["nodes"].as_array().into_iter().flatten().filter_map(|n| n["id"].as_i64()).collect();
+    let mut out = HashMap::new();
+    for &id in &ids {
+        let (mut seen, mut todo, mut sinks) = (BTreeSet::new(), vec![id], BTreeSet::new());
+        while let Some(x) = todo.pop() {
+            if !seen.insert(x) {
+                continue;
+            }
+            if let Some(s) = sink_of.get(&x) {
+                sinks.insert(s.clone());
+            }
+            todo.extend(edges.iter().filter(|e| e.0 == x).map(|e| e.1));
+        }
+        out.insert(id, sinks);
+    }
+    out
+}
+
+/// The sinks each Streamform node feeds (a model read with ref() is its sink).
+fn manifest_sinks(m: &Manifest) -> HashMap<&str, BTreeSet<String>> {
+    let mut out = HashMap::new();
+    for n in &m.nodes {
+        let (mut seen, mut todo, mut sinks) = (BTreeSet::new(), vec![n.id.as_str()], BTreeSet::new());
+        while let Some(x) = todo.pop() {
+            if !seen.insert(x) {
+                continue;
+            }
+            if m.nodes.iter().any(|y| y.id == x && y.operator == "sink") {
+                sinks.insert(x.to_string());
+            }
+            todo.extend(m.nodes.iter().filter(|y| y.inputs.iter().any(|i| i == x)).map(|y| y.id.as_str()));
+        }
+        out.insert(n.id.as_str(), sinks);
+    }
+    out
+}
+
+fn agg_names(node: &Value) -> Vec<String> {
+    node["aggCalls"].as_array().into_iter().flatten().filter_map(|c| c["name"].as_str().map(str::to_string)).collect()
+}
+
+// Whole: one pass over the ExecNodes, each kind's mapping rule next to the
+// others, so that every stateful kind is visibly either mapped or refused.
+/// Maps every stateful ExecNode of `plan` to Streamform's nodes and returns
+/// the plan with their uids pinned, and the pins; Err says which ExecNode
+/// cannot be mapped (then nothing is pinned).
+pub fn pin_plan(plan: &Value, desired: &Manifest, sinks: &[SinkTable], keys: &HashMap<String, String>) -> Result<(Value, Vec<Pin>), String> {
+    let nodes = plan["nodes"].as_array().ok_or("the compiled plan has no `nodes`")?;
+    let key_of = |id: &str| keys.get(id).cloned().unwrap_or_else(|| id.to_string());
+    let mut sink_of = HashMap::new();
+    let mut scan_of = HashMap::new();
+    for n in nodes {
+        let id = n["id"].as_i64().ok_or("an ExecNode has no id")?;
+        let kind = exec_kind(n["type"].as_str().unwrap_or(""));
+        if kind == "sink" {
+            let ident = n["dynamicTableSink"]["table"]["identifier"].as_str().unwrap_or("");
+            let s = sinks.iter().find(|s| names(ident, &s.table)).ok_or_else(|| format!("Flink's sink {ident} is no model's sink"))?;
+            sink_of.insert(id, s.node.clone());
+        }
+        if kind == "table-source-scan" {
+            let ident = n["scanTableSource"]["table"]["identifier"].as_str().unwrap_or("");
+            let table = parts(ident).pop().unwrap_or_default();
+            if scan_of.values().any(|t| t == &table) {
+                return Err(format!("Flink scans source `{table}` more than once, so its read positions cannot be pinned to one uid"));
+            }
+            scan_of.insert(id, table);
+        }
+    }
+    let fed = downstream_sinks(plan, &sink_of);
+    let streamform_fed = manifest_sinks(desired);
+    let inputs_of = |id: i64| -> Vec<i64> { plan["edges"].as_array().into_iter().flatten().filter(|e| e["target"].as_i64() == Some(id)).filter_map(|e| e["source"].as_i64()).collect() };
+    let mut pinned = plan.clone();
+    let mut pins = Vec::new();
+    let mut claimed = BTreeSet::new();
+    for (i, n) in nodes.iter().enumerate() {
+        let id = n["id"].as_i64().unwrap_or(-1);
+        let ty = n["type"].as_str().unwrap_or("");
+        let kind = exec_kind(ty);
+        let (key, members, materializer) = if let Some(table) = scan_of.get(&id) {
+            let members = desired.nodes.iter().filter(|x| x.operator == "source" && source_name(&x.definition) == table).map(|x| x.id.clone()).collect();
+            (format!("source:{table}"), members, false)
+        } else if let Some(sink) = sink_of.get(&id) {
+            (key_of(sink), vec![sink.clone()], n["requireUpsertMaterialize"].as_bool().unwrap_or(false))
+        } else if kind == "changelog-normalize" {
+            let ins = inputs_of(id);
+            let table = match ins.as_slice() {
+                [one] => scan_of.get(one).cloned(),
+                _ => None,
+            };
+            let table = table.ok_or_else(|| format!("Flink's ExecNode {id} ({ty}) does not read a source directly, so it cannot be mapped"))?;
+            (format!("normalize:{table}"), Vec::new(), false)
+        } else if AGGREGATES.contains(&kind) {
+            let calls = agg_names(n);
+            let feeds = fed.get(&id).cloned().unwrap_or_default();
+            let candidates: Vec<&str> = desired
+                .nodes
+                .iter()
+                .filter(|x| x.state.kind == "keyed")
+                .filter(|x| x.state.accumulators.as_ref().is_some_and(|a| a.iter().map(|c| &c.name).eq(calls.iter())))
+                .filter(|x| streamform_fed.get(x.id.as_str()) == Some(&feeds))
+                .map(|x| x.id.as_str())
+                .collect();
+            match candidates.as_slice() {
+                [one] => (key_of(one), vec![one.to_string()], false),
+                [] => return Err(format!("Flink's {} (ExecNode {id}, aggregates [{}]) matches no Streamform node", kind, calls.join(", "))),
+                many => return Err(format!("Flink's {} (ExecNode {id}) could be any of {}", kind, many.join(", "))),
+            }
+        } else if STATELESS.contains(&kind) {
+            continue;
+        } else {
+            return Err(format!("Flink's plan has a {ty} (ExecNode {id}) that Streamform does not map to its nodes"));
+        };
+        if !claimed.insert(key.clone()) {
+            return Err(format!("two of Flink's operators would both continue `{key}`"));
+        }
+        let uid = uid_of(&key);
+        let node = &mut pinned["nodes"][i];
+        if !node["configuration"].is_object() {
+            node["configuration"] = Value::Object(Default::default());
+        }
+        node["configuration"]["table.exec.uid.format"] = Value::from(format!("{uid}/<transformation>"));
+        pins.push(Pin { key, uid, exec: kind.to_string(), nodes: members, materializer });
+    }
+    Ok((pinned, pins))
+}

@@ -1,0 +1,3 @@
+SELECT user_id, amount
+FROM source('events')
+WHERE amount > 50

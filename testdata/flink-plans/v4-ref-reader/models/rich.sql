@@ -1,0 +1,3 @@
+SELECT user_id, total
+FROM ref('totals')
+WHERE total > 50
