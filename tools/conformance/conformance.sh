@@ -6,7 +6,8 @@
 #       generated script runs unmodified on a real Kafka broker and a Flink
 #       session cluster. Uses the parts whose env (KAFKA_BOOTSTRAP, FLINK_REST,
 #       FLINK_GATEWAY) is already exported, else starts and stops them with
-#       tools/realparts/with-parts.sh.
+#       tools/realparts/with-parts.sh. `--only GLOB` picks projects,
+#       `--fixture GLOB` (Kafka mode) fixtures by <project>/<fixture> path.
 # The venv is cached outside the repository (STREAMFORM_FLINK_VENV, default
 # ~/.cache/streamform/flink-venv-2.3.0); creating it downloads ~850 MB once.
 # Java 17 must be installed.

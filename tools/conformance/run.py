@@ -16,7 +16,7 @@ Flink's result types are compared with the plan's output types as well.
 --kafka runs kafka_mode.py instead: the unmodified script on real Kafka.
 
 One JVM runs everything. Usage (inside the venv `just conformance` makes):
-  run.py [--bin PATH] [--only GLOB] [--plan-only] [--corpus DIR] [--kafka] [-v]
+  run.py [--bin PATH] [--only GLOB] [--fixture GLOB] [--plan-only] [--corpus DIR] [--kafka] [-v]
 """
 import argparse
 import datetime as dt
@@ -373,6 +373,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", default=os.path.join(ROOT, "target", "release", "streamform"))
     ap.add_argument("--only", default="*")
+    ap.add_argument("--fixture", default="*", help="Kafka mode: only the fixtures whose <project>/<fixture> path matches this glob")
     ap.add_argument("--plan-only", action="store_true")
     ap.add_argument("--corpus", help="also EXPLAIN every case of a reference corpus that builds")
     ap.add_argument("--kafka", action="store_true", help="run the generated script unmodified on real Kafka and a Flink session cluster (kafka_mode.py)")

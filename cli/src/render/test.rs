@@ -43,6 +43,9 @@ pub fn fixture_detail(r: &FixtureReport) -> String {
     if r.quarantined_events > 0 {
         s.push_str(&plural(r.quarantined_events, "event quarantined\n", "events quarantined\n"));
     }
+    if r.sink_dropped > 0 {
+        s.push_str(&plural(r.sink_dropped, "changelog record left out of the upsert Kafka sink (null key, W0792)\n", "changelog records left out of the upsert Kafka sink (null key, W0792)\n"));
+    }
     if r.passed {
         return s;
     }
@@ -252,6 +255,9 @@ pub fn fixture_json(r: &FixtureReport) -> Json {
     }
     if !r.quarantined.is_empty() {
         f.push(("quarantined", events(&r.quarantined)));
+    }
+    if r.sink_dropped > 0 {
+        f.push(("sink_dropped", Json::Int(r.sink_dropped as i128)));
     }
     Json::obj(f)
 }

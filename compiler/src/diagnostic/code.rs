@@ -243,6 +243,8 @@ codes! {
     RetentionAsProcessingTimeTtl = "W0790",
     /// a model has neither a sink nor a reader, so the Flink job does not run it
     ModelNeverRuns = "W0791",
+    /// an upsert Kafka sink's key column may be null; Flink's primary key is NOT NULL, so rows with a null key are left out of the sink
+    SinkNullKeyDropped = "W0792",
     /// (`test`) a fixture integer is outside int64's range; the simulator saturates it to the nearest bound, as the original does
     FixtureIntegerSaturated = "W0779",
 }

@@ -268,12 +268,27 @@ pub fn sink_table_name(model: &str, sink: &SinkConfig) -> String {
 pub fn sink_ddl(model: &str, sink: &SinkConfig, materialized: Materialized, key: &[String], columns: &[Column], target: &Target) -> String {
     let mut lines = column_lines(columns);
     let upsert = materialized == Materialized::Upsert;
+    // upsert-kafka needs a PRIMARY KEY; without key the topic is a
+    // changelog instead (script.rs refuses a format other than JSON).
+    let keyless_kafka = upsert && key.is_empty() && sink.connector == Connector::Kafka;
     if upsert && !key.is_empty() {
         lines.push(format!("  PRIMARY KEY ({}) NOT ENFORCED", key.iter().map(|k| ident(k)).collect::<Vec<_>>().join(", ")));
     }
     let json = sink.format == Format::Json;
     let mut opts = Options::new();
     let create = match sink.connector {
+        Connector::Kafka if keyless_kafka => {
+            opts.add("connector", "kafka");
+            opts.add("topic", sink.topic.clone().unwrap_or_default());
+            opts.add("properties.bootstrap.servers", kafka_servers(target));
+            // One writer, one partition: the topic's order is the changelog's.
+            opts.add("sink.partitioner", "fixed");
+            opts.add("sink.parallelism", "1");
+            opts.add("format", "debezium-json");
+            opts.add("debezium-json.encode.decimal-as-plain-number", "true");
+            opts.add("debezium-json.timestamp-format.standard", "ISO-8601");
+            "CREATE TABLE"
+        }
         Connector::Kafka if upsert => {
             opts.add("connector", "upsert-kafka");
             opts.add("topic", sink.topic.clone().unwrap_or_default());

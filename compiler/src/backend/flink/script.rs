@@ -8,13 +8,14 @@ use std::sync::Arc;
 use super::ddl::{self, iceberg_catalog, sink_ddl, sink_table_name, source_ddl, SourceDdl};
 use super::expr::{ident, sql_type};
 use super::query::{model_query, ModelQuery};
-use crate::config::{Connector, Target};
+use crate::config::{Connector, Format, Materialized, Target};
 use crate::db::{Db, ModelName, Project, SourceName};
 use crate::diagnostic::Diagnostic;
 use crate::graph::dependency_graph;
 use crate::model::{model_contract, model_plan, model_reads};
 use crate::plan::node::{ModelPlan, NodeKind, Retention};
 use crate::project::{model_config, project_config, source_config, CONFIG_FILE};
+use crate::sink::sink_nullable_key;
 use crate::source::{applied_contracts, event_time};
 use crate::diagnostic::Code;
 
@@ -180,8 +181,19 @@ impl Parts {
                         self.errors.push(format!("model `{}`: column `{}` has type {}, which has no Flink SQL type", p.name, c.name, c.ty));
                     }
                 }
+                if p.materialized == Materialized::Upsert && p.key.is_empty() && sc.connector == Connector::Kafka && sc.format != Format::Json {
+                    self.errors.push(format!("model `{}`: an upsert model without key is written to Kafka as a debezium-json changelog, which has no {} form; set the sink's `format: json`", p.name, sc.format.as_str()));
+                }
                 self.body.push(sink_ddl(&p.name, sc, p.materialized, &p.key, &sink.schema, t));
-                self.inserts.push(format!("INSERT INTO {} SELECT * FROM {};", sink_table_name(&p.name, sc), ident(&p.name)));
+                let nullable = sink_nullable_key(db, project, name);
+                self.inserts.push(format!("INSERT INTO {} SELECT * FROM {}{};", sink_table_name(&p.name, sc), ident(&p.name), not_null_filter(nullable)));
+                for k in nullable {
+                    self.warnings.push(
+                        Diagnostic::warning(Code::SinkNullKeyDropped, format!("model `{}` writes key column `{k}`, which may be null, to an upsert Kafka sink; Flink's primary key is NOT NULL, so rows whose `{k}` is null are left out of the sink", p.name))
+                            .at(CONFIG_FILE, cfg.key_span)
+                            .help(format!("add `WHERE {k} IS NOT NULL` to model `{}`, or a `not_null` contract on the source column `{k}` comes from; `test` counts the rows left out", p.name)),
+                    );
+                }
             }
             None if !has_reader => self.warnings.push(
                 Diagnostic::warning(Code::ModelNeverRuns, format!("model `{}` has no sink and no reader, so nothing on Flink runs it", p.name))
@@ -191,7 +203,18 @@ impl Parts {
             None => {}
         }
     }
+}
 
+/// ` WHERE k IS NOT NULL AND …` for the key columns that may be null (crate::sink).
+fn not_null_filter(nullable: &[String]) -> String {
+    if nullable.is_empty() {
+        return String::new();
+    }
+    let conds: Vec<String> = nullable.iter().map(|k| format!("{} IS NOT NULL", ident(k))).collect();
+    format!(" WHERE {}", conds.join(" AND "))
+}
+
+impl Parts {
     /// The statements joined, then one EXECUTE STATEMENT SET of every INSERT.
     fn finish(self) -> Result<FlinkScript, BuildErrors> {
         if !self.errors.is_empty() {
