@@ -80,6 +80,10 @@ pub struct ModelExec {
     input: Reads,
     ops: Vec<Operator>,
     readers: Vec<usize>,
+    /// It aggregates an updating input: each update it reads runs as the
+    /// delete of the old row, then the insert of the new one, as Flink's
+    /// retraction pair (-U, +U) does.
+    splits_updates: bool,
     /// Where the operators write the record of an event, by turns.
     bufs: [RecordBuf; 2],
 }
@@ -138,7 +142,8 @@ impl Dataflow {
             if let Some(u) = upstream {
                 models[u].readers.push(idx);
             }
-            models.push(ModelExec { plan, input: if upstream.is_some() { Reads::Model } else { Reads::Source }, ops, readers: Vec::new(), bufs: Default::default() });
+            let splits_updates = ops.iter().any(|op| matches!(op, Operator::Aggregate(a) if a.retracts()));
+            models.push(ModelExec { plan, input: if upstream.is_some() { Reads::Model } else { Reads::Source }, ops, readers: Vec::new(), splits_updates, bufs: Default::default() });
         }
         let roots = models.iter().enumerate().filter(|(_, m)| matches!(m.input, Reads::Source)).map(|(i, _)| i).collect();
         Dataflow { source, models, roots, watermark: None }
@@ -217,8 +222,19 @@ impl Dataflow {
     }
 
     /// Runs one record through model `m`, emits what reaches its sink, and
-    /// feeds that to the models reading it.
+    /// feeds that to the models reading it; an update into a retracting
+    /// model as its two halves.
     fn run_one(&mut self, m: usize, input: Input<'_>, ctx: Context, emit: &mut Emit<'_>) -> Result<(), SimError> {
+        if input.op == ChangeOp::Update && self.models[m].splits_updates {
+            if let Some(before) = input.before {
+                self.run_record(m, Input { op: ChangeOp::Delete, row: before, before: None }, ctx, emit)?;
+            }
+            return self.run_record(m, Input { op: ChangeOp::Insert, row: input.row, before: None }, ctx, emit);
+        }
+        self.run_record(m, input, ctx, emit)
+    }
+
+    fn run_record(&mut self, m: usize, input: Input<'_>, ctx: Context, emit: &mut Emit<'_>) -> Result<(), SimError> {
         let model = &mut self.models[m];
         let Some(i) = run_ops(&mut model.ops, input, ctx, &mut model.bufs)? else { return Ok(()) };
         emit(m, &model.bufs[i].change);
@@ -242,6 +258,9 @@ impl Dataflow {
     /// taking them all in turn, emits what reaches its sink, and feeds that
     /// to the models reading it.
     fn run_from(&mut self, m: usize, start: usize, mut records: Vec<Change>, ctx: Context, emit: &mut Emit<'_>) -> Result<(), SimError> {
+        if start == 0 && self.models[m].splits_updates {
+            records = records.into_iter().flat_map(halves).collect();
+        }
         let mut next = Vec::new();
         for op in &mut self.models[m].ops[start..] {
             for c in records.drain(..) {
@@ -267,6 +286,16 @@ impl Dataflow {
             }
         }
         Ok(())
+    }
+}
+
+/// An update as the delete of its old row and the insert of its new one;
+/// any other record as itself.
+fn halves(c: Change) -> Vec<Change> {
+    match (c.op, c.before) {
+        (ChangeOp::Update, Some(b)) => vec![Change { op: ChangeOp::Delete, row: b, before: None }, Change::insert(c.row)],
+        (ChangeOp::Update, None) => vec![Change::insert(c.row)],
+        (op, before) => vec![Change { op, row: c.row, before }],
     }
 }
 

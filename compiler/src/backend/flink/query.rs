@@ -51,7 +51,7 @@ pub fn model_query(plan: &ModelPlan, input: &str, input_schema: &[Column]) -> Mo
                 names = items.iter().map(|(_, n)| n.clone()).collect();
                 format!("SELECT {} FROM {}", list.join(", "), rel.from)
             }
-            NodeKind::Aggregate { keys, calls, window } => {
+            NodeKind::Aggregate { keys, calls, window, .. } => {
                 let keys: Vec<String> = keys
                     .iter()
                     .map(|k| {
