@@ -421,7 +421,7 @@ def main(a, run, projects):
             if run.sb(a.bin, ["check", "--project", project], ROOT).returncode != 0:
                 skipped.append((rel, "check has errors"))
                 continue
-            fixtures = sorted(glob.glob(os.path.join(project, "tests", "**", "*.yml"), recursive=True))
+            fixtures = run.fixtures_of(project, a.fixture)
             if not fixtures:
                 continue
             copy_dir, _ = run.prepare(project, os.path.join(tmp, f"sim{len(jobs)}_{n}"))

@@ -80,9 +80,9 @@ pub struct ModelExec {
     input: Reads,
     ops: Vec<Operator>,
     readers: Vec<usize>,
-    /// It aggregates an updating input: each update it reads runs as the
-    /// delete of the old row, then the insert of the new one, as Flink's
-    /// retraction pair (-U, +U) does.
+    /// It aggregates an updating input: each update reaching that
+    /// aggregate runs as the delete of the old row, then the insert of the
+    /// new one, as Flink's retraction pair (-U, +U) does.
     splits_updates: bool,
     /// Where the operators write the record of an event, by turns.
     bufs: [RecordBuf; 2],
@@ -222,18 +222,17 @@ impl Dataflow {
     }
 
     /// Runs one record through model `m`, emits what reaches its sink, and
-    /// feeds that to the models reading it; an update into a retracting
-    /// model as its two halves.
+    /// feeds that to the models reading it. A model that retracts takes the
+    /// path of several records: an update reaches its aggregate as two.
     fn run_one(&mut self, m: usize, input: Input<'_>, ctx: Context, emit: &mut Emit<'_>) -> Result<(), SimError> {
-        if input.op == ChangeOp::Update && self.models[m].splits_updates {
-            if let Some(before) = input.before {
-                self.run_record(m, Input { op: ChangeOp::Delete, row: before, before: None }, ctx, emit)?;
-            }
-            return self.run_record(m, Input { op: ChangeOp::Insert, row: input.row, before: None }, ctx, emit);
+        if self.models[m].splits_updates {
+            let change = Change { op: input.op, row: input.row.to_vec(), before: input.before.map(<[Value]>::to_vec) };
+            return self.run_from(m, 0, vec![change], ctx, emit);
         }
         self.run_record(m, input, ctx, emit)
     }
 
+    /// One record through model `m`'s operators in the reused buffers.
     fn run_record(&mut self, m: usize, input: Input<'_>, ctx: Context, emit: &mut Emit<'_>) -> Result<(), SimError> {
         let model = &mut self.models[m];
         let Some(i) = run_ops(&mut model.ops, input, ctx, &mut model.bufs)? else { return Ok(()) };
@@ -258,11 +257,11 @@ impl Dataflow {
     /// taking them all in turn, emits what reaches its sink, and feeds that
     /// to the models reading it.
     fn run_from(&mut self, m: usize, start: usize, mut records: Vec<Change>, ctx: Context, emit: &mut Emit<'_>) -> Result<(), SimError> {
-        if start == 0 && self.models[m].splits_updates {
-            records = records.into_iter().flat_map(halves).collect();
-        }
         let mut next = Vec::new();
         for op in &mut self.models[m].ops[start..] {
+            if matches!(op, Operator::Aggregate(a) if a.retracts()) {
+                records = records.into_iter().flat_map(halves).collect();
+            }
             for c in records.drain(..) {
                 let mut out = RecordBuf::default();
                 match op.apply(c.input(), ctx, &mut out)? {
