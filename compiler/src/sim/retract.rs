@@ -116,3 +116,36 @@ fn negated(v: &Value) -> Result<Value, EvalError> {
         other => return Err(EvalError::Type(format!("cannot subtract {} from a sum", super::eval::kind(other)))),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::DataType;
+
+    fn call(func: AggFunc, distinct: bool, ty: DataType) -> AggCall {
+        let arg = Some(Expr::Column { index: 0, name: "x".into(), ty: DataType::Int64 });
+        AggCall { func, arg, filter: None, distinct, name: String::new(), ty, identity: String::new() }
+    }
+
+    #[test]
+    fn takes_rows_back_as_flink_does() {
+        let calls = [call(AggFunc::Min, false, DataType::Int64), call(AggFunc::Max, false, DataType::Int64), call(AggFunc::Sum, false, DataType::Int64), call(AggFunc::Count, true, DataType::Int64), call(AggFunc::Sum, true, DataType::Int64)];
+        let mut r = Retracting::new(&calls);
+        let mut accs = vec![Value::Null, Value::Null, Value::Null, Value::Int(0), Value::Null];
+        for x in [5, 5, 9] {
+            r.fold(&calls, &mut accs, &[Value::Int(x)], 1).unwrap();
+        }
+        assert_eq!(accs, [Value::Int(5), Value::Int(9), Value::Int(19), Value::Int(2), Value::Int(14)]);
+        // One of two 5s goes: the minimum and the distinct values stay.
+        r.fold(&calls, &mut accs, &[Value::Int(5)], -1).unwrap();
+        assert_eq!(accs, [Value::Int(5), Value::Int(9), Value::Int(14), Value::Int(2), Value::Int(14)]);
+        // The maximum goes: the next one is read from the values kept.
+        r.fold(&calls, &mut accs, &[Value::Int(9)], -1).unwrap();
+        assert_eq!(accs, [Value::Int(5), Value::Int(5), Value::Int(5), Value::Int(1), Value::Int(5)]);
+        // A row with a NULL argument keeps the group; its last value goes: NULL, not 0.
+        r.fold(&calls, &mut accs, &[Value::Null], 1).unwrap();
+        r.fold(&calls, &mut accs, &[Value::Int(5)], -1).unwrap();
+        assert_eq!(accs, [Value::Null, Value::Null, Value::Null, Value::Int(0), Value::Null]);
+        assert_eq!(r.rows, 1);
+    }
+}
