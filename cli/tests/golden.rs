@@ -1,6 +1,8 @@
 //! Golden tests: every project under testdata/projects/ through the built
 //! binary, compared with the files in its `expected/` folder
-//! (`UPDATE_EXPECT=1 cargo test` rewrites them).
+//! (`UPDATE_EXPECT=1 cargo test` rewrites them). A simulator project
+//! (testdata/sim/) whose `expected/` holds an `inspect_plan.txt` is one too:
+//! its fixtures and its plan are kept in one place.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -24,6 +26,8 @@ fn projects() -> Vec<PathBuf> {
         .map(|e| e.expect("readable entry").path())
         .filter(|p| p.join("streamform.yml").is_file())
         .collect();
+    let sim = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/sim");
+    out.extend(std::fs::read_dir(sim).expect("testdata/sim exists").map(|e| e.expect("readable entry").path()).filter(|p| p.join("expected/inspect_plan.txt").is_file()));
     out.sort();
     assert!(!out.is_empty(), "no projects under testdata/projects");
     out

@@ -219,3 +219,33 @@ fn reformatting_intervals_moves_nothing() {
         assert_eq!(with_ts(v), base, "reformatting changed the manifest: {v}");
     }
 }
+
+/// An aggregate over an updating input: reformatting it moves nothing, and
+/// its retracting accumulators (docs/identity.md) move its state digest
+/// from the same aggregate over an append input, not its ids or definition.
+#[test]
+fn retracting_aggregate_reformatted_moves_nothing() {
+    let config = format!("{CONFIG}  by_n:\n    materialized: upsert\n    key: [n]\n");
+    let with = |sql: &str| {
+        let text = format!("{config}{SOURCES}\n//- /models/totals.sql\n{BASE}\n//- /models/by_n.sql\n{sql}\n//- /models/clean.sql\nSELECT order_id, qty FROM source('orders') WHERE qty > 0\n");
+        Fixture::with_db(Default::default(), &text).manifest()
+    };
+    let base = with("SELECT n, MIN(total) AS lo, SUM(total) AS t FROM ref('totals') GROUP BY n");
+    assert_eq!(with("select n,\n  min( total ) as lo, -- smallest\n  sum((total)) as t\nfrom REF('totals')\ngroup by n\n"), base, "reformatting changed the manifest");
+    let agg = node(&base, "by_n::aggregate::0");
+    let accs: Vec<&str> = agg.state.accumulators.as_deref().unwrap_or(&[]).iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(accs, ["min(total) WITH RETRACT", "sum(total) WITH RETRACT", "count(*)"]);
+    // The same aggregate over an append model: other accumulators, same ids.
+    let text = format!("{config}{SOURCES}\n//- /models/totals.sql\n{BASE}\n//- /models/by_n.sql\nSELECT n, MIN(total) AS lo, SUM(total) AS t FROM ref('clean') GROUP BY n\n//- /models/clean.sql\nSELECT qty AS n, amount AS total FROM source('orders') WHERE qty > 0\n");
+    let append = Fixture::with_db(Default::default(), &text).manifest();
+    let a = node(&append, "by_n::aggregate::0");
+    let accs: Vec<&str> = a.state.accumulators.as_deref().unwrap_or(&[]).iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(accs, ["min(total)", "sum(total)"]);
+    assert_eq!(a.definition, agg.definition);
+    let sorted = |m: &Manifest| {
+        let mut v: Vec<String> = ids(m).into_iter().map(String::from).collect();
+        v.sort();
+        v
+    };
+    assert_eq!(sorted(&append), sorted(&base), "the same nodes, in another plan order");
+}

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Runs the Flink conformance suite on real Apache Flink 2.3 from PyPI.
 #   conformance.sh [run.py args]          file mode (tools/conformance/run.py):
+#       --only GLOB picks projects (testdata/sim/retract, or retract), --fixture
+#       GLOB the fixtures in them (tests/overall.yml, or overall.yml);
 #       sources swapped to the filesystem connector, one local JVM; the fast path.
 #   conformance.sh --kafka [run.py args]  Kafka mode (kafka_mode.py): the
 #       generated script runs unmodified on a real Kafka broker and a Flink

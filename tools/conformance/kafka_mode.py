@@ -447,7 +447,7 @@ def main(a, run, projects):
             if run.sb(a.bin, ["check", "--project", project], ROOT).returncode != 0:
                 skipped.append((rel, "check has errors"))
                 continue
-            fixtures = sorted(glob.glob(os.path.join(project, "tests", "**", "*.yml"), recursive=True))
+            fixtures = run.fixtures_of(project, a.fixture)
             if not fixtures:
                 continue
             copy_dir, _ = run.prepare(project, os.path.join(tmp, f"sim{len(jobs)}_{n}"))
@@ -455,8 +455,6 @@ def main(a, run, projects):
             for fpath in fixtures:
                 n += 1
                 frel = os.path.relpath(fpath, project)
-                if not fnmatch.fnmatch(f"{rel}/{frel}", a.fixture):
-                    continue
                 try:
                     j = prepare_job(run, a, project, rel, fpath, frel, sims.get(frel), n, tmp)
                 except Exception as e:  # noqa: BLE001

@@ -369,11 +369,18 @@ def render_ops(ops, names):
 # --------------------------------------------------------------------------- main
 
 
+def fixtures_of(project, pattern):
+    """A project's fixture files, in order, those `--fixture` names."""
+    every = sorted(glob.glob(os.path.join(project, "tests", "**", "*.yml"), recursive=True))
+    names = lambda f: (os.path.relpath(f, project), os.path.basename(f), os.path.relpath(f, ROOT))
+    return [f for f in every if any(fnmatch.fnmatch(n, pattern) for n in names(f))]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", default=os.path.join(ROOT, "target", "release", "streamform"))
-    ap.add_argument("--only", default="*")
-    ap.add_argument("--fixture", default="*", help="Kafka mode: only the fixtures whose <project>/<fixture> path matches this glob")
+    ap.add_argument("--only", default="*", help="projects whose path under the repository (or folder name) matches this glob")
+    ap.add_argument("--fixture", default="*", help="only the fixtures whose path (tests/x.yml, <project>/tests/x.yml) or file name matches this glob")
     ap.add_argument("--plan-only", action="store_true")
     ap.add_argument("--corpus", help="also EXPLAIN every case of a reference corpus that builds")
     ap.add_argument("--kafka", action="store_true", help="run the generated script unmodified on real Kafka and a Flink session cluster (kafka_mode.py)")
@@ -440,7 +447,7 @@ def main():
                 continue
             if a.plan_only or rel.startswith(".."):
                 continue
-            fixtures = sorted(glob.glob(os.path.join(copy, "tests", "**", "*.yml"), recursive=True))
+            fixtures = fixtures_of(copy, a.fixture)
             sim = sim_report(a.bin, copy) if fixtures and has_test else {}
             for fpath in fixtures:
                 frel = os.path.relpath(fpath, copy)

@@ -167,7 +167,7 @@ codes! {
     SelectWithoutFrom = "E0403",
     /// HAVING without aggregation
     HavingWithoutAggregate = "E0404",
-    /// aggregation over an updating (upsert) stream
+    /// a windowed aggregate over an updating (upsert) stream
     AggregateOverUpdatingStream = "E0405",
     /// GROUP BY a position that is out of range or a wildcard
     BadGroupByPosition = "E0406",

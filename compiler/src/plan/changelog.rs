@@ -9,10 +9,12 @@
 //! - **Read a model** (`ref('…')`): the upstream model's Sink mode.
 //! - **Filter, Project**: the input's mode; dropping or reshaping rows never
 //!   turns an insert into an update.
-//! - **Aggregate**: reads append only (aggregating an updating stream is
-//!   not supported). Windowed: append, one final row per key and window
-//!   when the window closes. Otherwise upsert keyed by the GROUP BY
-//!   columns in order (an empty key for a global aggregate).
+//! - **Aggregate**: windowed, it reads append only (a window cannot take
+//!   back a row it has emitted; Flink refuses it too) and emits append, one
+//!   final row per key and window when the window closes. Otherwise it reads
+//!   either mode (over upserts it retracts each replaced or deleted row
+//!   first: `retracts`) and emits upsert keyed by the GROUP BY columns in
+//!   order (an empty key for a global aggregate).
 //! - **Sink**: the input's mode, which must fit the materialization: an
 //!   append model cannot write upserts, and an upsert model declares
 //!   exactly its upsert key. An upsert model may write an append changelog
@@ -25,8 +27,8 @@ use crate::config::Materialized;
 /// A mode a step cannot read or write; lowering turns it into an error.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Conflict {
-    /// An aggregate over an updating stream.
-    UpdatingAggregateInput,
+    /// A windowed aggregate over an updating stream.
+    UpdatingWindowInput,
     /// An append model whose output is an upsert changelog with this key.
     AppendOverUpserts { key: Vec<String> },
     /// An upsert model that declares no key; its output is keyed by this.
@@ -53,13 +55,19 @@ pub fn row_step(input: &Changelog) -> Changelog {
     input.clone()
 }
 
-/// Whether an aggregate may read `input`. Checked before its GROUP BY is
-/// planned, so this is the first error an aggregate reports.
-pub fn aggregate_input(input: &Changelog) -> Result<(), Conflict> {
+/// Whether an aggregate, windowed or not, may read `input`. Checked before
+/// its GROUP BY is planned, so this is the first error an aggregate reports.
+pub fn aggregate_input(input: &Changelog, windowed: bool) -> Result<(), Conflict> {
     match input {
-        Changelog::Append => Ok(()),
-        Changelog::Upsert(_) => Err(Conflict::UpdatingAggregateInput),
+        Changelog::Upsert(_) if windowed => Err(Conflict::UpdatingWindowInput),
+        _ => Ok(()),
     }
+}
+
+/// Whether an aggregate over `input` retracts: it reads updates and
+/// deletes, so it takes each replaced row's contribution back.
+pub fn retracts(input: &Changelog) -> bool {
+    matches!(input, Changelog::Upsert(_))
 }
 
 /// An Aggregate node's mode, grouped by the columns `keys`.

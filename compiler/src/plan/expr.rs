@@ -422,6 +422,12 @@ pub struct AggCall {
 }
 
 impl AggCall {
+    /// `count(*)` with no filter and no DISTINCT: the number of rows, which
+    /// a retracting aggregate's group is deleted at when it reaches 0.
+    pub fn counts_rows(&self) -> bool {
+        self.func == AggFunc::Count && self.arg.is_none() && self.filter.is_none() && !self.distinct
+    }
+
     pub fn render(func: AggFunc, arg: Option<&Expr>) -> String {
         match arg {
             None => format!("{}(*)", func.name()),

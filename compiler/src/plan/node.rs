@@ -151,8 +151,9 @@ pub enum NodeKind {
     Filter { predicate: Expr },
     Project { items: Vec<(Expr, String)> },
     /// `keys` index the input schema; the output is keys, then window
-    /// bounds when windowed, then one column per call.
-    Aggregate { keys: Vec<usize>, calls: Vec<AggCall>, window: Option<TimeWindow> },
+    /// bounds when windowed, then one column per call. `retract`: the
+    /// input is updating, so replaced and deleted rows are taken back.
+    Aggregate { keys: Vec<usize>, calls: Vec<AggCall>, window: Option<TimeWindow>, retract: bool },
     Sink { materialized: Materialized },
 }
 

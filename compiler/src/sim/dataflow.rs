@@ -80,6 +80,10 @@ pub struct ModelExec {
     input: Reads,
     ops: Vec<Operator>,
     readers: Vec<usize>,
+    /// It aggregates an updating input: each update reaching that
+    /// aggregate runs as the delete of the old row, then the insert of the
+    /// new one, as Flink's retraction pair (-U, +U) does.
+    splits_updates: bool,
     /// Where the operators write the record of an event, by turns.
     bufs: [RecordBuf; 2],
 }
@@ -138,7 +142,8 @@ impl Dataflow {
             if let Some(u) = upstream {
                 models[u].readers.push(idx);
             }
-            models.push(ModelExec { plan, input: if upstream.is_some() { Reads::Model } else { Reads::Source }, ops, readers: Vec::new(), bufs: Default::default() });
+            let splits_updates = ops.iter().any(|op| matches!(op, Operator::Aggregate(a) if a.retracts()));
+            models.push(ModelExec { plan, input: if upstream.is_some() { Reads::Model } else { Reads::Source }, ops, readers: Vec::new(), splits_updates, bufs: Default::default() });
         }
         let roots = models.iter().enumerate().filter(|(_, m)| matches!(m.input, Reads::Source)).map(|(i, _)| i).collect();
         Dataflow { source, models, roots, watermark: None }
@@ -217,8 +222,18 @@ impl Dataflow {
     }
 
     /// Runs one record through model `m`, emits what reaches its sink, and
-    /// feeds that to the models reading it.
+    /// feeds that to the models reading it. A model that retracts takes the
+    /// path of several records: an update reaches its aggregate as two.
     fn run_one(&mut self, m: usize, input: Input<'_>, ctx: Context, emit: &mut Emit<'_>) -> Result<(), SimError> {
+        if self.models[m].splits_updates {
+            let change = Change { op: input.op, row: input.row.to_vec(), before: input.before.map(<[Value]>::to_vec) };
+            return self.run_from(m, 0, vec![change], ctx, emit);
+        }
+        self.run_record(m, input, ctx, emit)
+    }
+
+    /// One record through model `m`'s operators in the reused buffers.
+    fn run_record(&mut self, m: usize, input: Input<'_>, ctx: Context, emit: &mut Emit<'_>) -> Result<(), SimError> {
         let model = &mut self.models[m];
         let Some(i) = run_ops(&mut model.ops, input, ctx, &mut model.bufs)? else { return Ok(()) };
         emit(m, &model.bufs[i].change);
@@ -244,6 +259,9 @@ impl Dataflow {
     fn run_from(&mut self, m: usize, start: usize, mut records: Vec<Change>, ctx: Context, emit: &mut Emit<'_>) -> Result<(), SimError> {
         let mut next = Vec::new();
         for op in &mut self.models[m].ops[start..] {
+            if matches!(op, Operator::Aggregate(a) if a.retracts()) {
+                records = records.into_iter().flat_map(halves).collect();
+            }
             for c in records.drain(..) {
                 let mut out = RecordBuf::default();
                 match op.apply(c.input(), ctx, &mut out)? {
@@ -267,6 +285,16 @@ impl Dataflow {
             }
         }
         Ok(())
+    }
+}
+
+/// An update as the delete of its old row and the insert of its new one;
+/// any other record as itself.
+fn halves(c: Change) -> Vec<Change> {
+    match (c.op, c.before) {
+        (ChangeOp::Update, Some(b)) => vec![Change { op: ChangeOp::Delete, row: b, before: None }, Change::insert(c.row)],
+        (ChangeOp::Update, None) => vec![Change::insert(c.row)],
+        (op, before) => vec![Change { op, row: c.row, before }],
     }
 }
 

@@ -11,7 +11,8 @@
 //! - keyed state: [`small_slice`] (one-element keys and accumulators held
 //!   inline), [`raw_sums`] (integer-keyed SUM/COUNT state held raw) and
 //!   [`state`] (the keyed store of an Aggregate node, shaped by its state
-//!   fingerprint);
+//!   fingerprint; [`accumulator`] its arithmetic), [`retract`] (what a group over an updating input keeps
+//!   to take a row back);
 //! - [`record_buf`] (record buffers reused across events), [`operators`]
 //!   (the plan's nodes over changelog records) and [`dataflow`] (every model
 //!   rooted at one source, with the source's clock);
@@ -23,6 +24,7 @@
 //!   lines into its dataflow, [`final_table`] is an upsert model's final
 //!   table.
 
+pub mod accumulator;
 pub mod change;
 pub mod dataflow;
 pub mod decimal;
@@ -37,6 +39,7 @@ pub mod line_feed;
 pub mod operators;
 pub mod raw_sums;
 pub mod record_buf;
+pub mod retract;
 pub mod scalar;
 pub mod small_slice;
 pub mod source;

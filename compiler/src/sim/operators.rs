@@ -3,7 +3,7 @@
 use super::change::{Change, ChangeOp, Input, Row};
 use super::eval::{eval, holds, EvalError};
 use super::record_buf::RecordBuf;
-use super::state::KeyedStore;
+use super::state::{KeyedStore, Taken};
 use super::value::Value;
 use crate::plan::expr::Expr;
 use crate::plan::node::{Column, NodeKind, PlanNode, Retention};
@@ -82,7 +82,7 @@ impl Operator {
             NodeKind::Filter { predicate } => Some(Operator::Filter(predicate.clone())),
             NodeKind::Project { items } if is_pass_through(items.iter().map(|(e, _)| e), input.len()) => Some(Operator::PassThrough(items.len())),
             NodeKind::Project { items } => Some(Operator::Project(items.iter().map(|(e, _)| e.clone()).collect())),
-            NodeKind::Aggregate { keys, calls, window } => {
+            NodeKind::Aggregate { keys, calls, window, retract } => {
                 let n = input.len();
                 let data_keys: Vec<usize> = keys.iter().copied().filter(|k| window.is_none() || *k < n).collect();
                 let key_cols = data_keys.iter().map(|&k| input.get(k).cloned().unwrap_or(Column { name: format!("#{k}"), ty: DataType::Int64 })).collect();
@@ -90,8 +90,10 @@ impl Operator {
                     Some(Retention::After(d)) => Some(d.millis().min(i64::MAX as u64) as i64),
                     _ => None,
                 };
+                // The store is shaped as the state fingerprint says.
+                let accumulators = node.state.as_ref().map(|s| s.accumulators.clone()).unwrap_or_else(|| calls.iter().map(|c| Column { name: c.name.clone(), ty: c.ty }).collect());
                 let window = window.as_ref().and_then(|w| Some((input.iter().position(|c| c.name == w.time)?, Cut::of(w.shape))));
-                Some(Operator::Aggregate(Aggregate { id: node.id(model), keys: data_keys, window, store: KeyedStore::new(key_cols, calls.clone(), retention, window.is_some()), scratch: Vec::new(), bounded: Vec::new() }))
+                Some(Operator::Aggregate(Aggregate { id: node.id(model), keys: data_keys, window, store: KeyedStore::new(key_cols, calls.clone(), accumulators, retention, window.is_some(), *retract), scratch: Vec::new(), bounded: Vec::new() }))
             }
         }
     }
@@ -104,7 +106,7 @@ impl Operator {
             Operator::Project(items) => Some(items.len()),
             Operator::PassThrough(n) => Some(*n),
             // Keys, window bounds, accumulators: see `Aggregate::insert` and `output_row`.
-            Operator::Aggregate(a) => Some(a.keys.len() + if a.window.is_some() { 2 } else { 0 } + a.store.accumulators.len()),
+            Operator::Aggregate(a) => Some(a.keys.len() + if a.window.is_some() { 2 } else { 0 } + a.store.outputs()),
         }
     }
 
@@ -144,8 +146,11 @@ impl Operator {
                 }
                 Ok(Step::Wrote)
             }
-            // Planning rejects aggregates over updating inputs, so only inserts arrive.
             Operator::Aggregate(a) if input.op == ChangeOp::Insert => a.insert(input.row, ctx, out),
+            // Only a retracting aggregate reads deletes; the dataflow hands
+            // it an update as the delete of its old row, then the insert of
+            // its new one (Flink's -U, +U), so no update reaches it.
+            Operator::Aggregate(a) if input.op == ChangeOp::Delete => a.retract(input.row, out),
             Operator::Aggregate(_) => Ok(Step::Dropped),
         }
     }
@@ -245,6 +250,31 @@ impl Aggregate {
             out.set_op(ChangeOp::Insert);
         }
         Ok(Step::Wrote)
+    }
+
+    /// Takes a deleted row back from its group: writes the group's update,
+    /// or its delete when the row was its last.
+    fn retract(&mut self, row: &[Value], out: &mut RecordBuf) -> Result<Step, EvalError> {
+        let Aggregate { keys, store, scratch, .. } = self;
+        scratch.clear();
+        scratch.extend(keys.iter().map(|&k| row.get(k).cloned().unwrap_or(Value::Null)));
+        let change = out.start(ChangeOp::Update);
+        let before = change.before.as_mut().expect("an update has a before-image");
+        match store.retract(scratch, row, before, &mut change.row)? {
+            Taken::Missing => Ok(Step::Dropped),
+            Taken::Updated => Ok(Step::Wrote),
+            Taken::Emptied => {
+                let last = std::mem::take(before);
+                out.set_op(ChangeOp::Delete);
+                out.change.row = last;
+                Ok(Step::Wrote)
+            }
+        }
+    }
+
+    /// Whether it reads an updating input (and so takes rows back).
+    pub fn retracts(&self) -> bool {
+        self.store.retracts()
     }
 
     /// Emits the windows the watermark closed and expires retained keys.

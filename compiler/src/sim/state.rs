@@ -9,14 +9,14 @@ use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::decimal::DecimalError;
 use super::eval::{eval, holds, EvalError};
 use super::raw_sums::{Fold, RawSums};
+use super::accumulator::{add, retype};
+use super::retract::Retracting;
 use super::small_slice::SmallSlice;
 use super::value::Value;
 use crate::plan::expr::{AggCall, AggFunc, Expr};
 use crate::plan::node::Column;
-use crate::types::DataType;
 
 /// Inline for a one-column key: no allocation, no pointer to follow.
 pub type Key = SmallSlice<Value>;
@@ -30,18 +30,37 @@ pub struct Group {
     /// The expiry its pending retention timer was set for, if any.
     timer: Option<i64>,
     /// For each DISTINCT call (by call position), the values it has
-    /// folded; empty when the node has none.
+    /// folded; empty when the node has none or retracts.
     seen: Vec<FxHashSet<Value>>,
+    /// Over an updating input: the row count and what each call keeps to
+    /// take a row back.
+    retract: Option<Box<Retracting>>,
+}
+
+/// What taking a row back did to its group.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Taken {
+    /// No such group (never seen, or expired): nothing to take back.
+    Missing,
+    /// The group still has rows: `before` and `after` are its rows.
+    Updated,
+    /// Its last row went: the group is gone, `before` is its last row.
+    Emptied,
 }
 
 #[derive(Debug)]
 pub struct KeyedStore {
     /// The data key columns (window bounds excluded) with their types.
     pub keys: Vec<Column>,
-    /// One per aggregate call: its rendering and accumulator type.
+    /// The state fingerprint's accumulators: one per aggregate call (its
+    /// rendering and type), and over an updating input the row count last
+    /// when no call is `count(*)`.
     pub accumulators: Vec<Column>,
     calls: Vec<AggCall>,
     retention_ms: Option<i64>,
+    /// Over an updating input (docs/semantics.md): groups keep what
+    /// retraction needs, and are deleted when their last row goes.
+    retract: bool,
     /// The groups, held raw while the node's shape and every row so far
     /// allow it (see raw_sums.rs); `groups` holds them otherwise.
     raw: Option<RawSums>,
@@ -59,11 +78,10 @@ pub struct KeyedStore {
 }
 
 impl KeyedStore {
-    pub fn new(keys: Vec<Column>, calls: Vec<AggCall>, retention_ms: Option<i64>, windowed: bool) -> KeyedStore {
-        let accumulators = calls.iter().map(|c| Column { name: c.name.clone(), ty: c.ty }).collect();
-        // The raw form keeps no event times, so no retention, and no windows.
-        let raw = if retention_ms.is_none() && !windowed { RawSums::of(&keys, &calls) } else { None };
-        KeyedStore { keys, accumulators, calls, retention_ms, raw, groups: FxHashMap::default(), windows: BTreeMap::new(), sessions: FxHashMap::default(), session_ends: BTreeSet::new(), timers: BinaryHeap::new() }
+    pub fn new(keys: Vec<Column>, calls: Vec<AggCall>, accumulators: Vec<Column>, retention_ms: Option<i64>, windowed: bool, retract: bool) -> KeyedStore {
+        // The raw form keeps no event times, so no retention, no windows, and nothing to retract with.
+        let raw = if retention_ms.is_none() && !windowed && !retract { RawSums::of(&keys, &calls) } else { None };
+        KeyedStore { keys, accumulators, calls, retention_ms, retract, raw, groups: FxHashMap::default(), windows: BTreeMap::new(), sessions: FxHashMap::default(), session_ends: BTreeSet::new(), timers: BinaryHeap::new() }
     }
 
     /// Moves every raw group to the generic form, for good.
@@ -71,14 +89,15 @@ impl KeyedStore {
         let Some(raw) = self.raw.take() else { return };
         for (key, accs) in raw.into_groups() {
             // last_event only serves retention, which a raw store never has.
-            self.groups.insert(SmallSlice::One(key), Group { accumulators: accs.into_iter().collect(), last_event: 0, timer: None, seen: Vec::new() });
+            self.groups.insert(SmallSlice::One(key), Group { accumulators: accs.into_iter().collect(), last_event: 0, timer: None, seen: Vec::new(), retract: None });
         }
     }
 
     fn fresh(&self, ts: i64) -> Group {
         let accumulators = self.calls.iter().map(|c| if c.func == AggFunc::Count { Value::Int(0) } else { Value::Null }).collect();
-        let seen = if self.calls.iter().any(|c| c.distinct) { vec![FxHashSet::default(); self.calls.len()] } else { Vec::new() };
-        Group { accumulators, last_event: ts, timer: None, seen }
+        let seen = if !self.retract && self.calls.iter().any(|c| c.distinct) { vec![FxHashSet::default(); self.calls.len()] } else { Vec::new() };
+        let retract = self.retract.then(|| Box::new(Retracting::new(&self.calls)));
+        Group { accumulators, last_event: ts, timer: None, seen, retract }
     }
 
     /// Folds one input row into the key's group and writes the group's
@@ -111,7 +130,10 @@ impl KeyedStore {
                 self.groups.entry(key.into()).or_insert(fresh)
             }
         };
-        update(&self.calls, group, row)?;
+        match &mut group.retract {
+            Some(r) => r.fold(&self.calls, &mut group.accumulators, row, 1)?,
+            None => update(&self.calls, group, row)?,
+        }
         group.last_event = ts;
         after.extend_from_slice(key);
         after.extend_from_slice(&group.accumulators);
@@ -123,6 +145,27 @@ impl KeyedStore {
             }
         }
         Ok(())
+    }
+
+    /// Takes `row` back from the key's group (a retracting store only):
+    /// writes the group's rows before and after, and deletes the group when
+    /// its last row goes, as Flink's retracting group aggregate does.
+    pub fn retract(&mut self, key: &[Value], row: &[Value], before: &mut Vec<Value>, after: &mut Vec<Value>) -> Result<Taken, EvalError> {
+        before.clear();
+        after.clear();
+        let Some(group) = self.groups.get_mut(key) else { return Ok(Taken::Missing) };
+        let Some(r) = &mut group.retract else { return Ok(Taken::Missing) };
+        before.extend_from_slice(key);
+        before.extend_from_slice(&group.accumulators);
+        r.fold(&self.calls, &mut group.accumulators, row, -1)?;
+        if r.rows <= 0 {
+            // Its retention timer, if any, finds no group and is skipped.
+            self.groups.remove(key);
+            return Ok(Taken::Emptied);
+        }
+        after.extend_from_slice(key);
+        after.extend_from_slice(&group.accumulators);
+        Ok(Taken::Updated)
     }
 
     /// Windowed accumulation: nothing is emitted until the window closes.
@@ -222,9 +265,26 @@ impl KeyedStore {
             self.groups
                 .iter()
                 .chain(self.windows.values().flatten())
-                .map(|(k, g)| (k.to_vec(), g.accumulators.to_vec()))
+                .map(|(k, g)| {
+                    let mut accs = g.accumulators.to_vec();
+                    // The row count a retracting group keeps past its calls.
+                    if let (Some(r), true) = (&g.retract, self.accumulators.len() > self.calls.len()) {
+                        accs.push(Value::Int(r.rows));
+                    }
+                    (k.to_vec(), accs)
+                })
                 .chain(self.sessions.iter().flat_map(|(k, open)| open.values().map(move |(_, g)| (k.to_vec(), g.accumulators.to_vec())))),
         )
+    }
+
+    /// How many accumulator columns an output row has: one per call.
+    pub fn outputs(&self) -> usize {
+        self.calls.len()
+    }
+
+    /// Whether it reads an updating input.
+    pub fn retracts(&self) -> bool {
+        self.retract
     }
 
     pub fn len(&self) -> usize {
@@ -320,39 +380,4 @@ fn merge(calls: &[AggCall], into: &mut Group, from: Group) -> Result<(), EvalErr
         }
     }
     Ok(())
-}
-
-/// Sums keep the accumulator type: int64, decimal(38,s) or float64.
-fn add(acc: &Value, v: &Value, ty: DataType) -> Result<Value, EvalError> {
-    let overflow = || EvalError::Overflow(format!("{} + {}", acc.render_text(), v.render_text()));
-    Ok(match (acc, v, ty) {
-        (Value::Null, _, _) => retype(v.clone(), ty),
-        (Value::Int(a), Value::Int(b), _) => Value::Int(a.checked_add(*b).ok_or_else(overflow)?),
-        (Value::Decimal(a), Value::Decimal(b), DataType::Decimal(p, s)) => {
-            if a.scale == b.scale {
-                // The common case: one column, one scale.
-                let m = a.mantissa.checked_add(b.mantissa).ok_or_else(overflow)?;
-                let d = super::decimal::Decimal::new(m, a.scale);
-                if !d.fits(p) {
-                    return Err(overflow());
-                }
-                Value::Decimal(d)
-            } else {
-                Value::Decimal(a.add(*b, p, s).map_err(|e| match e {
-                    DecimalError::Overflow | DecimalError::DivisionByZero => overflow(),
-                })?)
-            }
-        }
-        (Value::Float(a), Value::Float(b), _) => Value::Float(a + b),
-        _ => return Err(EvalError::Type(format!("cannot add {} to a {ty} sum", super::eval::kind(v)))),
-    })
-}
-
-/// A value as the accumulator type stores it (sums of int32 are int64,
-/// sums of decimal(p,s) are decimal(38,s): same numbers, wider type).
-fn retype(v: Value, ty: DataType) -> Value {
-    match (v, ty) {
-        (Value::Decimal(d), DataType::Decimal(_, s)) if d.scale != s => Value::Decimal(d.rescale(s).unwrap_or(d)),
-        (v, _) => v,
-    }
 }

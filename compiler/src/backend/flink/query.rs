@@ -52,7 +52,7 @@ pub fn model_query(plan: &ModelPlan, input: &str, input_schema: &[Column]) -> Mo
                 names = items.iter().map(|(_, n)| n.clone()).collect();
                 format!("SELECT {} FROM {}", list.join(", "), rel.from)
             }
-            NodeKind::Aggregate { keys: key_idx, calls, window } => {
+            NodeKind::Aggregate { keys: key_idx, calls, window, .. } => {
                 let keys: Vec<String> = key_idx
                     .iter()
                     .map(|k| {

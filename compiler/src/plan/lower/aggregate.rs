@@ -27,17 +27,20 @@ struct Aggregation {
     group_keys: Vec<usize>,
     window: Option<TimeWindow>,
     calls: Vec<AggCall>,
+    /// Over an updating input: replaced and deleted rows are retracted.
+    retract: bool,
 }
 
 impl<'a> Lowerer<'a> {
-    /// The steps of a grouped SELECT: refuse an updating input, plan the
-    /// GROUP BY (and the window it cuts), collect the aggregate calls,
-    /// push the Aggregate node, then HAVING and the projection above it.
+    /// The steps of a grouped SELECT: refuse a window over an updating
+    /// input, plan the GROUP BY (and the window it cuts), collect the
+    /// aggregate calls, push the Aggregate node, then HAVING and the
+    /// projection above it.
     pub(super) fn aggregate_select(&mut self, s: &'a sql::Select, mut rel: Rel, group_by: &'a [sql::Expr]) -> Result<Rel> {
-        changelog::aggregate_input(&rel.changelog).map_err(|c| self.changelog_error(c, &rel.changelog, updating_input_span(s, group_by)))?;
-        self.key_span = Some(key_span(s, group_by));
         // A windowed model's aggregate input gains the window bounds.
         let windowed = self.settings.window.filter(|_| rel.windowable);
+        changelog::aggregate_input(&rel.changelog, windowed.is_some()).map_err(|c| self.changelog_error(c, &rel.changelog, updating_input_span(s, group_by)))?;
+        self.key_span = Some(key_span(s, group_by));
         rel.windowable = false;
         let base_cols = rel.cols.len();
         if windowed.is_some() {
@@ -68,7 +71,7 @@ impl<'a> Lowerer<'a> {
             session_bounds_unread(self.model, s, &calls, base_cols)?;
         }
         let group_keys = if window.is_some() { data_keys.iter().copied().chain([base_cols, base_cols + 1]).collect() } else { data_keys.clone() };
-        Ok(Aggregation { data_keys, group_keys, window, calls })
+        Ok(Aggregation { data_keys, group_keys, window, calls, retract: changelog::retracts(&rel.changelog) })
     }
 
     /// The input columns GROUP BY names, by position, alias or expression.
@@ -168,7 +171,7 @@ impl<'a> Lowerer<'a> {
         let def = format!("key=[{}] aggregates=[{}]", key_names.join(", "), agg.calls.iter().map(|c| c.name.as_str()).collect::<Vec<_>>().join(", "));
         let state = self.keyed_state(&key_names, agg);
         let changelog = changelog::aggregate(&key_names, agg.window.is_some());
-        let kind = NodeKind::Aggregate { keys: agg.group_keys.clone(), calls: agg.calls.clone(), window: agg.window.clone() };
+        let kind = NodeKind::Aggregate { keys: agg.group_keys.clone(), calls: agg.calls.clone(), window: agg.window.clone(), retract: agg.retract };
         let id = self.push(Operator::Aggregate, rel, def, schema.clone(), changelog.clone(), Some(state), None, kind);
         Rel {
             qualifier: rel.qualifier.clone(),
@@ -184,7 +187,8 @@ impl<'a> Lowerer<'a> {
     /// What the Aggregate stores, the content of its state fingerprint: the
     /// grouped keys, one accumulator per call, the window, and how long a
     /// key is kept (until its window closes; else the model's `retention`;
-    /// else forever).
+    /// else forever). Over an updating input the accumulators are those of
+    /// a retracting aggregate (`retract_accumulators`).
     fn keyed_state(&self, key_names: &[String], agg: &Aggregation) -> KeyedState {
         let retention = match (&agg.window, self.settings.retention) {
             (Some(_), _) => Retention::UntilClose,
@@ -193,7 +197,7 @@ impl<'a> Lowerer<'a> {
         };
         KeyedState {
             keys: key_names.to_vec(),
-            accumulators: agg.calls.iter().map(|c| Column { name: c.name.clone(), ty: c.ty }).collect(),
+            accumulators: if agg.retract { retract_accumulators(&agg.calls) } else { agg.calls.iter().map(|c| Column { name: c.name.clone(), ty: c.ty }).collect() },
             retention,
             window: agg.window.clone(),
         }
@@ -362,7 +366,28 @@ impl<'a> Lowerer<'a> {
     }
 }
 
-/// Where an aggregate over an updating stream is reported: its first
+/// A retracting aggregate's accumulators, as Flink's planner lays them out
+/// over retracting input (docs/identity.md): `sum(x)`, `min(x)`, `max(x)`
+/// and the DISTINCT calls keep more than their result (a non-null count
+/// beside the sum, every value with its multiplicity), so their names say
+/// `WITH RETRACT`; `count(…)` is the same counter either way; and the row
+/// count that tells when a group is empty is the query's own `count(*)`,
+/// or one more `count(*)` at the end.
+fn retract_accumulators(calls: &[AggCall]) -> Vec<Column> {
+    let mut accs: Vec<Column> = calls
+        .iter()
+        .map(|c| {
+            let keeps_more = c.distinct || c.func != AggFunc::Count;
+            Column { name: if keeps_more { format!("{} WITH RETRACT", c.name) } else { c.name.clone() }, ty: c.ty }
+        })
+        .collect();
+    if !calls.iter().any(AggCall::counts_rows) {
+        accs.push(Column { name: "count(*)".into(), ty: DataType::Int64 });
+    }
+    accs
+}
+
+/// Where a windowed aggregate over an updating stream is reported: its first
 /// aggregate call, else its GROUP BY, else the SELECT.
 fn updating_input_span(s: &sql::Select, group_by: &[sql::Expr]) -> SqlSpan {
     s.projection.iter().find(|i| select_item_expr(i).is_some_and(contains_aggregate)).map(|i| i.span()).or(group_by.first().map(|g| g.span())).unwrap_or(s.span())

@@ -226,12 +226,12 @@ impl<'a> Lowerer<'a> {
     fn changelog_error(&self, c: Conflict, input: &Changelog, span: SqlSpan) -> LowerError {
         let model = self.model;
         match c {
-            Conflict::UpdatingAggregateInput => LowerError::new(
+            Conflict::UpdatingWindowInput => LowerError::new(
                 Code::AggregateOverUpdatingStream,
-                format!("model `{model}` uses aggregation over an updating stream (its input emits {}), which is not supported yet", input.title()),
+                format!("model `{model}` uses a windowed aggregate over an updating stream (its input emits {}), which is not supported: a window emits each row once, when it closes, and cannot take it back", input.title()),
                 span,
             )
-            .help("aggregate the append-only source directly, or aggregate in the upstream model"),
+            .help(format!("remove `window:` from `{model}` to aggregate the updates into an upsert result (GROUP BY without a window retracts replaced rows), or window the append-only source in the upstream model")),
             Conflict::AppendOverUpserts { key } => {
                 LowerError::new(Code::AppendModelEmitsUpdates, format!("model `{model}` is materialized as append, but its output changelog is {}", input.title()), span)
                     .help(format!("set `materialized: upsert` and `key: [{}]` for `{model}` in streamform.yml", key.join(", ")))

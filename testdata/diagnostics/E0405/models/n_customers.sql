@@ -1,1 +1,0 @@
-SELECT COUNT(*) AS n FROM ref('totals')

@@ -1,0 +1,1 @@
+SELECT order_id, region, amount FROM source('orders')
