@@ -80,6 +80,19 @@ fn walk_factor(t: &sql::TableFactor, f: &mut dyn FnMut(bool, String, SqlSpan)) {
             }
         }
         sql::TableFactor::Derived { subquery, .. } => walk_query(subquery, f),
+        // A window function's first argument: TABLE source('x') (sql/tvf.rs).
+        sql::TableFactor::TableFunction { expr: sql::Expr::Function(w), .. } => {
+            let sql::FunctionArguments::List(l) = &w.args else { return };
+            let Some(sql::FunctionArg::Unnamed(sql::FunctionArgExpr::Expr(sql::Expr::Function(read)))) = l.args.first() else { return };
+            let kind = read.name.to_string().to_lowercase();
+            if let sql::FunctionArguments::List(a) = &read.args {
+                if let [sql::FunctionArg::Unnamed(sql::FunctionArgExpr::Expr(sql::Expr::Value(v)))] = a.args.as_slice() {
+                    if let (sql::Value::SingleQuotedString(s), "source" | "ref") = (&v.value, kind.as_str()) {
+                        f(kind == "source", s.clone(), v.span());
+                    }
+                }
+            }
+        }
         _ => {}
     }
 }

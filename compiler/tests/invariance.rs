@@ -249,3 +249,25 @@ fn retracting_aggregate_reformatted_moves_nothing() {
     };
     assert_eq!(sorted(&append), sorted(&base), "the same nodes, in another plan order");
 }
+
+/// A window written as a window function in FROM plans to the very nodes,
+/// ids and digests of the same window in streamform.yml.
+#[test]
+fn window_function_equals_window_config() {
+    let sources = SOURCES.replace("      amount: decimal(10,2)\n", "      amount: decimal(10,2)\n      ts: timestamp\n").replace("    topic: orders\n", "    topic: orders\n    event_time: ts\n    watermark: 5s\n");
+    let compile = |window: &str, from: &str| {
+        let config = format!("//- /streamform.yml\nname: shop\nversion: 1\nmodels:\n  totals: {{{window}}}\n");
+        let sql = format!("SELECT customer_id, window_start, window_end, COUNT(*) AS n, SUM(amount) AS total FROM {from} GROUP BY customer_id, window_start, window_end");
+        Fixture::with_db(Default::default(), &format!("{config}{sources}\n//- /models/totals.sql\n{sql}\n")).manifest()
+    };
+    let pairs = [
+        ("window: {type: tumbling, size: 5m}", "TABLE(TUMBLE(TABLE source('orders'), DESCRIPTOR(ts), INTERVAL '5' MINUTE))"),
+        ("window: {type: hop, size: 10m, slide: 5m}", "TABLE(HOP(TABLE source('orders'), DESCRIPTOR(ts), INTERVAL '300' SECONDS, INTERVAL '10' MINUTE)) AS w"),
+        ("window: {type: session, gap: 30m}", "TABLE(\n  SESSION(TABLE source('orders') PARTITION BY (customer_id), DESCRIPTOR(ts), INTERVAL '30' MINUTE)\n)"),
+    ];
+    for (config, tvf) in pairs {
+        let by_config = compile(config, "source('orders')");
+        assert!(node(&by_config, "totals::aggregate::0").state.window.is_some(), "{config} plans a window");
+        assert_eq!(compile("", tvf), by_config, "{tvf}");
+    }
+}

@@ -7,9 +7,9 @@ use crate::config::project::WindowConfig;
 use crate::window::WindowShape;
 use crate::config::{Connector, LatePolicy, Materialized, ModelConfig, SourceConfig};
 use crate::db::{Db, ModelName, Project, SourceFile, SourceName};
-use crate::diagnostic::{did_you_mean, Diagnostic};
+use crate::diagnostic::{did_you_mean, Diagnostic, Span};
 use crate::model::{located_reads, lower_model, parse_model, upstream_sources};
-use crate::plan::lower::{to_span, unwindowed_aggregate_keys};
+use crate::plan::lower::{declared_window_span, to_span, unwindowed_aggregate_keys};
 use crate::plan::node::ModelPlan;
 use crate::project::{self, model_config, model_file, source_config, CONFIG_FILE};
 use crate::source::event_time;
@@ -48,7 +48,9 @@ pub fn model_checks<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>
     config_checks(&n, c, &upstream, has_clock, &mut out.config);
     let self_ref = read_checks(db, project, &n, file, &mut out.refs);
     if let Some(w) = &c.window {
-        window_source_checks(&n, w, &upstream, &mut out.window);
+        window_source_checks(&n, (CONFIG_FILE, Some(w.span)), &upstream, &mut out.window);
+    } else {
+        sql_window_checks(db, &n, c, file, &upstream, &mut out.window);
     }
 
     // Planning.
@@ -127,9 +129,26 @@ fn unknown_model(db: &dyn Db, project: Project, n: &str, target: &str, sources: 
     d
 }
 
+/// A window declared by a window function in the model's SQL gets the
+/// checks `window:` in streamform.yml gets, pointing at the function.
+fn sql_window_checks(db: &dyn Db, n: &str, c: &ModelConfig, file: SourceFile, upstream: &[SourceConfig], out: &mut Vec<Diagnostic>) {
+    let Ok(query) = parse_model(db, file) else { return };
+    let Some(span) = declared_window_span(&query) else { return };
+    let path = file.path(db).clone();
+    let at = to_span(file.text(db), span);
+    if c.materialized == Materialized::Upsert {
+        out.push(
+            Diagnostic::error(Code::WindowedUpsertModel, format!("model `{n}` declares a window but is materialized as upsert; a window emits one final row per group and window, an append changelog"))
+                .at(path.clone(), at)
+                .help("set `materialized: append` and remove `key`"),
+        );
+    }
+    window_source_checks(n, (&path, at), upstream, out);
+}
+
 /// What a window needs of each event-time source upstream: an idle
 /// timeout, a `not_null` contract on its event time, and dropped late events.
-fn window_source_checks(n: &str, w: &WindowConfig, upstream: &[SourceConfig], out: &mut Vec<Diagnostic>) {
+fn window_source_checks(n: &str, (file, decl): (&str, Option<Span>), upstream: &[SourceConfig], out: &mut Vec<Diagnostic>) {
     let window_here = format!("the window of `{n}` is declared here");
     for s in upstream {
         let Some(time) = event_time(s) else { continue };
@@ -141,7 +160,7 @@ fn window_source_checks(n: &str, w: &WindowConfig, upstream: &[SourceConfig], ou
             out.push(
                 Diagnostic::warning(Code::WindowWithoutIdleTimeout, format!("model `{n}` declares a window, and source `{sn}` upstream of it declares no idle_timeout; while any partition of `{sn}` is silent, event time stops and no window closes"))
                     .at(project::SOURCES_FILE, at)
-                    .label(CONFIG_FILE, Some(w.span), &window_here)
+                    .label(file, decl, &window_here)
                     .help(format!("add `idle_timeout: 30s` to `{sn}`: a partition silent for that long stops holding event time back (its later events may then be late)")),
             );
         }
@@ -150,7 +169,7 @@ fn window_source_checks(n: &str, w: &WindowConfig, upstream: &[SourceConfig], ou
             out.push(
                 Diagnostic::warning(Code::WindowWithoutEventTimeContract, format!("model `{n}` declares a window, and no `not_null` contract of source `{sn}` covers its event time `{et}`; on Flink a record without `{et}` fails the job at every restart"))
                     .at(project::SOURCES_FILE, at)
-                    .label(CONFIG_FILE, Some(w.span), &window_here)
+                    .label(file, decl, &window_here)
                     .help(format!("add a contract `{{name: has_{et}, not_null: [{et}]}}` and a `quarantine:` topic to `{sn}`, so such records are set aside")),
             );
         }
@@ -158,7 +177,7 @@ fn window_source_checks(n: &str, w: &WindowConfig, upstream: &[SourceConfig], ou
         if let (LatePolicy::Keep, Some((_, span))) = (time.late, s.late_events) {
             out.push(
                 Diagnostic::error(Code::WindowOverKeptLateEvents, format!("model `{n}` declares a window, but source `{sn}` upstream of it keeps late events (`late_events: keep`); a window that has closed cannot take them"))
-                    .at(CONFIG_FILE, Some(w.span))
+                    .at(file, decl)
                     .label(project::SOURCES_FILE, Some(span.with_len(4)), format!("`{sn}` keeps late events here"))
                     .help(format!("set `late_events: drop` on `{sn}`, or remove the window from `{n}`")),
             );

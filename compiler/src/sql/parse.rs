@@ -19,7 +19,9 @@ const RECURSION_LIMIT: usize = 64;
 
 pub fn parse_model_sql(text: &str) -> ParsedQuery {
     let dialect = GenericDialect {};
-    let parsed = Parser::new(&dialect).with_recursion_limit(RECURSION_LIMIT).try_with_sql(text).and_then(|mut p| p.parse_statements());
+    let rewritten = super::tvf::rewrite_window_tvfs(text);
+    let sql = rewritten.as_deref().unwrap_or(text);
+    let parsed = Parser::new(&dialect).with_recursion_limit(RECURSION_LIMIT).try_with_sql(sql).and_then(|mut p| p.parse_statements());
     let statements = match parsed {
         Ok(s) => s,
         Err(e) => {

@@ -38,7 +38,7 @@ impl<'a> Lowerer<'a> {
     /// projection above it.
     pub(super) fn aggregate_select(&mut self, s: &'a sql::Select, mut rel: Rel, group_by: &'a [sql::Expr]) -> Result<Rel> {
         // A windowed model's aggregate input gains the window bounds.
-        let windowed = self.settings.window.filter(|_| rel.windowable);
+        let windowed = self.settings.window.or(self.tvf_window.as_ref().map(|w| w.shape)).filter(|_| rel.windowable);
         changelog::aggregate_input(&rel.changelog, windowed.is_some()).map_err(|c| self.changelog_error(c, &rel.changelog, updating_input_span(s, group_by)))?;
         self.key_span = Some(key_span(s, group_by));
         rel.windowable = false;
@@ -69,6 +69,7 @@ impl<'a> Lowerer<'a> {
         let calls = self.aggregate_calls(s, rel, aliases)?;
         if let Some(WindowShape::Session { .. }) = windowed {
             session_bounds_unread(self.model, s, &calls, base_cols)?;
+            self.session_partition(rel, &data_keys)?;
         }
         let group_keys = if window.is_some() { data_keys.iter().copied().chain([base_cols, base_cols + 1]).collect() } else { data_keys.clone() };
         Ok(Aggregation { data_keys, group_keys, window, calls, retract: changelog::retracts(&rel.changelog) })
@@ -450,4 +451,23 @@ fn session_bounds_unread(model: &str, s: &sql::Select, calls: &[AggCall], base_c
         }
     }
     Ok(())
+}
+
+impl Lowerer<'_> {
+    /// A SESSION function's PARTITION BY must be the GROUP BY keys: one
+    /// session per group, as the simulator and the generated SQL keep them.
+    fn session_partition(&self, rel: &Rel, data_keys: &[usize]) -> Result<()> {
+        let Some(tvf) = &self.tvf_window else { return Ok(()) };
+        let keys: Vec<&str> = data_keys.iter().filter_map(|&k| rel.cols.get(k)).map(|c| c.name.as_str()).collect();
+        let mut given: Vec<&str> = tvf.partition.iter().flatten().map(String::as_str).collect();
+        let mut want = keys.clone();
+        given.sort_unstable();
+        want.sort_unstable();
+        if given == want {
+            return Ok(());
+        }
+        let by = if keys.is_empty() { "no PARTITION BY".to_string() } else { format!("PARTITION BY {}", keys.join(", ")) };
+        Err(LowerError::new(Code::UnsupportedConstruct, format!("model `{}` groups its sessions by [{}] but partitions them by [{}]; sessions are kept per group", self.model, keys.join(", "), tvf.partition.iter().flatten().cloned().collect::<Vec<_>>().join(", ")), tvf.span)
+            .help(format!("write {by} in SESSION, the GROUP BY keys besides the window bounds")))
+    }
 }

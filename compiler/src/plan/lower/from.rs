@@ -74,6 +74,7 @@ impl<'a> Lowerer<'a> {
                 }
                 Ok(rel)
             }
+            sql::TableFactor::TableFunction { expr, alias } => self.window_tvf(expr, alias.as_ref(), t.span()),
             other => Err(unsupported(self.model, "this kind of FROM item", other.span()).help("read with source('name') or ref('name')")),
         }
     }
@@ -104,12 +105,12 @@ impl<'a> Lowerer<'a> {
         self.project(rel, items)
     }
 
-    fn bad_reference(&self, kind: &str, span: SqlSpan) -> LowerError {
+    pub(super) fn bad_reference(&self, kind: &str, span: SqlSpan) -> LowerError {
         LowerError::new(Code::MalformedReference, format!("model `{}` uses {kind}() with something other than one quoted name", self.model), span)
             .help(format!("write {kind}('name') with the name in single quotes"))
     }
 
-    fn read_source(&mut self, name: &str, alias: Option<String>, span: SqlSpan) -> Result<Rel> {
+    pub(super) fn read_source(&mut self, name: &str, alias: Option<String>, span: SqlSpan) -> Result<Rel> {
         let Some(src) = self.inputs.source(name) else {
             return Err(self.unknown_source(name, span));
         };
@@ -167,7 +168,7 @@ impl<'a> Lowerer<'a> {
         })
     }
 
-    fn read_model(&mut self, name: &str, alias: Option<String>, span: SqlSpan) -> Result<Rel> {
+    pub(super) fn read_model(&mut self, name: &str, alias: Option<String>, span: SqlSpan) -> Result<Rel> {
         match self.inputs.model(name) {
             Upstream::Ok(up) => {
                 self.reads_model = Some(name.to_string());

@@ -49,7 +49,7 @@ pub(super) fn as_interval(e: &sql::Expr) -> Option<&sql::Interval> {
 }
 
 /// An INTERVAL's length in milliseconds, or why it has none we support.
-fn interval_ms(iv: &sql::Interval) -> std::result::Result<i64, String> {
+pub(super) fn interval_ms(iv: &sql::Interval) -> std::result::Result<i64, String> {
     if iv.last_field.is_some() {
         return Err("write the INTERVAL in one unit, for example INTERVAL '90' MINUTE".into());
     }

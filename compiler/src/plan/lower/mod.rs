@@ -20,6 +20,9 @@ mod literal;
 mod names;
 mod scalar;
 mod select;
+mod window_tvf;
+
+pub use window_tvf::declared_window_span;
 
 use sqlparser::ast::{self as sql, Spanned};
 use sqlparser::tokenizer::Span as SqlSpan;
@@ -137,10 +140,12 @@ struct Lowerer<'a> {
     /// Where the last planned aggregate's GROUP BY (or SELECT) is, for
     /// errors about the model's key.
     key_span: Option<SqlSpan>,
+    /// The window a window function in FROM declared.
+    tvf_window: Option<window_tvf::TvfWindow>,
 }
 
 pub fn lower_model(model: &str, query: &sql::Query, settings: &ModelSettings, inputs: &dyn Inputs) -> Result<ModelPlan> {
-    let mut l = Lowerer { model, settings, inputs, nodes: Vec::new(), ordinals: [0; 5], reads_model: None, ctes: Vec::new(), key_span: None };
+    let mut l = Lowerer { model, settings, inputs, nodes: Vec::new(), ordinals: [0; 5], reads_model: None, ctes: Vec::new(), key_span: None, tvf_window: None };
     if let Some(shape) = settings.window {
         if shape.size().is_some_and(|s| s.millis() == 0) {
             return Err(LowerError { code: Code::PlannedZeroWindow, message: format!("model `{model}` declares a window of size 0s; a window needs a positive size"), span: None, help: Some("set `window: {type: tumbling, size: 5m}` with a positive size".into()), aggregate_keys: None });
@@ -153,13 +158,13 @@ pub fn lower_model(model: &str, query: &sql::Query, settings: &ModelSettings, in
         }
     }
     let rel = l.query(query)?;
-    if settings.window.is_some() && !l.nodes.iter().any(|n| n.operator == Operator::Aggregate) {
+    if (settings.window.is_some() || l.tvf_window.is_some()) && !l.nodes.iter().any(|n| n.operator == Operator::Aggregate) {
         let at = match query.body.as_ref() {
             sql::SetExpr::Select(sel) => sel.select_token.0.span,
             _ => query.span(),
         };
         return Err(LowerError::new(Code::WindowWithoutAggregate, format!("model `{model}` declares a window but has no aggregate to cut into windows"), at)
-            .help("group by `window_start` and `window_end` (and any key), or remove `window` from the model"));
+            .help(if l.tvf_window.is_some() { "group by `window_start` and `window_end` (and any key), or read the input without the window function" } else { "group by `window_start` and `window_end` (and any key), or remove `window` from the model" }));
     }
     let span = l.key_span.unwrap_or_else(|| query.span());
     let sink_changelog = changelog::sink(&rel.changelog, settings.materialized, &settings.key).map_err(|c| {
