@@ -82,8 +82,9 @@ pub fn source_name(definition: &str) -> &str {
 }
 
 /// The source a scanned table belongs to: the backend scans `<source>_raw`
-/// when a view types or filters it (event time, contracts), and the pin
-/// follows the source either way.
+/// when a view types or filters it (event time, contracts). The pin's key
+/// stays the scanned table (what earlier pins recorded); its nodes are the
+/// source's.
 fn scanned_source(table: &str, desired: &Manifest) -> String {
     let is_source = |t: &str| desired.nodes.iter().any(|x| x.operator == "source" && source_name(&x.definition) == t);
     match table.strip_suffix("_raw") {
@@ -230,7 +231,7 @@ pub fn pin_plan(plan: &Value, desired: &Manifest, sinks: &[SinkTable], keys: &Ha
         }
         if kind == "table-source-scan" {
             let ident = n["scanTableSource"]["table"]["identifier"].as_str().unwrap_or("");
-            let table = scanned_source(&parts(ident).pop().unwrap_or_default(), desired);
+            let table = parts(ident).pop().unwrap_or_default();
             if scan_of.values().any(|t| t == &table) {
                 return Err(format!("Flink scans source `{table}` more than once, so its read positions cannot be pinned to one uid"));
             }
@@ -248,7 +249,8 @@ pub fn pin_plan(plan: &Value, desired: &Manifest, sinks: &[SinkTable], keys: &Ha
         let ty = n["type"].as_str().unwrap_or("");
         let kind = exec_kind(ty);
         let (key, members, materializer) = if let Some(table) = scan_of.get(&id) {
-            let members = desired.nodes.iter().filter(|x| x.operator == "source" && source_name(&x.definition) == table).map(|x| x.id.clone()).collect();
+            let source = scanned_source(table, desired);
+            let members = desired.nodes.iter().filter(|x| x.operator == "source" && source_name(&x.definition) == source).map(|x| x.id.clone()).collect();
             (format!("source:{table}"), members, false)
         } else if let Some(sink) = sink_of.get(&id) {
             (key_of(sink), vec![sink.clone()], n["requireUpsertMaterialize"].as_bool().unwrap_or(false))

@@ -137,7 +137,7 @@ fn tumbling_hop_and_session_window_aggregates_are_pinned_to_their_nodes() {
         assert_eq!(
             summary(&pins),
             vec![
-                (s("table-source-scan"), s("streamform/source:events"), vec![format!("{model}::source::0")]),
+                (s("table-source-scan"), s("streamform/source:events_raw"), vec![format!("{model}::source::0")]),
                 (s("window-aggregate"), format!("streamform/{model}::aggregate::0"), vec![format!("{model}::aggregate::0")]),
                 (s("sink"), format!("streamform/{model}::sink::0"), vec![format!("{model}::sink::0")]),
             ],
@@ -168,7 +168,7 @@ fn a_retracting_aggregate_over_an_upsert_model_is_pinned() {
     assert_eq!(
         summary(&pins),
         vec![
-            (s("table-source-scan"), s("streamform/source:events"), vec![s("latest::source::0")]),
+            (s("table-source-scan"), s("streamform/source:events_raw"), vec![s("latest::source::0")]),
             (s("group-aggregate"), s("streamform/latest::aggregate::0"), vec![s("latest::aggregate::0")]),
             (s("group-aggregate"), s("streamform/by_kind::aggregate::0"), vec![s("by_kind::aggregate::0")]),
             (s("sink"), s("streamform/by_kind::sink::0"), vec![s("by_kind::sink::0")]),
@@ -183,4 +183,15 @@ fn a_retracting_aggregate_over_an_upsert_model_is_pinned() {
     }
     let err = pin_plan(&plan, &m, &sinks(&m), &keys(&m, None, &[])).unwrap_err();
     assert!(err.contains("Flink retracts `sum(amount)` of `by_kind::aggregate::0`"), "{err}");
+}
+
+/// The same pinned uids over a window of another size do not restore: the
+/// node's state (its window) differs, so the deploy plan is a rebuild.
+#[test]
+fn a_resized_window_under_the_same_uid_does_not_restore() {
+    let (_, old, w1) = pin("w1-tumbling", None, &[]).unwrap();
+    let mut resized = w1.clone();
+    resized.nodes.iter_mut().find(|n| n.id == "per_minute::aggregate::0").unwrap().state.window.as_mut().unwrap().size = Some(s("5m"));
+    assert_eq!(flink_keeps_state_pinned(&w1, &resized, &[], &old, &old), Err(s("keyed node `per_minute::aggregate::0` stores another row layout")));
+    assert_eq!(flink_keeps_state_pinned(&w1, &w1, &[], &old, &old), Ok(vec![]));
 }
