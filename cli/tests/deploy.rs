@@ -163,6 +163,16 @@ fn recorded_target_and_saved_plans() {
             &["apply", "--target", "dev", "--plan", "missing.json"],
         ],
     );
+    // The pins recorded for the applied attempt: status says the uids are
+    // pinned, and how many (above, without them: by topology).
+    let uids = dir.join(".streamform/uids");
+    fs::create_dir_all(&uids).unwrap();
+    let pin = |exec: &str, key: &str| json!({"key": key, "uid": format!("streamform/{key}"), "exec": exec, "nodes": [key], "materializer": false});
+    let pins = json!({
+        "uids_version": 1, "attempt": "20260102T030400Z-1", "job_id": "4b1d2c0000000000000000000000beef", "plan": "/tmp/plans/20260102T030400Z-1.pinned.json",
+        "pins": [pin("table-source-scan", "source:orders"), pin("group-aggregate", "totals::aggregate::0"), pin("sink", "totals::sink::0")],
+    });
+    fs::write(uids.join("dev.json"), pretty(&pins)).unwrap();
     // An entry that is not a journal entry at all: apply refuses to guess.
     fs::write(journal.join("20260102T060000Z-4.json"), "{\"journal_version\": 1}\n").unwrap();
     let out = out + &transcript(&dir, &[&["status", "--target", "dev"], &["apply", "--target", "dev", "--yes"]]);

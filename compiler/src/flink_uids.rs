@@ -21,7 +21,8 @@ use std::collections::{BTreeSet, HashMap};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::manifest::Manifest;
+use crate::duration::Duration;
+use crate::manifest::{Manifest, NodeEntry};
 use crate::upgrade::matching::match_nodes;
 use crate::upgrade::ModelHints;
 
@@ -80,6 +81,18 @@ pub fn source_name(definition: &str) -> &str {
     definition.split(" (").next().unwrap_or(definition)
 }
 
+/// The source a scanned table belongs to: the backend scans `<source>_raw`
+/// when a view types or filters it (event time, contracts). The pin's key
+/// stays the scanned table (what earlier pins recorded); its nodes are the
+/// source's.
+fn scanned_source(table: &str, desired: &Manifest) -> String {
+    let is_source = |t: &str| desired.nodes.iter().any(|x| x.operator == "source" && source_name(&x.definition) == t);
+    match table.strip_suffix("_raw") {
+        Some(base) if !is_source(table) && is_source(base) => base.to_string(),
+        _ => table.to_string(),
+    }
+}
+
 /// Each desired node's key: the key of the running node it continues
 /// (per the recorded pins), else its own id.
 pub fn keys(desired: &Manifest, running: Option<(&Manifest, &[Pin])>, hints: &[ModelHints]) -> HashMap<String, String> {
@@ -116,8 +129,9 @@ fn downstream_sinks(plan: &Value, sink_of: &HashMap<i64, String>) -> HashMap<i64
     out
 }
 
-/// The sinks each Streamform node feeds (a model read with ref() is its sink).
-fn manifest_sinks(m: &Manifest) -> HashMap<&str, BTreeSet<String>> {
+/// The Flink sinks each Streamform node feeds (a model without a sink
+/// has no table in Flink, so its sink node counts only when in `flink`).
+fn manifest_sinks<'a>(m: &'a Manifest, flink: &[SinkTable]) -> HashMap<&'a str, BTreeSet<String>> {
     let mut out = HashMap::new();
     for n in &m.nodes {
         let (mut seen, mut todo, mut sinks) = (BTreeSet::new(), vec![n.id.as_str()], BTreeSet::new());
@@ -125,7 +139,7 @@ fn manifest_sinks(m: &Manifest) -> HashMap<&str, BTreeSet<String>> {
             if !seen.insert(x) {
                 continue;
             }
-            if m.nodes.iter().any(|y| y.id == x && y.operator == "sink") {
+            if flink.iter().any(|s| s.node == x) && m.nodes.iter().any(|y| y.id == x && y.operator == "sink") {
                 sinks.insert(x.to_string());
             }
             todo.extend(m.nodes.iter().filter(|y| y.inputs.iter().any(|i| i == x)).map(|y| y.id.as_str()));
@@ -137,6 +151,64 @@ fn manifest_sinks(m: &Manifest) -> HashMap<&str, BTreeSet<String>> {
 
 fn agg_names(node: &Value) -> Vec<String> {
     node["aggCalls"].as_array().into_iter().flatten().filter_map(|c| c["name"].as_str().map(str::to_string)).collect()
+}
+
+/// The manifest names a retracting accumulator `sum(x) WITH RETRACT`;
+/// Flink names the call `sum(x)` and flags it in `aggCallNeedRetractions`.
+const RETRACT: &str = " WITH RETRACT";
+
+fn call_name(accumulator: &str) -> &str {
+    accumulator.strip_suffix(RETRACT).unwrap_or(accumulator)
+}
+
+/// An ISO-8601 duration as Flink writes a window's (`PT1M`, `PT1H30M`,
+/// `PT0.5S`) in milliseconds.
+fn iso_millis(iso: &str) -> Option<u64> {
+    let mut rest = iso.strip_prefix("PT")?;
+    let mut ms = 0f64;
+    while !rest.is_empty() {
+        let end = rest.find(|c: char| c.is_ascii_alphabetic())?;
+        let n: f64 = rest[..end].parse().ok()?;
+        let unit = match &rest[end..end + 1] {
+            "H" => 3_600_000.0,
+            "M" => 60_000.0,
+            "S" => 1_000.0,
+            _ => return None,
+        };
+        ms += n * unit;
+        rest = &rest[end + 1..];
+    }
+    Some(ms.round() as u64)
+}
+
+fn same_duration(streamform: Option<&String>, flink: &Value) -> bool {
+    let ours = streamform.and_then(|d| Duration::parse(d)).map(Duration::millis);
+    ours.is_some() && ours == flink.as_str().and_then(iso_millis)
+}
+
+/// Why Flink's aggregate `n` does not keep the state the Streamform node
+/// `x` promises (its accumulators were matched by name): a retraction one
+/// side has and the other lacks, or another window. COUNT keeps the same
+/// accumulator with or without retraction.
+fn agg_mismatch(n: &Value, x: &NodeEntry) -> Option<String> {
+    let flags = n["aggCallNeedRetractions"].as_array();
+    for (i, a) in x.state.accumulators.iter().flatten().enumerate() {
+        let ours = a.name.ends_with(RETRACT);
+        let theirs = flags.map(|f| f.get(i).and_then(Value::as_bool) == Some(true)).unwrap_or(false);
+        if ours != theirs && !a.name.starts_with("count(") {
+            let (has, lacks) = if theirs { ("Flink", "Streamform") } else { ("Streamform", "Flink") };
+            return Some(format!("{has} retracts `{}` of `{}` and {lacks} does not, so their accumulators differ", call_name(&a.name), x.id));
+        }
+    }
+    let Some(w) = &x.state.window else { return None };
+    let fw = &n["windowing"]["window"];
+    let same = match (w.kind.as_str(), fw["type"].as_str().unwrap_or("")) {
+        ("tumbling", "TumblingWindow") => same_duration(w.size.as_ref(), &fw["size"]),
+        ("hop", "HoppingWindow") => same_duration(w.size.as_ref(), &fw["size"]) && same_duration(w.slide.as_ref(), &fw["slide"]),
+        ("session", "SessionWindow") => same_duration(w.gap.as_ref(), &fw["gap"]),
+        _ => false,
+    };
+    (!same).then(|| format!("Flink's window for `{}` ({}) is not its {} window", x.id, fw, w.kind))
 }
 
 // Whole: one pass over the ExecNodes, each kind's mapping rule next to the
@@ -167,7 +239,7 @@ pub fn pin_plan(plan: &Value, desired: &Manifest, sinks: &[SinkTable], keys: &Ha
         }
     }
     let fed = downstream_sinks(plan, &sink_of);
-    let streamform_fed = manifest_sinks(desired);
+    let streamform_fed = manifest_sinks(desired, sinks);
     let inputs_of = |id: i64| -> Vec<i64> { plan["edges"].as_array().into_iter().flatten().filter(|e| e["target"].as_i64() == Some(id)).filter_map(|e| e["source"].as_i64()).collect() };
     let mut pinned = plan.clone();
     let mut pins = Vec::new();
@@ -177,7 +249,8 @@ pub fn pin_plan(plan: &Value, desired: &Manifest, sinks: &[SinkTable], keys: &Ha
         let ty = n["type"].as_str().unwrap_or("");
         let kind = exec_kind(ty);
         let (key, members, materializer) = if let Some(table) = scan_of.get(&id) {
-            let members = desired.nodes.iter().filter(|x| x.operator == "source" && source_name(&x.definition) == table).map(|x| x.id.clone()).collect();
+            let source = scanned_source(table, desired);
+            let members = desired.nodes.iter().filter(|x| x.operator == "source" && source_name(&x.definition) == source).map(|x| x.id.clone()).collect();
             (format!("source:{table}"), members, false)
         } else if let Some(sink) = sink_of.get(&id) {
             (key_of(sink), vec![sink.clone()], n["requireUpsertMaterialize"].as_bool().unwrap_or(false))
@@ -192,18 +265,22 @@ pub fn pin_plan(plan: &Value, desired: &Manifest, sinks: &[SinkTable], keys: &Ha
         } else if AGGREGATES.contains(&kind) {
             let calls = agg_names(n);
             let feeds = fed.get(&id).cloned().unwrap_or_default();
-            let candidates: Vec<&str> = desired
+            let candidates: Vec<&NodeEntry> = desired
                 .nodes
                 .iter()
                 .filter(|x| x.state.kind == "keyed")
-                .filter(|x| x.state.accumulators.as_ref().is_some_and(|a| a.iter().map(|c| &c.name).eq(calls.iter())))
+                .filter(|x| x.state.accumulators.as_ref().is_some_and(|a| a.iter().map(|c| call_name(&c.name)).eq(calls.iter().map(String::as_str))))
                 .filter(|x| streamform_fed.get(x.id.as_str()) == Some(&feeds))
-                .map(|x| x.id.as_str())
                 .collect();
             match candidates.as_slice() {
-                [one] => (key_of(one), vec![one.to_string()], false),
+                [one] => {
+                    if let Some(why) = agg_mismatch(n, one) {
+                        return Err(format!("Flink's {kind} (ExecNode {id}) cannot be pinned: {why}"));
+                    }
+                    (key_of(&one.id), vec![one.id.clone()], false)
+                }
                 [] => return Err(format!("Flink's {} (ExecNode {id}, aggregates [{}]) matches no Streamform node", kind, calls.join(", "))),
-                many => return Err(format!("Flink's {} (ExecNode {id}) could be any of {}", kind, many.join(", "))),
+                many => return Err(format!("Flink's {} (ExecNode {id}) could be any of {}", kind, many.iter().map(|x| x.id.as_str()).collect::<Vec<_>>().join(", "))),
             }
         } else if STATELESS.contains(&kind) {
             continue;

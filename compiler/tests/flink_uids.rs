@@ -19,9 +19,11 @@ fn case(name: &str) -> (Value, Manifest) {
     (plan, manifest)
 }
 
-/// Every model's sink table, as the Flink backend names a kafka sink.
+/// Every model's sink table, as the Flink backend names a kafka sink (a
+/// model without a sink, `upsert` alone in its definition, has none).
 fn sinks(m: &Manifest) -> Vec<SinkTable> {
-    m.models.iter().map(|x| SinkTable { table: format!("`sink_{}`", x.name), node: x.output.clone() }).collect()
+    let has_sink = |id: &str| m.nodes.iter().any(|n| n.id == id && n.definition.contains(" kafka "));
+    m.models.iter().filter(|x| has_sink(&x.output)).map(|x| SinkTable { table: format!("`sink_{}`", x.name), node: x.output.clone() }).collect()
 }
 
 fn pin(name: &str, running: Option<(&Manifest, &[Pin])>, hints: &[ModelHints]) -> Result<(Value, Vec<Pin>, Manifest), String> {
@@ -124,4 +126,72 @@ fn an_unknown_stateful_exec_node_makes_the_plan_unpinnable() {
     plan["nodes"][1]["type"] = Value::from("stream-exec-rank_1");
     let err = pin_plan(&plan, &m, &sinks(&m), &keys(&m, None, &[])).unwrap_err();
     assert!(err.contains("stream-exec-rank_1") && err.contains("does not map"), "{err}");
+}
+
+/// Each window kind runs as one WindowAggregate on Flink 2.3 (no local or
+/// global phase: streamform sets no mini-batch): pinned to its node.
+#[test]
+fn tumbling_hop_and_session_window_aggregates_are_pinned_to_their_nodes() {
+    for (case_name, model) in [("w1-tumbling", "per_minute"), ("w2-hop", "sliding"), ("w3-session", "visits")] {
+        let (pinned, pins, _) = pin(case_name, None, &[]).unwrap();
+        assert_eq!(
+            summary(&pins),
+            vec![
+                (s("table-source-scan"), s("streamform/source:events_raw"), vec![format!("{model}::source::0")]),
+                (s("window-aggregate"), format!("streamform/{model}::aggregate::0"), vec![format!("{model}::aggregate::0")]),
+                (s("sink"), format!("streamform/{model}::sink::0"), vec![format!("{model}::sink::0")]),
+            ],
+            "{case_name}"
+        );
+        let agg = pinned["nodes"].as_array().unwrap().iter().find(|n| n["type"] == "stream-exec-window-aggregate_1").unwrap();
+        assert_eq!(agg["configuration"]["table.exec.uid.format"], format!("streamform/{model}::aggregate::0/<transformation>"));
+    }
+}
+
+#[test]
+fn a_window_flink_runs_differently_from_the_manifest_is_refused() {
+    let (plan, mut m) = case("w2-hop");
+    m.nodes.iter_mut().find(|n| n.id == "sliding::aggregate::0").unwrap().state.window.as_mut().unwrap().slide = Some(s("30s"));
+    let err = pin_plan(&plan, &m, &sinks(&m), &keys(&m, None, &[])).unwrap_err();
+    assert!(err.contains("window-aggregate") && err.contains("is not its hop window"), "{err}");
+    // A session window's gap is compared too.
+    let (plan, mut m) = case("w3-session");
+    m.nodes.iter_mut().find(|n| n.id == "visits::aggregate::0").unwrap().state.window.as_mut().unwrap().gap = Some(s("2m"));
+    assert!(pin_plan(&plan, &m, &sinks(&m), &keys(&m, None, &[])).unwrap_err().contains("session window"));
+}
+
+/// An aggregate over an upsert model: Flink runs the upstream GROUP BY and
+/// the retracting GROUP BY (SUM_RETRACT, MAX_RETRACT) each once, so both pin.
+#[test]
+fn a_retracting_aggregate_over_an_upsert_model_is_pinned() {
+    let (_, pins, _) = pin("w4-retract", None, &[]).unwrap();
+    assert_eq!(
+        summary(&pins),
+        vec![
+            (s("table-source-scan"), s("streamform/source:events_raw"), vec![s("latest::source::0")]),
+            (s("group-aggregate"), s("streamform/latest::aggregate::0"), vec![s("latest::aggregate::0")]),
+            (s("group-aggregate"), s("streamform/by_kind::aggregate::0"), vec![s("by_kind::aggregate::0")]),
+            (s("sink"), s("streamform/by_kind::sink::0"), vec![s("by_kind::sink::0")]),
+        ]
+    );
+    // Were Streamform to expect plain accumulators, Flink's retracting ones
+    // would not restore them: refused, naming the call.
+    let (plan, mut m) = case("w4-retract");
+    let agg = m.nodes.iter_mut().find(|n| n.id == "by_kind::aggregate::0").unwrap();
+    for a in agg.state.accumulators.as_mut().unwrap() {
+        a.name = a.name.replace(" WITH RETRACT", "");
+    }
+    let err = pin_plan(&plan, &m, &sinks(&m), &keys(&m, None, &[])).unwrap_err();
+    assert!(err.contains("Flink retracts `sum(amount)` of `by_kind::aggregate::0`"), "{err}");
+}
+
+/// The same pinned uids over a window of another size do not restore: the
+/// node's state (its window) differs, so the deploy plan is a rebuild.
+#[test]
+fn a_resized_window_under_the_same_uid_does_not_restore() {
+    let (_, old, w1) = pin("w1-tumbling", None, &[]).unwrap();
+    let mut resized = w1.clone();
+    resized.nodes.iter_mut().find(|n| n.id == "per_minute::aggregate::0").unwrap().state.window.as_mut().unwrap().size = Some(s("5m"));
+    assert_eq!(flink_keeps_state_pinned(&w1, &resized, &[], &old, &old), Err(s("keyed node `per_minute::aggregate::0` stores another row layout")));
+    assert_eq!(flink_keeps_state_pinned(&w1, &w1, &[], &old, &old), Ok(vec![]));
 }

@@ -17,6 +17,9 @@ overall alarm (DEPLOY_E2E_TIMEOUT, 600 s) ends it regardless.
   pinned uids: a new model, then a rename (renamed_from), move Flink's
       operator graph and still restore node by node (the totals continue);
       a reader of ref() that Flink cannot pin is planned as a rebuild
+  window: a tumbling window aggregate (its own job) stopped while a
+      window is open; a new model (pinned, COMPATIBLE) restores it, and the
+      window closes with the events from before the savepoint counted
   status (text and --json) at each step; a second apply while the lock is
       held is refused
 """
@@ -151,6 +154,79 @@ def start_gateway() -> None:
         except OSError:
             time.sleep(0.5)
     raise TimeoutError("the restarted gateway did not answer in 90s")
+
+
+def ts_text(v):
+    """A timestamp as the simulator and Flink's JSON write it, compared as one text."""
+    return v.replace("T", " ").removesuffix("Z").removesuffix(".000") if isinstance(v, str) else v
+
+
+def windowed_upgrade(env, run: str) -> None:
+    """A tumbling window aggregate (its own project and job, after the main
+    suite's job is stopped): events land in an open window, stop with a
+    savepoint, a new independent model moves Flink's graph (COMPATIBLE,
+    pinned), and once the watermark passes the window it closes with the
+    events from before the savepoint counted, as the simulator says."""
+    proj = Path(env["REALPARTS_STATE_DIR"]) / f"deploy-e2e-{run}-window"
+    shutil.copytree(HERE / "project", proj)
+    topics = {"events": f"e2e-{run}-w-events", "sink": f"e2e-{run}-per-minute", "seen": f"e2e-{run}-w-seen", "big": f"e2e-{run}-w-big"}
+    yml = (proj / "streamform.yml").read_text()
+    yml = (yml.replace("name: deploy_e2e", "name: deploy_e2e_window").replace("GATEWAY_URL", env["FLINK_GATEWAY"]).replace("REST_URL", env["FLINK_REST"])
+           .replace("SAVEPOINT_DIR", env["FLINK_SAVEPOINT_DIR"]).replace("KAFKA_BOOTSTRAP", env["KAFKA_BOOTSTRAP"])
+           .replace("  totals:\n    materialized: upsert\n    key: [user_id]\n    sink: {connector: kafka, topic: TOTALS_TOPIC}\n",
+                    f"  per_minute:\n    materialized: append\n    window: {{type: tumbling, size: 1m}}\n    sink: {{connector: kafka, topic: {topics['sink']}}}\n"
+                    f"  seen:\n    materialized: upsert\n    key: [user_id]\n    sink: {{connector: kafka, topic: {topics['seen']}}}\n"))
+    (proj / "streamform.yml").write_text(yml)
+    (proj / "models/totals.sql").unlink()
+    (proj / "models/seen.sql").write_text("SELECT user_id, COUNT(*) AS n\nFROM source('events')\nGROUP BY user_id\n")
+    (proj / "models/per_minute.sql").write_text("SELECT user_id, window_start, window_end, SUM(amount) AS total, COUNT(*) AS n\nFROM source('events')\nGROUP BY user_id, window_start, window_end\n")
+    (proj / "sources.yml").write_text((proj / "sources.yml").read_text().replace("EVENTS_TOPIC", topics["events"]).replace("    schema:\n", "    event_time: ts\n    watermark: 1s\n    schema:\n").rstrip() + "\n      ts: timestamp\n")
+    ku.create_topics(list(topics.values()))
+    events: list[dict] = []
+
+    def produce(batch: list[dict]) -> None:
+        ku.produce(topics["events"], batch)
+        events.extend(batch)
+
+    r = sf(proj, "apply", "--yes", timed="apply (window, initial)")
+    check(r.returncode == 0 and "is running" in r.stdout, "window: the tumbling window aggregate runs")
+    produce([{"user_id": "a", "kind": "x", "amount": 1, "ts": "2026-01-01T00:00:10Z"}, {"user_id": "a", "kind": "x", "amount": 2, "ts": "2026-01-01T00:00:20Z"}])
+    # `seen` counts the events the job has read: once it shows both, the
+    # savepoint holds them in the open window (not just unread offsets).
+    wait_sink(topics["seen"], {(("n", 2), ("user_id", "a")): {"user_id": "a", "n": 2}})
+    r = sf(proj, "stop")
+    check(r.returncode == 0 and "with savepoint file:" in r.stdout and ku.read_all(topics["sink"], 20) == [], "window: stopped with a savepoint while the window is open (nothing emitted yet)")
+    (proj / "models/big.sql").write_text("SELECT user_id, amount\nFROM source('events')\nWHERE amount > 50\n")
+    (proj / "streamform.yml").write_text(yml.replace("models:\n", f"models:\n  big:\n    sink: {{connector: kafka, topic: {topics['big']}}}\n", 1))
+    r = sf(proj, "apply", "--yes", timed="apply (window, new model, pinned upgrade)")
+    check(r.returncode == 0 and "verdict: COMPATIBLE" in r.stdout and "state maps node by node" in r.stdout and "restored from file:" in r.stdout,
+          "window: a new model is COMPATIBLE, pinned, and restores the savepoint")
+    st = sf(proj, "status")
+    check("uids: pinned to Streamform's nodes" in st.stdout, "window: status says the job's uids are pinned")
+    pins = json.loads((proj / ".streamform/uids/e2e.json").read_text())["pins"]
+    check(any(p["exec"] == "window-aggregate" and p["uid"] == "streamform/per_minute::aggregate::0" for p in pins), "window: the WindowAggregate's uid is its node's")
+    produce([{"user_id": "a", "kind": "x", "amount": 4, "ts": "2026-01-01T00:00:40Z"}, {"user_id": "b", "kind": "x", "amount": 1, "ts": "2026-01-01T00:02:00Z"}])
+    sim = [json.loads(line)["columns"] for line in _run_sim(proj, events, "per_minute")]
+    deadline, got = time.monotonic() + 60, []
+    while time.monotonic() < deadline and not got:
+        got = [v for _, v in ku.read_all(topics["sink"], 20)]
+        time.sleep(0.5)
+    norm = lambda rows: sorted(({k: ts_text(v) for k, v in row.items()} for row in rows), key=str)
+    check(norm(got) == norm(sim) and len(got) == 1 and got[0]["total"] == 7 and got[0]["n"] == 3,
+          f"window: the window open at the savepoint closes with the old events counted (a = 1 + 2 + 4, n = 3), as the simulator says: {got}")
+    r = sf(proj, "stop")
+    check(r.returncode == 0, "window: stopped")
+
+
+def _run_sim(proj: Path, events: list[dict], model: str) -> list[str]:
+    """The simulator's changelog of an append model over `events`."""
+    work = proj / ".sim"
+    shutil.rmtree(work, ignore_errors=True)
+    (work / "in").mkdir(parents=True)
+    (work / "in" / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events))
+    r = subprocess.run([SF, "run", "--input", str(work / "in"), "--output", str(work / "out")], cwd=proj, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    return [line for line in (work / "out" / f"{model}.changelog.jsonl").read_text().splitlines() if line.strip()]
 
 
 def main() -> int:
@@ -346,6 +422,11 @@ def main() -> int:
           "removing a model: an upgrade whose plan names the state it drops")
     r = sf(proj, "apply", "--plan", "dropped.json")
     check(r.returncode == 0 and "restored from file:" in r.stdout, "apply restores, dropping the removed model's state")
+    # Every plan and apply so far compiled a plan file; the apply pruned them
+    # to the running job's and the newest five.
+    plans = sorted(p.name for p in (Path(env["FLINK_SAVEPOINT_DIR"]) / "streamform-plans/e2e").iterdir())
+    running_plan = json.loads((proj / ".streamform/uids/e2e.json").read_text())["plan"]
+    check(len(plans) <= 6 and Path(running_plan).name in plans, f"old plan files are pruned, the running job's is kept: {plans}")
     produce([{"user_id": "b", "kind": "x", "amount": 1}])
     wait_sink(topics["v3"], simulate(proj, events, "totals_r"))
     check(True, "after the model was removed, the totals continue: the sink equals the simulator over every event")
@@ -369,6 +450,7 @@ def main() -> int:
     r = sf(proj, "stop", timed="stop through the gateway")
     sp = journal(proj)[-1]["savepoint"] or ""
     check(r.returncode == 0 and Path(sp.removeprefix("file:")).joinpath("_metadata").is_file(), f"stop through the gateway's STOP JOB ... WITH SAVEPOINT: {sp}")
+    windowed_upgrade(env, run)
     say(f"timings: {json.dumps(TIMES)}")
     say(f"DEPLOY E2E PASSED in {time.monotonic() - T0:.1f}s")
     print(f"{CHECKS} checks passed, 0 failed")

@@ -22,7 +22,7 @@ use streamform::upgrade::{diff, hints_of};
 
 use super::plan::{deploy_lines, make_deploy_plan, observed_lines};
 use crate::deploy::flink::{self, Session};
-use crate::deploy::uids::{clear_pins, write_pins, PinnedPlan, UidsRecord, UIDS_VERSION};
+use crate::deploy::uids::{clear_pins, prune_plans, write_pins, PinnedPlan, UidsRecord, UIDS_VERSION};
 use crate::deploy::{now_utc, observe, statements, read_journal, write_json, Attempt, JournalEntry, Lock, Target, STREAMFORM_VERSION};
 use crate::out::{eprint, print};
 use crate::render::plan::{text, Header};
@@ -249,6 +249,10 @@ fn execute(t: &Target, plan: &DeployPlan, desired: &Manifest, script: &str, obs:
             }
         }
         None => clear_pins(t),
+    }
+    let (_, problems) = prune_plans(t, how.pinned.map(|p| p.file.as_str()));
+    for p in problems {
+        eprint(&format!("warning: {p}\n"));
     }
     let verified = if t.jobmanager.is_some() { "running" } else { "submitted; its tasks are not checked (the target names no `flink.rest`)" };
     let _ = entry.step(t, "running", None);

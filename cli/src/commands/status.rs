@@ -9,7 +9,8 @@ use serde_json::{json, Value};
 use streamform::identity::digest::short;
 use streamform::manifest::manifest;
 
-use crate::deploy::{observe, read_journal, read_record, JobObservation};
+use crate::deploy::uids::{read_pins, uids_path};
+use crate::deploy::{observe, read_journal, read_record, JobObservation, Target};
 use crate::out::print;
 use crate::render::json::to_pretty_json;
 
@@ -26,6 +27,18 @@ fn job_state(j: &JobObservation, tasks_checked: bool) -> &'static str {
         Some("RESTARTING") => "restarting",
         Some("FAILED" | "FAILING") => "failed",
         Some(_) => "stopped",
+    }
+}
+
+/// How the recorded job's operator uids were assigned: pinned (the pins
+/// recorded for the applied attempt), else by Flink's topology.
+fn uids_line(t: &Target, attempt: Option<&str>) -> String {
+    match read_pins(t, attempt) {
+        Some(pins) => {
+            let operators = pins.len();
+            format!("uids: pinned to Streamform's nodes ({operators} operator{}; {})\n", if operators == 1 { "" } else { "s" }, uids_path(t))
+        }
+        None => "uids: by Flink's topology (no pins are recorded for the applied attempt): only an unchanged operator graph restores its state\n".to_string(),
     }
 }
 
@@ -55,6 +68,10 @@ pub fn run(project: &str, target: Option<&str>, json_out: bool) -> u8 {
             short(&r.manifest.application_digest)
         )),
         None => text.push_str(&format!("nothing is recorded as applied to target `{}`\n", t.name)),
+    }
+    // Text only: status.json takes no more fields (docs/deploy.md).
+    if let Some(r) = &record {
+        text.push_str(&uids_line(&t, r.attempt.as_deref()));
     }
     for e in &unresolved {
         let keep = e.savepoint.as_deref().map(|s| format!("; its savepoint {s} is kept, and the next `streamform apply` restores from it")).unwrap_or_default();

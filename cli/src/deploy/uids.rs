@@ -102,3 +102,74 @@ pub fn compile_pinned(t: &Target, config: &ProjectConfig, desired: &Manifest, dd
     write_all_atomically(&[(file.clone(), text.as_bytes())]).map_err(|e| format!("could not write {file}: {e}"))?;
     Ok(PinnedPlan { file, pins })
 }
+
+/// How many of the newest plan files a target keeps besides the one the
+/// recorded pins name: recent attempts stay readable after the fact.
+pub const KEEP_PLANS: usize = 5;
+
+/// Whether a file in the plan directory is one streamform wrote there.
+fn is_plan_file(name: &str) -> bool {
+    name.ends_with(".pinned.json") || name.ends_with(".compiled.json")
+}
+
+/// After a successful apply (under the target's lock, once the uids record
+/// is written, so it never names a removed file): removes the plan files
+/// of older attempts, keeping the one the record names (`keep`) and the
+/// newest `KEEP_PLANS`. Attempt names sort by time. Returns what it
+/// removed and what it could not (a file that cannot be removed is
+/// reported and the rest still go; the apply has succeeded either way).
+pub fn prune_plans(t: &Target, keep: Option<&str>) -> (Vec<Utf8PathBuf>, Vec<String>) {
+    let Ok(dir) = plan_dir(t) else { return (Vec::new(), Vec::new()) };
+    let Ok(rd) = fs::read_dir(&dir) else { return (Vec::new(), Vec::new()) };
+    let mut names: Vec<String> = rd.filter_map(|e| e.ok()?.file_name().into_string().ok()).filter(|n| is_plan_file(n)).collect();
+    names.sort();
+    let old = names.len().saturating_sub(KEEP_PLANS);
+    let (mut removed, mut problems) = (Vec::new(), Vec::new());
+    for n in &names[..old] {
+        let file = dir.join(n);
+        if Some(file.as_str()) == keep {
+            continue;
+        }
+        match fs::remove_file(&file) {
+            Ok(()) => removed.push(file),
+            Err(e) => problems.push(format!("could not remove the old plan {file}: {e}")),
+        }
+    }
+    (removed, problems)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use streamform::config::project::FlinkTarget;
+
+    /// Eight attempts' plan files, the running job's the oldest: pruning
+    /// keeps it and the newest five, and touches nothing else in the dir.
+    #[test]
+    fn prune_keeps_the_recorded_plan_and_the_newest_few() {
+        let root = Utf8PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../target/tmp")).join(format!("prune-plans-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&root);
+        let flink = FlinkTarget { gateway: "http://127.0.0.1:1".into(), rest: None, savepoint_dir: Some(root.join("sp").to_string()), checkpoint_interval: None };
+        let t = Target::new(root.as_str(), "shop", "dev", &flink);
+        let dir = plan_dir(&t).unwrap();
+        fs::create_dir_all(&dir).unwrap();
+        let names: Vec<String> = (0..8).map(|i| format!("2026010{i}T000000.000Z-1{}", if i == 3 { ".compiled.json" } else { ".pinned.json" })).collect();
+        for n in names.iter().chain(["notes.txt".to_string()].iter()) {
+            fs::write(dir.join(n), "{}").unwrap();
+        }
+        let keep = dir.join(&names[0]);
+        let (removed, problems) = prune_plans(&t, Some(keep.as_str()));
+        assert!(problems.is_empty(), "{problems:?}");
+        assert_eq!(removed, vec![dir.join(&names[1]), dir.join(&names[2])]);
+        let mut left: Vec<String> = fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+        left.sort();
+        let mut want: Vec<String> = [&names[0]].into_iter().chain(&names[3..]).cloned().chain(["notes.txt".to_string()]).collect();
+        want.sort();
+        assert_eq!(left, want);
+        // Pruning again removes nothing: the newest five and the kept one stay.
+        assert_eq!(prune_plans(&t, Some(keep.as_str())).0, Vec::<Utf8PathBuf>::new());
+        // Without a recorded plan the oldest goes too.
+        assert_eq!(prune_plans(&t, None).0, vec![keep]);
+        let _ = fs::remove_dir_all(&root);
+    }
+}
