@@ -82,15 +82,20 @@ def sf(proj: Path, *args: str, timeout: float = 300, timed: str | None = None) -
     return r
 
 
-def simulate(proj: Path, events: list[dict], model: str) -> dict:
-    """The simulator's final table of `model` over `events`, keyed like the sink."""
+def sim_output(proj: Path, events: list[dict], model: str, kind: str) -> list[str]:
+    """The lines of `streamform run`'s `<model>.<kind>.jsonl` over `events`."""
     work = proj / ".sim"
     shutil.rmtree(work, ignore_errors=True)
     (work / "in").mkdir(parents=True)
     (work / "in" / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events))
     r = subprocess.run([SF, "run", "--input", str(work / "in"), "--output", str(work / "out")], cwd=proj, capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
-    rows = [json.loads(line) for line in (work / "out" / f"{model}.table.jsonl").read_text().splitlines() if line.strip()]
+    return [line for line in (work / "out" / f"{model}.{kind}.jsonl").read_text().splitlines() if line.strip()]
+
+
+def simulate(proj: Path, events: list[dict], model: str) -> dict:
+    """The simulator's final table of `model` over `events`, keyed like the sink."""
+    rows = [json.loads(line) for line in sim_output(proj, events, model, "table")]
     return {tuple(sorted((k, v) for k, v in row.items())): row for row in rows}
 
 
@@ -220,13 +225,7 @@ def windowed_upgrade(env, run: str) -> None:
 
 def _run_sim(proj: Path, events: list[dict], model: str) -> list[str]:
     """The simulator's changelog of an append model over `events`."""
-    work = proj / ".sim"
-    shutil.rmtree(work, ignore_errors=True)
-    (work / "in").mkdir(parents=True)
-    (work / "in" / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events))
-    r = subprocess.run([SF, "run", "--input", str(work / "in"), "--output", str(work / "out")], cwd=proj, capture_output=True, text=True, timeout=120)
-    assert r.returncode == 0, r.stderr
-    return [line for line in (work / "out" / f"{model}.changelog.jsonl").read_text().splitlines() if line.strip()]
+    return sim_output(proj, events, model, "changelog")
 
 
 def main() -> int:
