@@ -13,6 +13,7 @@ use crate::plan::lower::{self, to_span, Inputs, ModelSettings, SourceInput, Upst
 use crate::plan::node::{Column, ModelPlan};
 use crate::project::{self, model_file, model_settings, source_config};
 use crate::source::{applied_contracts, event_time};
+use crate::sql::calls::{call_args, quoted_name, window_input};
 use crate::sql::parse::{parse_model_sql, ParsedQuery};
 use crate::diagnostic::Code;
 
@@ -69,31 +70,22 @@ fn walk_set(s: &sql::SetExpr, f: &mut dyn FnMut(bool, String, SqlSpan)) {
 
 fn walk_factor(t: &sql::TableFactor, f: &mut dyn FnMut(bool, String, SqlSpan)) {
     match t {
-        sql::TableFactor::Table { name, args: Some(args), .. } => {
-            let kind = name.to_string().to_lowercase();
-            if let [sql::FunctionArg::Unnamed(sql::FunctionArgExpr::Expr(sql::Expr::Value(v)))] = args.args.as_slice() {
-                if let sql::Value::SingleQuotedString(s) = &v.value {
-                    if kind == "source" || kind == "ref" {
-                        f(kind == "source", s.clone(), v.span());
-                    }
-                }
-            }
-        }
+        sql::TableFactor::Table { name, args: Some(args), .. } => read_call(name, &args.args, f),
         sql::TableFactor::Derived { subquery, .. } => walk_query(subquery, f),
-        // A window function's first argument: TABLE source('x') (sql/tvf.rs).
         sql::TableFactor::TableFunction { expr: sql::Expr::Function(w), .. } => {
-            let sql::FunctionArguments::List(l) = &w.args else { return };
-            let Some(sql::FunctionArg::Unnamed(sql::FunctionArgExpr::Expr(sql::Expr::Function(read)))) = l.args.first() else { return };
-            let kind = read.name.to_string().to_lowercase();
-            if let sql::FunctionArguments::List(a) = &read.args {
-                if let [sql::FunctionArg::Unnamed(sql::FunctionArgExpr::Expr(sql::Expr::Value(v)))] = a.args.as_slice() {
-                    if let (sql::Value::SingleQuotedString(s), "source" | "ref") = (&v.value, kind.as_str()) {
-                        f(kind == "source", s.clone(), v.span());
-                    }
-                }
+            if let Some(read) = window_input(w) {
+                read_call(&read.name, call_args(read), f);
             }
         }
         _ => {}
+    }
+}
+
+/// `source('x')` or `ref('m')`, reported; any other call is not a read.
+fn read_call(name: &sql::ObjectName, args: &[sql::FunctionArg], f: &mut dyn FnMut(bool, String, SqlSpan)) {
+    let kind = name.to_string().to_lowercase();
+    if let (Some((target, v)), "source" | "ref") = (quoted_name(args), kind.as_str()) {
+        f(kind == "source", target.to_string(), v.span());
     }
 }
 

@@ -40,6 +40,18 @@ impl WindowShape {
         }
     }
 
+    /// False for a hop window whose slide is zero, longer than its size,
+    /// or does not divide it (Flink's hop windows need whole slices).
+    pub fn slide_fits(&self) -> bool {
+        match *self {
+            WindowShape::Hop { size, slide } => {
+                let (ms, step) = (size.millis(), slide.millis());
+                step > 0 && step <= ms && ms % step == 0
+            }
+            _ => true,
+        }
+    }
+
     pub fn gap(&self) -> Option<Duration> {
         match *self {
             WindowShape::Session { gap } => Some(gap),

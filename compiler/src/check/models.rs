@@ -137,13 +137,15 @@ fn sql_window_checks(db: &dyn Db, n: &str, c: &ModelConfig, file: SourceFile, up
     let path = file.path(db).clone();
     let at = to_span(file.text(db), span);
     if c.materialized == Materialized::Upsert {
-        out.push(
-            Diagnostic::error(Code::WindowedUpsertModel, format!("model `{n}` declares a window but is materialized as upsert; a window emits one final row per group and window, an append changelog"))
-                .at(path.clone(), at)
-                .help("set `materialized: append` and remove `key`"),
-        );
+        out.push(windowed_upsert(n, "a window").at(path.clone(), at));
     }
     window_source_checks(n, (&path, at), upstream, out);
+}
+
+/// E0718, for a window in streamform.yml or in the SQL (`what`: "a tumbling window").
+fn windowed_upsert(n: &str, what: &str) -> Diagnostic {
+    Diagnostic::error(Code::WindowedUpsertModel, format!("model `{n}` declares a window but is materialized as upsert; {what} emits one final row per group and window, an append changelog"))
+        .help("set `materialized: append` and remove `key`")
 }
 
 /// What a window needs of each event-time source upstream: an idle
@@ -286,11 +288,7 @@ fn config_checks(n: &str, c: &ModelConfig, upstream: &[SourceConfig], has_clock:
     }
     if let Some(w) = &c.window {
         if c.materialized == Materialized::Upsert {
-            out.push(
-                Diagnostic::error(Code::WindowedUpsertModel, format!("model `{n}` declares a window but is materialized as upsert; a tumbling window emits one final row per group and window, an append changelog"))
-                    .at(f, Some(w.span))
-                    .help("set `materialized: append` and remove `key`"),
-            );
+            out.push(windowed_upsert(n, &format!("a {} window", w.shape.kind())).at(f, Some(w.span)));
         }
         out.extend(hop_slide_check(n, w));
         out.extend(zero_window_check(n, w));
@@ -333,9 +331,7 @@ fn zero_window_check(n: &str, w: &WindowConfig) -> Option<Diagnostic> {
 /// hop windows need whole slices).
 fn hop_slide_check(n: &str, w: &WindowConfig) -> Option<Diagnostic> {
     let WindowShape::Hop { size, slide } = w.shape else { return None };
-    let (ms, step) = (size.millis(), slide.millis());
-    let fits = step > 0 && step <= ms && ms % step == 0;
-    (!fits).then(|| {
+    (!w.shape.slide_fits()).then(|| {
         Diagnostic::error(Code::BadHopSlide, format!("model `{n}` declares a hop window of size {size} sliding by {slide}; the slide must be positive and divide the size"))
             .at(CONFIG_FILE, Some(w.span))
             .help("pick a slide that divides the size, for example `size: 10m, slide: 5m`")

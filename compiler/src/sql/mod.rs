@@ -1,5 +1,6 @@
 //! Model SQL: parsing with sqlparser. Knows nothing about salsa.
 
+pub mod calls;
 pub mod parse;
 pub mod scan;
 pub mod tvf;

@@ -8,6 +8,7 @@ use super::names::{ident_name, object_name};
 use super::{unsupported, LowerError, Lowerer, Rel, RelCol, Result, SourceInput, Upstream};
 use crate::config::Connector;
 use crate::diagnostic::did_you_mean;
+use crate::sql::calls::quoted_name;
 use crate::plan::expr::Expr;
 use crate::plan::changelog;
 use crate::plan::node::{NodeKind, Operator, SourceRead};
@@ -25,18 +26,7 @@ impl<'a> Lowerer<'a> {
                         return Err(unsupported(self.model, format_args!("the table function `{fname}`"), t.span()).help("read with source('name') or ref('name')"));
                     }
                     let arg_span = args.args.first().map(|a| a.span()).unwrap_or(t.span());
-                    let target = match args.args.as_slice() {
-                        [sql::FunctionArg::Unnamed(sql::FunctionArgExpr::Expr(sql::Expr::Value(v)))] => match &v.value {
-                            sql::Value::SingleQuotedString(s) => s.clone(),
-                            _ => return Err(self.bad_reference(&kind, arg_span)),
-                        },
-                        _ => return Err(self.bad_reference(&kind, arg_span)),
-                    };
-                    if kind == "source" {
-                        self.read_source(&target, alias_name, arg_span)
-                    } else {
-                        self.read_model(&target, alias_name, arg_span)
-                    }
+                    self.read_call(&kind, &args.args, alias_name, arg_span)
                 } else {
                     let key = ident_name(name.0.last().and_then(|p| p.as_ident()).expect("table names have a part"));
                     if name.0.len() == 1 {
@@ -105,7 +95,17 @@ impl<'a> Lowerer<'a> {
         self.project(rel, items)
     }
 
-    pub(super) fn bad_reference(&self, kind: &str, span: SqlSpan) -> LowerError {
+    /// `source('x')` or `ref('m')` (`kind`) with `args`; `span` locates its errors.
+    pub(super) fn read_call(&mut self, kind: &str, args: &[sql::FunctionArg], alias: Option<String>, span: SqlSpan) -> Result<Rel> {
+        let Some((target, _)) = quoted_name(args) else { return Err(self.bad_reference(kind, span)) };
+        if kind == "source" {
+            self.read_source(target, alias, span)
+        } else {
+            self.read_model(target, alias, span)
+        }
+    }
+
+    fn bad_reference(&self, kind: &str, span: SqlSpan) -> LowerError {
         LowerError::new(Code::MalformedReference, format!("model `{}` uses {kind}() with something other than one quoted name", self.model), span)
             .help(format!("write {kind}('name') with the name in single quotes"))
     }

@@ -12,6 +12,8 @@ use super::names::{ident_name, object_name};
 use super::{unsupported, LowerError, Lowerer, Rel, Result};
 use crate::diagnostic::Code;
 use crate::duration::Duration;
+use crate::sql::calls::call_args;
+use crate::sql::tvf::WINDOW_TVFS;
 use crate::window::WindowShape;
 
 /// A window the SQL declared: its shape, a session's PARTITION BY
@@ -48,7 +50,7 @@ impl<'a> Lowerer<'a> {
         let args = tvf_args(model, f, span)?;
         let (input, rest) = args.split_first().ok_or_else(|| usage(model, &kind, span))?;
         let alias_name = alias.map(|a| ident_name(&a.name));
-        let mut rel = self.tvf_input(input, alias_name, span)?;
+        let mut rel = self.tvf_input(input, alias_name)?;
         let mut rest: &[&sql::Expr] = rest;
         let mut partition = None;
         if let Some((first, more)) = rest.split_first() {
@@ -76,25 +78,15 @@ impl<'a> Lowerer<'a> {
     }
 
     /// `TABLE source('x')` or `TABLE ref('m')` (sql/tvf.rs blanked `TABLE`).
-    fn tvf_input(&mut self, e: &sql::Expr, alias: Option<String>, span: SqlSpan) -> Result<Rel> {
-        let model = self.model;
+    fn tvf_input(&mut self, e: &sql::Expr, alias: Option<String>) -> Result<Rel> {
         let help = "the first argument is the table to window: TABLE source('name') or TABLE ref('model')";
-        let sql::Expr::Function(f) = e else { return Err(unsupported(model, format_args!("the window input {e}"), e.span()).help(help)) };
-        let kind = object_name(&f.name).to_lowercase();
-        let target = match (&f.args, kind.as_str()) {
-            (sql::FunctionArguments::List(l), "source" | "ref") => match l.args.as_slice() {
-                [sql::FunctionArg::Unnamed(sql::FunctionArgExpr::Expr(sql::Expr::Value(v)))] => match &v.value {
-                    sql::Value::SingleQuotedString(s) => s.clone(),
-                    _ => return Err(self.bad_reference(&kind, e.span())),
-                },
-                _ => return Err(self.bad_reference(&kind, e.span())),
-            },
-            _ => return Err(unsupported(model, format_args!("the window input {e}"), span).help(help)),
+        let kind = match e {
+            sql::Expr::Function(f) => Some((object_name(&f.name).to_lowercase(), f)),
+            _ => None,
         };
-        if kind == "source" {
-            self.read_source(&target, alias, e.span())
-        } else {
-            self.read_model(&target, alias, e.span())
+        match kind {
+            Some((kind, f)) if kind == "source" || kind == "ref" => self.read_call(&kind, call_args(f), alias, e.span()),
+            _ => Err(unsupported(self.model, format_args!("the window input {e}"), e.span()).help(help)),
         }
     }
 
@@ -135,12 +127,9 @@ impl<'a> Lowerer<'a> {
         if shape.size().or(shape.gap()).is_some_and(|d| d.millis() == 0) {
             return Err(LowerError::new(Code::PlannedZeroWindow, format!("model `{model}` declares a window of length 0s; a window needs a positive length"), span).help("give the window a positive INTERVAL, for example INTERVAL '5' MINUTE"));
         }
-        if let WindowShape::Hop { size, slide } = shape {
-            let (ms, step) = (size.millis(), slide.millis());
-            if step > ms || ms % step != 0 {
-                return Err(LowerError::new(Code::BadHopSlide, format!("model `{model}` declares a hop window of size {size} sliding by {slide}; the slide must be positive and divide the size"), span)
-                    .help("HOP takes the slide, then the size: HOP(TABLE source('x'), DESCRIPTOR(ts), INTERVAL '5' MINUTE, INTERVAL '10' MINUTE)"));
-            }
+        if let (WindowShape::Hop { size, slide }, false) = (shape, shape.slide_fits()) {
+            return Err(LowerError::new(Code::BadHopSlide, format!("model `{model}` declares a hop window of size {size} sliding by {slide}; the slide must be positive and divide the size"), span)
+                .help("HOP takes the slide, then the size: HOP(TABLE source('x'), DESCRIPTOR(ts), INTERVAL '5' MINUTE, INTERVAL '10' MINUTE)"));
         }
         if self.settings.retention.is_some() {
             return Err(LowerError::new(Code::PlannedWindowWithRetention, format!("model `{model}` declares both a window and retention; a window's state lives until the window closes, so retention has nothing to expire"), span).help("remove `retention` from the model"));
@@ -199,7 +188,7 @@ fn push_columns(e: &sql::Expr, out: &mut Vec<String>) -> Option<()> {
 pub fn declared_window_span(query: &sql::Query) -> Option<SqlSpan> {
     let sql::SetExpr::Select(s) = query.body.as_ref() else { return None };
     s.from.iter().find_map(|t| match &t.relation {
-        sql::TableFactor::TableFunction { expr: sql::Expr::Function(f), .. } if matches!(object_name(&f.name).to_lowercase().as_str(), "tumble" | "hop" | "session" | "cumulate") => Some(t.relation.span()),
+        sql::TableFactor::TableFunction { expr: sql::Expr::Function(f), .. } if WINDOW_TVFS.contains(&object_name(&f.name).to_lowercase().as_str()) => Some(t.relation.span()),
         _ => None,
     })
 }

@@ -1,0 +1,33 @@
+//! `source('x')` and `ref('m')` as parsed SQL writes them: in FROM, or as
+//! the first argument of a window function (sql/tvf.rs).
+
+use sqlparser::ast as sql;
+
+/// The one quoted name a read call takes, with the value (for its span);
+/// `None` for any other arguments.
+pub fn quoted_name(args: &[sql::FunctionArg]) -> Option<(&str, &sql::ValueWithSpan)> {
+    match args {
+        [sql::FunctionArg::Unnamed(sql::FunctionArgExpr::Expr(sql::Expr::Value(v)))] => match &v.value {
+            sql::Value::SingleQuotedString(s) => Some((s.as_str(), v)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// A function call's positional argument list; empty for other forms.
+pub fn call_args(f: &sql::Function) -> &[sql::FunctionArg] {
+    match &f.args {
+        sql::FunctionArguments::List(l) => &l.args,
+        _ => &[],
+    }
+}
+
+/// The call a window function reads: its first argument, `TABLE
+/// source('x')` with `TABLE` blanked.
+pub fn window_input(w: &sql::Function) -> Option<&sql::Function> {
+    match call_args(w).first() {
+        Some(sql::FunctionArg::Unnamed(sql::FunctionArgExpr::Expr(sql::Expr::Function(read)))) => Some(read),
+        _ => None,
+    }
+}
