@@ -29,8 +29,8 @@ struct Cli {
 enum Command {
     /// Load and validate the project; list models, sources and fixtures, and every diagnostic
     Check {
-        #[arg(long, default_value = ".")]
-        project: String,
+        #[command(flatten)]
+        project: ProjectArg,
         /// Treat warnings as errors
         #[arg(long)]
         strict: bool,
@@ -42,36 +42,39 @@ enum Command {
     InspectPlan {
         /// The model to show (all models in dependency order when omitted)
         model: Option<String>,
-        #[arg(long, default_value = ".")]
-        project: String,
+        #[command(flatten)]
+        project: ProjectArg,
         /// Print the plan manifest (or the model's slice of it)
         #[arg(long)]
         json: bool,
     },
     /// Show the plan operator by operator, with the state fingerprint of each keyed operator
     Explain {
+        /// The model to show (all models in dependency order when omitted)
         model: Option<String>,
-        #[arg(long, default_value = ".")]
-        project: String,
+        #[command(flatten)]
+        project: ProjectArg,
         /// Print the model's slice of the manifest
         #[arg(long)]
         json: bool,
     },
     /// Show sources, models, sinks and their edges
     Graph {
-        #[arg(long, default_value = ".")]
-        project: String,
+        #[command(flatten)]
+        project: ProjectArg,
+        /// `text` for people, `dot` for Graphviz
         #[arg(long, value_enum, default_value = "text")]
         format: commands::graph::GraphFormat,
+        /// Print the graph document
         #[arg(long)]
         json: bool,
     },
     /// Compare the running plan with the project's and classify every change
     Plan {
-        #[arg(long, default_value = ".")]
-        project: String,
-        /// The target whose applied record is the running plan (needed when several are declared)
-        #[arg(long, conflicts_with = "against")]
+        #[command(flatten)]
+        project: ProjectArg,
+        /// The target whose applied record is the running plan (needed when several are declared) [env: STREAMFORM_TARGET, unless --against]
+        #[arg(long, value_name = "NAME", conflicts_with = "against")]
         target: Option<String>,
         /// Compare with this plan manifest or applied record instead (its digests are verified)
         #[arg(long, value_name = "FILE")]
@@ -85,10 +88,10 @@ enum Command {
     },
     /// Deploy the project to a target through its Flink SQL Gateway
     Apply {
-        #[arg(long, default_value = ".")]
-        project: String,
+        #[command(flatten)]
+        project: ProjectArg,
         /// The target (required when streamform.yml declares several)
-        #[arg(long)]
+        #[arg(long, env = "STREAMFORM_TARGET", value_name = "NAME")]
         target: Option<String>,
         /// Apply this saved deploy plan (`plan --out`); refused when stale
         #[arg(long, value_name = "FILE")]
@@ -102,9 +105,10 @@ enum Command {
     },
     /// Stop the target's job with a savepoint into flink.savepoint_dir
     Stop {
-        #[arg(long, default_value = ".")]
-        project: String,
-        #[arg(long)]
+        #[command(flatten)]
+        project: ProjectArg,
+        /// The target whose job to stop (required when streamform.yml declares several)
+        #[arg(long, env = "STREAMFORM_TARGET", value_name = "NAME")]
         target: Option<String>,
         /// Cancel without a savepoint: the job's state is lost
         #[arg(long)]
@@ -112,9 +116,10 @@ enum Command {
     },
     /// Show what runs on a target
     Status {
-        #[arg(long, default_value = ".")]
-        project: String,
-        #[arg(long)]
+        #[command(flatten)]
+        project: ProjectArg,
+        /// The target to look at (required when streamform.yml declares several)
+        #[arg(long, env = "STREAMFORM_TARGET", value_name = "NAME")]
         target: Option<String>,
         /// Print the status document
         #[arg(long)]
@@ -124,15 +129,17 @@ enum Command {
     Schema {
         /// The document (all documents are listed when omitted)
         doc: Option<String>,
+        /// List the documents with their schema versions
         #[arg(long)]
         list: bool,
+        /// Fail unless this Streamform speaks this version of the document
         #[arg(long)]
         version: Option<u32>,
     },
     /// Compile, print every model's plan identity, then reprint only what changes as files are edited
     Watch {
-        #[arg(long, default_value = ".")]
-        project: String,
+        #[command(flatten)]
+        project: ProjectArg,
         /// Rerun the fixtures of models whose plan changed
         #[arg(long)]
         test: bool,
@@ -145,8 +152,8 @@ enum Command {
     },
     /// Run fixtures on the simulator and assert the exact changelog, late and quarantined events
     Test {
-        #[arg(long, default_value = ".")]
-        project: String,
+        #[command(flatten)]
+        project: ProjectArg,
         /// Only the fixtures of this model
         #[arg(long)]
         model: Option<String>,
@@ -159,8 +166,8 @@ enum Command {
     },
     /// Run the whole application on the simulator over files: <source>.jsonl in, changelogs and final tables out
     Run {
-        #[arg(long, default_value = ".")]
-        project: String,
+        #[command(flatten)]
+        project: ProjectArg,
         /// Directory with one `<source>.jsonl` per source
         #[arg(long)]
         input: String,
@@ -171,45 +178,123 @@ enum Command {
     /// Generate the Flink SQL application (build/flink/) and the plan manifest (build/plan.json)
     Build {
         /// The engine to generate for
-        #[arg(long, value_enum)]
+        #[arg(long, value_enum, default_value = "flink")]
         backend: commands::build::Backend,
-        /// The deployment target (required when streamform.yml declares several)
-        #[arg(long)]
+        /// The deployment target whose connection settings the script uses (required when streamform.yml declares several)
+        #[arg(long, env = "STREAMFORM_TARGET", value_name = "NAME")]
         target: Option<String>,
-        #[arg(long, default_value = ".")]
-        project: String,
+        #[command(flatten)]
+        project: ProjectArg,
         /// Print the script instead of writing build/
         #[arg(long)]
         stdout: bool,
     },
     /// Create a small working project
     Init {
-        /// Where to create it (default: the current directory)
+        /// Where to create it (default: the current directory); the project is named after it
         dir: Option<String>,
     },
+    /// Print a shell completion script: `streamform completions bash > ~/.local/share/bash-completion/completions/streamform`
+    Completions {
+        /// The shell to complete for
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+}
+
+/// `-p/--project`: which project a command works on.
+#[derive(clap::Args)]
+struct ProjectArg {
+    /// The project directory [default: the nearest directory holding streamform.yml, from here upward]
+    #[arg(short = 'p', long = "project", env = "STREAMFORM_PROJECT", value_name = "DIR")]
+    dir: Option<String>,
+}
+
+impl ProjectArg {
+    /// The directory named, or the nearest one from the current directory
+    /// upward that holds streamform.yml (as cargo and git find theirs),
+    /// written relative to here (`.`, `..`, `../..`) so paths in messages
+    /// stay short. With none found it is `.`, which reports the missing file.
+    fn resolve(self) -> String {
+        if let Some(dir) = self.dir {
+            return dir;
+        }
+        let Ok(here) = std::env::current_dir() else { return ".".into() };
+        let mut up = String::from(".");
+        for (depth, dir) in here.ancestors().enumerate() {
+            if dir.join(streamform::project::CONFIG_FILE).is_file() {
+                return up;
+            }
+            up = if depth == 0 { "..".into() } else { format!("{up}/..") };
+        }
+        ".".into()
+    }
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let code = match cli.command {
-        Command::Check { project, strict, json } => commands::check::run(&project, strict, json),
-        Command::InspectPlan { model, project, json } => commands::inspect::inspect_plan(&project, model.as_deref(), json),
-        Command::Explain { model, project, json } => commands::inspect::explain(&project, model.as_deref(), json),
-        Command::Graph { project, format, json } => commands::graph::run(&project, format, json),
-        Command::Plan { project, target, against, json, out } => commands::plan::run(&commands::plan::Args { project, target, against, json, out }),
+        Command::Check { project, strict, json } => commands::check::run(&project.resolve(), strict, json),
+        Command::InspectPlan { model, project, json } => commands::inspect::inspect_plan(&project.resolve(), model.as_deref(), json),
+        Command::Explain { model, project, json } => commands::inspect::explain(&project.resolve(), model.as_deref(), json),
+        Command::Graph { project, format, json } => commands::graph::run(&project.resolve(), format, json),
+        Command::Plan { project, target, against, json, out } => commands::plan::run(&commands::plan::Args {
+            project: project.resolve(),
+            // Read here, not by clap: an exported target must not conflict with --against.
+            target: target.or_else(|| against.is_none().then(|| std::env::var("STREAMFORM_TARGET").ok()).flatten()),
+            against,
+            json,
+            out,
+        }),
         Command::Apply { project, target, plan, yes, allow_state_loss } => {
-            commands::apply::run(&commands::apply::Args { project, target, plan, yes, allow_state_loss })
+            commands::apply::run(&commands::apply::Args { project: project.resolve(), target, plan, yes, allow_state_loss })
         }
-        Command::Stop { project, target, discard_state } => commands::stop::run(&project, target.as_deref(), discard_state),
-        Command::Status { project, target, json } => commands::status::run(&project, target.as_deref(), json),
+        Command::Stop { project, target, discard_state } => commands::stop::run(&project.resolve(), target.as_deref(), discard_state),
+        Command::Status { project, target, json } => commands::status::run(&project.resolve(), target.as_deref(), json),
         Command::Schema { doc, list, version } => commands::schema::run(doc.as_deref(), list, version),
         Command::Watch { project, test, json, debounce_ms } => {
-            watch::run(&project, watch::Options { json, test, debounce: std::time::Duration::from_millis(debounce_ms) })
+            watch::run(&project.resolve(), watch::Options { json, test, debounce: std::time::Duration::from_millis(debounce_ms) })
         }
-        Command::Test { project, model, fixture, json } => commands::test::run(&project, model.as_deref(), &fixture, json),
-        Command::Run { project, input, output } => commands::run::run(&project, &input, &output),
-        Command::Build { backend, target, project, stdout } => commands::build::run(&project, backend, target.as_deref(), stdout),
+        Command::Test { project, model, fixture, json } => commands::test::run(&project.resolve(), model.as_deref(), &fixture, json),
+        Command::Run { project, input, output } => commands::run::run(&project.resolve(), &input, &output),
+        Command::Build { backend, target, project, stdout } => commands::build::run(&project.resolve(), backend, target.as_deref(), stdout),
         Command::Init { dir } => commands::init::run(dir.as_deref().unwrap_or(".")),
+        Command::Completions { shell } => {
+            let mut out = Vec::new();
+            clap_complete::generate(shell, &mut <Cli as clap::CommandFactory>::command(), "streamform", &mut out);
+            out::print(&String::from_utf8_lossy(&out));
+            0
+        }
     };
     ExitCode::from(code)
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    /// Every flag and argument of every command says what it is for in
+    /// `--help`: a flag with no help line is a question the user has to ask.
+    #[test]
+    fn every_argument_has_a_help_line() {
+        let cli = super::Cli::command();
+        let mut missing = Vec::new();
+        for cmd in cli.get_subcommands() {
+            for arg in cmd.get_arguments() {
+                let builtin = matches!(arg.get_id().as_str(), "help" | "version");
+                if !builtin && arg.get_help().is_none() && arg.get_long_help().is_none() {
+                    missing.push(format!("{} {}", cmd.get_name(), arg.get_id()));
+                }
+            }
+            if cmd.get_about().is_none() {
+                missing.push(cmd.get_name().to_string());
+            }
+        }
+        assert!(missing.is_empty(), "no help line: {missing:?}");
+    }
+
+    #[test]
+    fn the_command_line_is_consistent() {
+        super::Cli::command().debug_assert();
+    }
 }

@@ -38,7 +38,9 @@ fn files(root: &Path) -> Vec<(String, Vec<u8>)> {
 
 #[test]
 fn writes_examples_shop_byte_for_byte() {
-    let dir = scratch("shop");
+    // The project is named after its directory, so init into one named `shop`.
+    let parent = scratch("shop");
+    let dir = parent.join("shop");
     let out = init(&dir);
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/shop");
@@ -48,7 +50,7 @@ fn writes_examples_shop_byte_for_byte() {
     for ((name, g), (_, w)) in got.iter().zip(&want) {
         assert!(g == w, "{name} differs from examples/shop/{name}; regenerate it with `streamform init examples/shop`");
     }
-    let _ = fs::remove_dir_all(&dir);
+    let _ = fs::remove_dir_all(&parent);
 }
 
 #[test]
@@ -56,7 +58,7 @@ fn prints_what_it_created_and_what_to_run() {
     let out = Command::new(env!("CARGO_BIN_EXE_streamform"))
         .arg("init")
         .current_dir({
-            let d = scratch("here");
+            let d = scratch("here").join("orders-app");
             fs::create_dir_all(&d).expect("mkdir");
             d
         })
@@ -64,10 +66,11 @@ fn prints_what_it_created_and_what_to_run() {
         .expect("runs");
     assert_eq!(out.status.code(), Some(0));
     expect![[r#"
-        created project `shop` in .
+        created project `orders-app` in .
 
           streamform.yml
           sources.yml
+          .gitignore
           models/big_spenders.sql
           models/customer_totals.sql
           models/paid_orders.sql
@@ -82,6 +85,22 @@ fn prints_what_it_created_and_what_to_run() {
     "#]]
     .assert_eq(&String::from_utf8(out.stdout).expect("utf-8"));
     let _ = fs::remove_dir_all(scratch("here"));
+}
+
+#[test]
+fn names_the_project_after_its_directory_and_quotes_what_yaml_would_misread() {
+    let parent = scratch("names");
+    for (dir, line) in [("orders-app", "name: orders-app"), ("my app", "name: \"my app\""), ("true", "name: \"true\""), ("2024", "name: \"2024\"")] {
+        let out = init(&parent.join(dir));
+        assert_eq!(out.status.code(), Some(0), "{dir}: {}", String::from_utf8_lossy(&out.stderr));
+        let config = fs::read_to_string(parent.join(dir).join("streamform.yml")).expect("read");
+        assert!(config.lines().any(|l| l == line), "{dir}: {config}");
+        let check = Command::new(env!("CARGO_BIN_EXE_streamform")).arg("check").arg("-p").arg(parent.join(dir)).output().expect("runs");
+        assert_eq!(check.status.code(), Some(0), "{dir}: {}", String::from_utf8_lossy(&check.stderr));
+        let first = String::from_utf8_lossy(&check.stdout).lines().next().unwrap_or_default().to_string();
+        assert!(first.starts_with(&format!("{dir} (schema version 1)")), "{dir}: {first}");
+    }
+    let _ = fs::remove_dir_all(&parent);
 }
 
 #[test]

@@ -48,7 +48,7 @@ pub fn classify_path(rel: &str) -> Option<FileKind> {
 pub fn project_config(db: &dyn Db, project: Project) -> Result<ProjectConfig, Vec<Diagnostic>> {
     let Some(file) = project.config_file(db) else {
         return Err(vec![Diagnostic::error(Code::NoProjectFile, format!("no streamform.yml found in {}", project.root(db)))
-            .help("run `streamform init` to create a project, or pass --project DIR")]);
+            .help("run `streamform init` to create a project here, or pass -p DIR; without -p, Streamform looks for streamform.yml here and in every directory above")]);
     };
     config::decode_project(file.path(db), file.text(db))
 }

@@ -95,9 +95,16 @@ quarantined:
 "#,
     ),
     (
+        ".gitignore",
+        r#"# What `streamform build` writes, and the deployment state `apply` keeps.
+build/
+.streamform/
+"#,
+    ),
+    (
         "streamform.yml",
         r#"# A Streamform project: see `streamform schema project` for every key.
-name: shop
+name: {name}
 version: 1
 
 models:
@@ -123,6 +130,7 @@ targets:
 
 pub fn run(dir: &str) -> u8 {
     let root = Path::new(dir);
+    let name = project_name(root);
     let config = root.join("streamform.yml");
     if config.exists() {
         eprint(&format!(
@@ -142,7 +150,8 @@ pub fn run(dir: &str) -> u8 {
     let mut written: Vec<PathBuf> = Vec::new();
     for (rel, text) in FILES {
         let dest = root.join(rel);
-        if let Err(e) = write_new(&dest, text) {
+        let text = text.replace("{name}", &yaml_scalar(&name));
+        if let Err(e) = write_new(&dest, &text) {
             eprint(&format!("error: could not write {}: {e}\n", dest.display()));
             for w in written.iter().rev() {
                 let _ = fs::remove_file(w);
@@ -151,14 +160,48 @@ pub fn run(dir: &str) -> u8 {
         }
         written.push(dest);
     }
-    print(&summary(dir));
+    print(&summary(dir, &name));
     0
 }
 
-fn summary(dir: &str) -> String {
-    let mut s = format!("created project `shop` in {dir}\n\n");
+/// The project is named after its directory (`init orders-app` makes
+/// `orders-app`), as `cargo new` does; `shop` when the directory has no
+/// usable name (`/`).
+fn project_name(root: &Path) -> String {
+    let abs = if root.is_absolute() { root.to_path_buf() } else { std::env::current_dir().unwrap_or_default().join(root) };
+    let name = abs.components().filter_map(|c| match c {
+        std::path::Component::Normal(n) => Some(n.to_string_lossy().into_owned()),
+        std::path::Component::ParentDir => Some("..".into()),
+        _ => None,
+    });
+    // Resolve `..` lexically: `init ..` names the parent.
+    let mut parts: Vec<String> = Vec::new();
+    for n in name {
+        if n == ".." {
+            parts.pop();
+        } else {
+            parts.push(n);
+        }
+    }
+    parts.pop().filter(|n| !n.trim().is_empty()).unwrap_or_else(|| "shop".into())
+}
+
+/// `name` as a YAML scalar: plain when it is a simple word, else quoted.
+fn yaml_scalar(name: &str) -> String {
+    let plain = name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        && name.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+        && !matches!(name.to_ascii_lowercase().as_str(), "true" | "false" | "null" | "yes" | "no" | "on" | "off" | "y" | "n");
+    if plain {
+        name.to_string()
+    } else {
+        serde_json::to_string(name).unwrap_or_else(|_| "\"shop\"".into())
+    }
+}
+
+fn summary(dir: &str, name: &str) -> String {
+    let mut s = format!("created project `{name}` in {dir}\n\n");
     let mut files: Vec<&str> = FILES.iter().map(|(p, _)| *p).collect();
-    files.sort_by_key(|p| (p.contains('/'), *p != "streamform.yml", *p));
+    files.sort_by_key(|p| (p.contains('/'), *p != "streamform.yml", *p == ".gitignore", *p));
     for f in files {
         s.push_str(&format!("  {f}\n"));
     }

@@ -1,0 +1,118 @@
+//! Command-line conventions: where the project is found (`-p`,
+//! `STREAMFORM_PROJECT`, or upward from the current directory),
+//! `STREAMFORM_TARGET`, defaults, and shell completions.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn streamform(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_streamform"));
+    cmd.args(args).current_dir(dir).env_remove("STREAMFORM_PROJECT").env_remove("STREAMFORM_TARGET");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.output().expect("runs")
+}
+
+/// A fresh `init` project at `<tmp>/<name>/app`.
+fn project(name: &str) -> PathBuf {
+    let parent = std::env::temp_dir().join(format!("streamform-conv-{name}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&parent);
+    fs::create_dir_all(&parent).expect("mkdir");
+    let out = streamform(&parent, &["init", "app"], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    parent.join("app")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn the_project_is_found_from_a_subdirectory() {
+    let app = project("up");
+    let deep = app.join("models");
+    let here = streamform(&app, &["check"], &[]);
+    let below = streamform(&deep, &["check"], &[]);
+    assert_eq!(below.status.code(), Some(0), "{}", stderr(&below));
+    assert_eq!(stdout(&below), stdout(&here), "check from models/ is check of the project above");
+    // Paths in messages are the project's, wherever the command runs.
+    fs::write(app.join("models/broken.sql"), "SELECT nope FROM source('orders')\n").expect("write");
+    let err = streamform(&deep, &["check"], &[]);
+    assert_eq!(err.status.code(), Some(1), "{}", stdout(&err));
+    assert!(stdout(&err).contains("--> models/broken.sql:1:8"), "{}", stdout(&err));
+    let _ = fs::remove_dir_all(app.parent().expect("parent"));
+}
+
+#[test]
+fn without_a_project_above_the_error_says_what_to_do() {
+    let dir = std::env::temp_dir().join(format!("streamform-conv-none-{}", std::process::id()));
+    fs::create_dir_all(&dir).expect("mkdir");
+    let out = streamform(&dir, &["check"], &[]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(err.contains("no streamform.yml found in ."), "{err}");
+    assert!(err.contains("-p DIR"), "{err}");
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn p_and_the_environment_name_the_project() {
+    let app = project("env");
+    let elsewhere = app.parent().expect("parent");
+    let app_s = app.to_str().expect("utf-8");
+    let by_flag = streamform(elsewhere, &["inspect-plan", "-p", app_s], &[]);
+    assert_eq!(by_flag.status.code(), Some(0), "{}", stderr(&by_flag));
+    let by_env = streamform(elsewhere, &["inspect-plan"], &[("STREAMFORM_PROJECT", app_s)]);
+    assert_eq!(stdout(&by_env), stdout(&by_flag));
+    // The flag wins over the environment.
+    let both = streamform(elsewhere, &["inspect-plan", "--project", app_s], &[("STREAMFORM_PROJECT", "/nonexistent")]);
+    assert_eq!(stdout(&both), stdout(&by_flag));
+    let _ = fs::remove_dir_all(elsewhere);
+}
+
+#[test]
+fn build_defaults_to_flink_and_reads_the_target_from_the_environment() {
+    let app = project("target");
+    let plain = streamform(&app, &["build", "--stdout"], &[]);
+    assert_eq!(plain.status.code(), Some(0), "{}", stderr(&plain));
+    let flink = streamform(&app, &["build", "--backend", "flink", "--stdout"], &[]);
+    assert_eq!(stdout(&plain), stdout(&flink));
+    let unknown = streamform(&app, &["build", "--stdout"], &[("STREAMFORM_TARGET", "prod")]);
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(stderr(&unknown).contains("no target named `prod`; streamform.yml declares: dev"), "{}", stderr(&unknown));
+    let dev = streamform(&app, &["build", "--stdout"], &[("STREAMFORM_TARGET", "dev")]);
+    assert_eq!(stdout(&dev), stdout(&plain));
+    let _ = fs::remove_dir_all(app.parent().expect("parent"));
+}
+
+#[test]
+fn completions_for_each_shell() {
+    let dir = std::env::temp_dir();
+    for (shell, marker, flag) in [("bash", "_streamform()", "--project"), ("zsh", "#compdef streamform", "--project"), ("fish", "complete -c streamform", "-l project")] {
+        let out = streamform(&dir, &["completions", shell], &[]);
+        assert_eq!(out.status.code(), Some(0), "{shell}: {}", stderr(&out));
+        let script = stdout(&out);
+        assert!(script.contains(marker), "{shell}: {}", &script[..script.len().min(200)]);
+        assert!(script.contains("inspect-plan") && script.contains(flag), "{shell} completes commands and flags");
+    }
+}
+
+#[test]
+fn an_exported_target_does_not_conflict_with_plan_against() {
+    let app = project("against");
+    let manifest = app.join("running.json");
+    let m = streamform(&app, &["inspect-plan", "--json"], &[]);
+    fs::write(&manifest, &m.stdout).expect("write");
+    let out = streamform(&app, &["plan", "--against", "running.json"], &[("STREAMFORM_TARGET", "dev")]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).contains("SAFE"), "{}", stdout(&out));
+    let named = streamform(&app, &["plan"], &[("STREAMFORM_TARGET", "qa")]);
+    assert!(stderr(&named).contains("no target named `qa`"), "{}", stderr(&named));
+    let _ = fs::remove_dir_all(app.parent().expect("parent"));
+}
