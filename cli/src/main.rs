@@ -42,6 +42,9 @@ enum Command {
     InspectPlan {
         /// The model to show (all models in dependency order when omitted)
         model: Option<String>,
+        /// Only these models: `m`, `m+` (and downstream), `+m` (and upstream), `source:s` (its readers); repeatable
+        #[arg(long, short = 's', value_name = "SELECTOR", conflicts_with = "model")]
+        select: Vec<String>,
         #[command(flatten)]
         project: ProjectArg,
         /// Print the plan manifest (or the model's slice of it)
@@ -52,6 +55,9 @@ enum Command {
     Explain {
         /// The model to show (all models in dependency order when omitted)
         model: Option<String>,
+        /// Only these models: `m`, `m+` (and downstream), `+m` (and upstream), `source:s` (its readers); repeatable
+        #[arg(long, short = 's', value_name = "SELECTOR", conflicts_with = "model")]
+        select: Vec<String>,
         #[command(flatten)]
         project: ProjectArg,
         /// Print the model's slice of the manifest
@@ -154,9 +160,12 @@ enum Command {
     Test {
         #[command(flatten)]
         project: ProjectArg,
-        /// Only the fixtures of this model
-        #[arg(long)]
-        model: Option<String>,
+        /// Only the fixtures of this model (repeatable)
+        #[arg(long, value_name = "MODEL")]
+        model: Vec<String>,
+        /// Only the fixtures of these models: `m`, `m+` (and downstream), `+m` (and upstream), `source:s` (its readers); repeatable
+        #[arg(long, short = 's', value_name = "SELECTOR")]
+        select: Vec<String>,
         /// Run this fixture file instead of tests/ (repeatable; `-` reads stdin)
         #[arg(long)]
         fixture: Vec<String>,
@@ -235,8 +244,8 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let code = match cli.command {
         Command::Check { project, strict, json } => commands::check::run(&project.resolve(), strict, json),
-        Command::InspectPlan { model, project, json } => commands::inspect::inspect_plan(&project.resolve(), model.as_deref(), json),
-        Command::Explain { model, project, json } => commands::inspect::explain(&project.resolve(), model.as_deref(), json),
+        Command::InspectPlan { model, select, project, json } => commands::inspect::inspect_plan(&project.resolve(), model.as_deref(), &select, json),
+        Command::Explain { model, select, project, json } => commands::inspect::explain(&project.resolve(), model.as_deref(), &select, json),
         Command::Graph { project, format, json } => commands::graph::run(&project.resolve(), format, json),
         Command::Plan { project, target, against, json, out } => commands::plan::run(&commands::plan::Args {
             project: project.resolve(),
@@ -255,7 +264,10 @@ fn main() -> ExitCode {
         Command::Watch { project, test, json, debounce_ms } => {
             watch::run(&project.resolve(), watch::Options { json, test, debounce: std::time::Duration::from_millis(debounce_ms) })
         }
-        Command::Test { project, model, fixture, json } => commands::test::run(&project.resolve(), model.as_deref(), &fixture, json),
+        Command::Test { project, model, select, fixture, json } => {
+            // A model name is a selector of just that model.
+            commands::test::run(&project.resolve(), &[model, select].concat(), &fixture, json)
+        }
         Command::Run { project, input, output } => commands::run::run(&project.resolve(), &input, &output),
         Command::Build { backend, target, project, stdout } => commands::build::run(&project.resolve(), backend, target.as_deref(), stdout),
         Command::Init { dir } => commands::init::run(dir.as_deref().unwrap_or(".")),

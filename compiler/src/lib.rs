@@ -20,6 +20,7 @@ pub mod plan;
 pub mod project;
 pub mod schemas;
 pub mod segments;
+pub mod select;
 pub mod sink;
 pub mod sim;
 pub mod source;

@@ -54,10 +54,15 @@ pub(crate) fn whole_manifest_error(loaded: &Loaded, e: &ManifestError) {
     }
 }
 
-pub fn inspect_plan(project: &str, model: Option<&str>, json: bool) -> u8 {
+pub fn inspect_plan(project: &str, model: Option<&str>, select: &[String], json: bool) -> u8 {
     let mut loaded = load(project);
     if report_load_errors(&loaded) {
         return 2;
+    }
+    match super::selection(&loaded, select) {
+        Ok(Some(models)) => return selected_identities(&mut loaded, &models, json),
+        Ok(None) => {}
+        Err(code) => return code,
     }
     if model.is_none() {
         driver::compile(&mut loaded.db, loaded.project, Work::Manifest);
@@ -96,20 +101,61 @@ pub fn inspect_plan(project: &str, model: Option<&str>, json: bool) -> u8 {
     }
 }
 
-pub fn explain(project: &str, model: Option<&str>, json: bool) -> u8 {
+/// `inspect-plan --select`: each selected model's block (or, with `--json`,
+/// its manifest slice), in plan order, then the whole application's digest.
+fn selected_identities(loaded: &mut Loaded, models: &[String], json: bool) -> u8 {
+    driver::compile(&mut loaded.db, loaded.project, Work::Manifest);
+    let loaded = &*loaded;
+    if !models.iter().all(|m| compiled(loaded, m)) {
+        return 2;
+    }
+    let db = &loaded.db;
+    let slices: Vec<_> = models
+        .iter()
+        .map(|m| model_identity(db, loaded.project, ModelName::new(db, m.clone())).as_ref().expect("compiled"))
+        .collect();
+    if json {
+        let docs: Vec<String> = slices.iter().map(|s| to_pretty_json(&ModelDocument { manifest_version: 1, model: &s.model, nodes: &s.nodes })).collect();
+        print(&docs.concat());
+        return 0;
+    }
+    let mut out = slices.iter().map(|s| model_block(s)).collect::<Vec<_>>().join("\n");
+    match manifest(db, loaded.project) {
+        Ok(m) => out.push_str(&format!("\napplication digest={}\n", short(&m.application_digest))),
+        Err(e) => {
+            print(&out);
+            whole_manifest_error(loaded, e);
+            return 2;
+        }
+    }
+    print(&out);
+    0
+}
+
+pub fn explain(project: &str, model: Option<&str>, select: &[String], json: bool) -> u8 {
     let loaded = load(project);
     if report_load_errors(&loaded) {
         return 2;
     }
     let db = &loaded.db;
-    let models: Vec<String> = match model {
-        Some(m) => {
+    let selected = match super::selection(&loaded, select) {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
+    let models: Vec<String> = match (model, selected) {
+        (_, Some(models)) => {
+            if !models.iter().all(|m| compiled(&loaded, m)) {
+                return 2;
+            }
+            models
+        }
+        (Some(m), None) => {
             if !known_model(&loaded, m) || !compiled(&loaded, m) {
                 return 2;
             }
             vec![m.to_string()]
         }
-        None => match manifest(db, loaded.project) {
+        (None, None) => match manifest(db, loaded.project) {
             Ok(m) => m.models().map(|m| m.name.clone()).collect(),
             Err(e) => {
                 whole_manifest_error(&loaded, e);

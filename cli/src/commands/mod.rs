@@ -13,7 +13,25 @@ pub mod status;
 pub mod stop;
 pub mod test;
 
-pub(crate) use inspect::known_model;
+
+/// `--select` (and `--model`) resolved: `None` when nothing was asked for,
+/// else the selected models in plan order. Prints why not and returns the
+/// exit code (2) when a selector is malformed or names nothing.
+pub fn selection(loaded: &Loaded, select: &[String]) -> Result<Option<Vec<String>>, u8> {
+    if select.is_empty() {
+        return Ok(None);
+    }
+    let fail = |e: streamform::select::SelectError| {
+        let mut msg = format!("error: {}\n", e.message);
+        if let Some(h) = e.help {
+            msg.push_str(&format!("  help: {h}\n"));
+        }
+        eprint(&msg);
+        2u8
+    };
+    let selectors = streamform::select::parse_selectors(select).map_err(fail)?;
+    streamform::select::select(&loaded.db, loaded.project, &selectors).map(Some).map_err(fail)
+}
 
 use streamform::diagnostic::Diagnostic;
 use streamform::driver::{self, Work};

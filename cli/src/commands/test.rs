@@ -8,31 +8,30 @@ use streamform::check::{fixture, fixture_checks};
 use streamform::sim::{fixture_report, fixture_report_rows, FixtureReport};
 use streamform::SourceFile;
 
-use super::known_model;
 use crate::load::Loaded;
 use crate::out::{eprint, print};
 use crate::render::diagnostic::render;
 use crate::render::test::{fixture_text, report_json, summary};
 
-pub fn run(project: &str, model: Option<&str>, fixtures: &[String], json: bool) -> u8 {
+/// `select`: `--model` names and `--select` selectors; empty runs every fixture.
+pub fn run(project: &str, select: &[String], fixtures: &[String], json: bool) -> u8 {
     let loaded = match super::load_checked(project, "testing", Work::Checks) {
         Ok(l) => l,
         Err(code) => return code,
     };
     let db = &loaded.db;
     let p = loaded.project;
-    if let Some(m) = model {
-        if !known_model(&loaded, m) {
-            return 2;
-        }
-    }
+    let models = match super::selection(&loaded, select) {
+        Ok(m) => m,
+        Err(code) => return code,
+    };
     let files = match fixture_files(&loaded, fixtures) {
         Ok(f) => f,
         Err(()) => return 2,
     };
     let selected: Vec<SourceFile> = files
         .into_iter()
-        .filter(|f| model.is_none_or(|m| fixture(db, *f).as_ref().is_ok_and(|fx| fx.model == m)))
+        .filter(|f| models.as_ref().is_none_or(|ms| fixture(db, *f).as_ref().is_ok_and(|fx| ms.contains(&fx.model))))
         .collect();
     // JSON lists every changelog row; the text report only a failing one's.
     let report = if json { fixture_report_rows } else { fixture_report };
@@ -48,9 +47,10 @@ pub fn run(project: &str, model: Option<&str>, fixtures: &[String], json: bool) 
     if json {
         print(&format!("{}\n", report_json(&reports).pretty()));
     } else if reports.is_empty() {
-        match model {
-            Some(m) => print(&format!("ok: no fixtures for model `{m}`\n")),
-            None => print("ok: no fixtures under tests/\n"),
+        match (models.as_deref(), select) {
+            (None, _) => print("ok: no fixtures under tests/\n"),
+            (Some([m]), [s]) if s == m => print(&format!("ok: no fixtures for model `{m}`\n")),
+            (Some(ms), _) => print(&format!("ok: no fixtures for the {} selected models\n", ms.len())),
         }
     } else {
         let blocks: Vec<String> = reports.iter().map(|r| fixture_text(r)).collect();
