@@ -152,6 +152,9 @@ enum Command {
         /// Print one JSON event per change (for editor integrations)
         #[arg(long)]
         json: bool,
+        /// Print no plan blocks at startup (a project of over 50 models prints none anyway), only what each edit changes
+        #[arg(long, short = 'q')]
+        quiet: bool,
         /// Quiet period that ends a burst of file events, in milliseconds (at most 50)
         #[arg(long, default_value_t = watch::DEFAULT_DEBOUNCE_MS, value_parser = clap::value_parser!(u64).range(0..=watch::MAX_DEBOUNCE_MS))]
         debounce_ms: u64,
@@ -261,8 +264,8 @@ fn main() -> ExitCode {
         Command::Stop { project, target, discard_state } => commands::stop::run(&project.resolve(), target.as_deref(), discard_state),
         Command::Status { project, target, json } => commands::status::run(&project.resolve(), target.as_deref(), json),
         Command::Schema { doc, list, version } => commands::schema::run(doc.as_deref(), list, version),
-        Command::Watch { project, test, json, debounce_ms } => {
-            watch::run(&project.resolve(), watch::Options { json, test, debounce: std::time::Duration::from_millis(debounce_ms) })
+        Command::Watch { project, test, json, quiet, debounce_ms } => {
+            watch::run(&project.resolve(), watch::Options { json, test, quiet, debounce: std::time::Duration::from_millis(debounce_ms) })
         }
         Command::Test { project, model, select, fixture, json } => {
             // A model name is a selector of just that model.

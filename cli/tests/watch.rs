@@ -326,3 +326,31 @@ fn test_flag_results_in_json_events() {
     assert_eq!((t["path"].as_str(), t["passed"].as_bool()), (Some("tests/a_totals.yml"), Some(false)), "{ev}");
     assert!(t["report"].as_str().is_some_and(|r| r.contains("(no record)")), "{ev}");
 }
+
+#[test]
+fn quiet_startup_prints_no_blocks_and_edits_print_as_usual() {
+    let p = Project::new();
+    let mut w = Watch::start(&p, &["--quiet"]);
+    let first = w.revision();
+    assert!(header(&first).starts_with("--- compiled 3 models"), "{first}");
+    assert!(blocks(&first).is_empty(), "{first}");
+    assert!(first.contains("3 plan blocks not shown (`streamform inspect-plan` prints them)"), "{first}");
+    assert!(first.trim_end().lines().last().is_some_and(|l| l.starts_with("application digest=")), "{first}");
+    p.write("models/c.sql", &C.replace("IS NOT NULL", "IS NULL"));
+    let revs = w.revisions_until(|r| r.contains("definition=(url IS NULL)"));
+    assert!(blocks(&revs).iter().all(|b| b == "c"), "{revs}");
+}
+
+#[test]
+fn a_large_project_starts_with_a_summary() {
+    let p = Project::new();
+    for i in 0..60 {
+        p.write(&format!("models/m{i:02}.sql"), "SELECT user_id FROM source('clicks')\n");
+    }
+    let mut w = Watch::start(&p, &[]);
+    let first = w.revision();
+    assert!(header(&first).starts_with("--- compiled 63 models"), "{first}");
+    assert!(blocks(&first).is_empty(), "{first}");
+    assert!(first.contains("63 plan blocks not shown"), "{first}");
+    assert!(first.lines().count() < 10, "{first}");
+}

@@ -37,7 +37,13 @@ pub struct Options {
     pub json: bool,
     pub test: bool,
     pub debounce: Duration,
+    /// Print no plan blocks at startup, only what changes after it.
+    pub quiet: bool,
 }
+
+/// Past this many models, the startup prints a summary instead of every
+/// model's block: thousands of lines bury what the next edit prints.
+pub const STARTUP_BLOCKS_MAX: usize = 50;
 
 /// One revision's result.
 pub struct Step {
@@ -50,7 +56,7 @@ pub struct Step {
 
 impl Step {
     pub fn revision(&self, initial: bool) -> Revision<'_> {
-        Revision { changes: &self.changes, initial, elapsed: self.elapsed, delta: &self.delta, tests: self.tests.as_ref(), notes: &self.notes }
+        Revision { changes: &self.changes, initial, blocks: true, elapsed: self.elapsed, delta: &self.delta, tests: self.tests.as_ref(), notes: &self.notes }
     }
 }
 
@@ -115,7 +121,8 @@ impl Session {
 }
 
 fn emit(opts: &Options, step: &Step, initial: bool) {
-    let r = step.revision(initial);
+    let mut r = step.revision(initial);
+    r.blocks = !initial || !(opts.quiet || step.delta.model_count > STARTUP_BLOCKS_MAX);
     print(&if opts.json { render::json_event(&r) } else { render::text(&r) });
 }
 

@@ -17,6 +17,9 @@ pub struct Revision<'a> {
     /// Empty for the first compile.
     pub changes: &'a [FileChange],
     pub initial: bool,
+    /// Print the plan blocks; false for a quiet or large startup, which
+    /// says how many it leaves out.
+    pub blocks: bool,
     /// From the end of the debounce to the output being ready.
     pub elapsed: Duration,
     pub delta: &'a Delta,
@@ -60,7 +63,13 @@ pub fn text(r: &Revision) -> String {
         let _ = writeln!(s, "\n--- {}; recompiled in {}", what_changed(r.changes), ms(r.elapsed));
     }
     let blocks: Vec<&str> = d.models.iter().filter_map(|m| m.printed.as_ref()).map(|p| &*p.block).collect();
-    if !blocks.is_empty() {
+    if !r.blocks && !blocks.is_empty() {
+        let _ = writeln!(
+            s,
+            "{} not shown (`streamform inspect-plan` prints them); each edit prints what it changes",
+            plural(blocks.len(), "plan block", "plan blocks")
+        );
+    } else if !blocks.is_empty() {
         s.push_str(&blocks.join("\n"));
         s.push('\n');
     }
