@@ -21,6 +21,9 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 #[derive(Parser)]
 #[command(name = "streamform", version, about = "Compile, check and inspect streaming SQL projects", arg_required_else_help = true)]
 struct Cli {
+    /// Colour for diagnostics, verdicts and test results: auto (at a terminal, unless NO_COLOR is set), always, never
+    #[arg(long, global = true, value_enum, default_value = "auto", value_name = "WHEN")]
+    color: render::color::ColorChoice,
     #[command(subcommand)]
     command: Command,
 }
@@ -245,6 +248,7 @@ impl ProjectArg {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    render::color::init(cli.color);
     let code = match cli.command {
         Command::Check { project, strict, json } => commands::check::run(&project.resolve(), strict, json),
         Command::InspectPlan { model, select, project, json } => commands::inspect::inspect_plan(&project.resolve(), model.as_deref(), &select, json),

@@ -3,6 +3,8 @@
 use std::io::{self, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use crate::render::color;
+
 static CLOSED: AtomicBool = AtomicBool::new(false);
 
 /// Writes to stdout; after a broken pipe, further output is dropped.
@@ -16,7 +18,24 @@ pub fn print(s: &str) {
     }
 }
 
+/// Writes text meant for people to stdout, painted at a colour terminal.
+pub fn print_text(s: &str) {
+    if color::stdout_painted() {
+        print(&color::paint(s));
+    } else {
+        print(s);
+    }
+}
+
+/// Writes to stderr, which only people read: painted at a colour terminal.
 pub fn eprint(s: &str) {
+    let painted;
+    let s = if color::stderr_painted() {
+        painted = color::paint(s);
+        &painted
+    } else {
+        s
+    };
     let _ = io::stderr().lock().write_all(s.as_bytes());
 }
 

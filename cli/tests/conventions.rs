@@ -116,3 +116,36 @@ fn an_exported_target_does_not_conflict_with_plan_against() {
     assert!(stderr(&named).contains("no target named `qa`"), "{}", stderr(&named));
     let _ = fs::remove_dir_all(app.parent().expect("parent"));
 }
+
+#[test]
+fn colour_at_a_terminal_or_when_asked_and_never_in_a_pipe_or_with_no_color() {
+    let app = project("color");
+    fs::write(app.join("models/broken.sql"), "SELECT nope FROM source('orders')\n").expect("write");
+    let esc = |o: &Output| o.stdout.contains(&0x1b);
+    // A pipe (as here) gets plain text, so scripts and goldens never see escapes.
+    assert!(!esc(&streamform(&app, &["check"], &[])));
+    let always = streamform(&app, &["check", "--color", "always"], &[]);
+    assert!(esc(&always));
+    assert!(stdout(&always).contains("\u{1b}[1m\u{1b}[31merror[E0509]:"), "{}", stdout(&always));
+    assert!(esc(&streamform(&app, &["check"], &[("CLICOLOR_FORCE", "1")])));
+    assert!(!esc(&streamform(&app, &["check"], &[("CLICOLOR_FORCE", "1"), ("NO_COLOR", "1")])));
+    assert!(!esc(&streamform(&app, &["check", "--color", "never"], &[("CLICOLOR_FORCE", "1")])));
+    // JSON is never painted.
+    assert!(!esc(&streamform(&app, &["check", "--json", "--color", "always"], &[])));
+    // Painting adds escapes and nothing else.
+    let strip = |s: &str| {
+        let mut out = String::new();
+        let mut in_esc = false;
+        for c in s.chars() {
+            match (in_esc, c) {
+                (false, '\u{1b}') => in_esc = true,
+                (true, 'm') => in_esc = false,
+                (true, _) => {}
+                (false, c) => out.push(c),
+            }
+        }
+        out
+    };
+    assert_eq!(strip(&stdout(&always)), stdout(&streamform(&app, &["check"], &[])));
+    let _ = fs::remove_dir_all(app.parent().expect("parent"));
+}

@@ -8,7 +8,7 @@ use streamform::ModelName;
 
 use crate::commands::print_diagnostics_stderr;
 use crate::load::load;
-use crate::out::{eprint, print};
+use crate::out::{eprint, print, print_text};
 use crate::render::check::{self, CheckView, ModelRow};
 use crate::render::json::to_pretty_json;
 
@@ -46,7 +46,7 @@ pub fn run(project: &str, strict: bool, json: bool) -> u8 {
     if json {
         print(&to_pretty_json(&check::json(&view)));
     } else {
-        print(&check::text(&view, &|path| loaded.file_text(path)));
+        print_text(&check::text(&view, &|path| loaded.file_text(path)));
     }
     if view.passed() {
         0

@@ -27,7 +27,7 @@ use super::inspect::whole_manifest_error;
 use crate::deploy::uids::{compile_pinned, PinnedPlan};
 use crate::deploy::{now_utc, observe, write_json, Observation, Target, STREAMFORM_VERSION};
 use streamform::config::project::ProjectConfig;
-use crate::out::{eprint, print};
+use crate::out::{eprint, print, print_text};
 use crate::render::json::to_pretty_json;
 use crate::render::plan::{text, Header};
 
@@ -131,7 +131,7 @@ pub fn run(a: &Args) -> u8 {
         };
         let running_text = running_line(running.as_ref(), &file, target.as_deref());
         let header = Header { project: &config.name, against: &against, running: &running_text, desired_digest: &desired.application_digest };
-        print(&text(&header, &d));
+        print_text(&text(&header, &d));
     }
 
     // Observing the target: with `--out` (the gateway must answer), and

@@ -9,7 +9,7 @@ use streamform::sim::{fixture_report, fixture_report_rows, FixtureReport};
 use streamform::SourceFile;
 
 use crate::load::Loaded;
-use crate::out::{eprint, print};
+use crate::out::{eprint, print, print_text};
 use crate::render::diagnostic::render;
 use crate::render::test::{fixture_text, report_json, summary};
 
@@ -54,7 +54,7 @@ pub fn run(project: &str, select: &[String], fixtures: &[String], json: bool) ->
         }
     } else {
         let blocks: Vec<String> = reports.iter().map(|r| fixture_text(r)).collect();
-        print(&format!("{}\n{}", blocks.join("\n"), summary(&reports)));
+        print_text(&format!("{}\n{}", blocks.join("\n"), summary(&reports)));
     }
     if reports.iter().all(|r| r.passed) {
         0

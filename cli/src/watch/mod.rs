@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 use streamform::driver::{self, Work};
 use streamform::Database;
 
-use crate::out::{closed, eprint, print};
+use crate::out::{closed, eprint, print, print_text};
 use crate::files::{Batch, ChangeKind, FileChange, Files};
 use fixtures::{Fixtures, TestOutcome};
 use render::Revision;
@@ -123,7 +123,11 @@ impl Session {
 fn emit(opts: &Options, step: &Step, initial: bool) {
     let mut r = step.revision(initial);
     r.blocks = !initial || !(opts.quiet || step.delta.model_count > STARTUP_BLOCKS_MAX);
-    print(&if opts.json { render::json_event(&r) } else { render::text(&r) });
+    if opts.json {
+        print(&render::json_event(&r));
+    } else {
+        print_text(&render::text(&r));
+    }
 }
 
 pub fn run(project: &str, opts: Options) -> u8 {
