@@ -149,3 +149,29 @@ fn colour_at_a_terminal_or_when_asked_and_never_in_a_pipe_or_with_no_color() {
     assert_eq!(strip(&stdout(&always)), stdout(&streamform(&app, &["check"], &[])));
     let _ = fs::remove_dir_all(app.parent().expect("parent"));
 }
+
+#[test]
+fn fixture_errors_block_test_and_check_but_not_plan_or_build() {
+    let app = project("fixtures");
+    let app_s = app.to_str().expect("utf-8");
+    let running = streamform(&app, &["inspect-plan", "--json"], &[]);
+    fs::write(app.join("running.json"), &running.stdout).expect("write");
+    // A column added to the model: its fixture's expected rows lack it.
+    let sql = fs::read_to_string(app.join("models/customer_totals.sql")).expect("read");
+    fs::write(app.join("models/customer_totals.sql"), sql.replace("COUNT(*) AS order_count", "COUNT(*) AS order_count, MAX(amount) AS largest")).expect("write");
+    // And a fixture that does not parse.
+    fs::write(app.join("tests/broken.yml"), "model: [unclosed\n").expect("write");
+    let check = streamform(&app, &["check"], &[]);
+    assert_eq!(check.status.code(), Some(2), "check still fails: {}", stderr(&check));
+    let test = streamform(&app, &["test"], &[]);
+    assert_eq!(test.status.code(), Some(2), "test still fails: {}", stderr(&test));
+    let plan = streamform(&app, &["plan", "--against", "running.json"], &[]);
+    assert_eq!(plan.status.code(), Some(1), "plan runs (backfill for the new accumulator): {}", stderr(&plan));
+    assert!(stdout(&plan).contains("BACKFILL REQUIRED"), "{}", stdout(&plan));
+    assert!(stderr(&plan).contains("warning: 1 fixture error left aside; planning does not read fixtures"), "{}", stderr(&plan));
+    fs::remove_file(app.join("tests/broken.yml")).expect("rm");
+    let build = streamform(&app, &["build", "-p", app_s, "--stdout"], &[]);
+    assert_eq!(build.status.code(), Some(0), "{}", stderr(&build));
+    assert!(stderr(&build).contains("fixture error"), "{}", stderr(&build));
+    let _ = fs::remove_dir_all(app.parent().expect("parent"));
+}

@@ -18,7 +18,7 @@ pub enum Backend {
 }
 
 pub fn run(project: &str, _backend: Backend, target: Option<&str>, stdout: bool) -> u8 {
-    let loaded = match super::load_checked(project, "building", Work::All) {
+    let loaded = match super::load_checked_past_fixtures(project, "building", Work::All) {
         Ok(l) => l,
         Err(code) => return code,
     };

@@ -34,6 +34,7 @@ pub fn selection(loaded: &Loaded, select: &[String]) -> Result<Option<Vec<String
 }
 
 use streamform::diagnostic::Diagnostic;
+use streamform::project::{classify_path, FileKind};
 use streamform::driver::{self, Work};
 
 use crate::load::Loaded;
@@ -62,26 +63,54 @@ pub fn print_diagnostics_stderr(loaded: &Loaded, diags: &[Diagnostic]) {
 }
 
 /// Loads a project for a command that needs it free of errors (`test`,
-/// `run`, `build`, `plan`): prints why not and returns the exit code (2)
-/// when it does not load or `check` finds errors. `verb` completes "fix
-/// them before …". `work` is what the command reads next: the driver
-/// compiles it with the checks, on every core.
+/// `run`): prints why not and returns the exit code (2) when it does not
+/// load or `check` finds errors. `verb` completes "fix them before …".
+/// `work` is what the command reads next: the driver compiles it with the
+/// checks, on every core.
 pub fn load_checked(project: &str, verb: &str, work: Work) -> Result<Loaded, u8> {
+    load_gated(project, verb, work, true)
+}
+
+/// As [`load_checked`], for commands that read no fixture (`build`, `plan`,
+/// `apply`, `stop`, `status`): a fixture's errors (one that does not parse,
+/// or no longer fits a changed model) do not block them; a warning says how
+/// many were left to `test`.
+pub fn load_checked_past_fixtures(project: &str, verb: &str, work: Work) -> Result<Loaded, u8> {
+    load_gated(project, verb, work, false)
+}
+
+fn load_gated(project: &str, verb: &str, work: Work, fixtures_block: bool) -> Result<Loaded, u8> {
+    let is_fixture = |d: &Diagnostic| d.path.as_deref().and_then(classify_path) == Some(FileKind::Fixture);
     let mut loaded = crate::load::load(project);
-    let load_errors = streamform::check::all_load_errors(&loaded.db, loaded.project);
+    let mut aside = 0;
+    let mut load_errors = streamform::check::all_load_errors(&loaded.db, loaded.project);
+    if !fixtures_block {
+        aside += load_errors.iter().filter(|d| is_fixture(d)).count();
+        load_errors.retain(|d| !is_fixture(d));
+    }
     if !load_errors.is_empty() {
         eprint(&format!("error: could not load project at {}\n\n", loaded.root));
         print_diagnostics_stderr(&loaded, &load_errors);
         return Err(2);
     }
     driver::compile(&mut loaded.db, loaded.project, work);
-    let errors: Vec<Diagnostic> =
+    let mut errors: Vec<Diagnostic> =
         streamform::check::check_report(&loaded.db, loaded.project).diagnostics.iter().filter(|d| d.is_error()).cloned().collect();
+    if !fixtures_block {
+        aside += errors.iter().filter(|d| is_fixture(d)).count();
+        errors.retain(|d| !is_fixture(d));
+    }
     if !errors.is_empty() {
         let n = errors.len();
         eprint(&format!("error: project has {n} error{}; fix them before {verb}\n\n", if n == 1 { "" } else { "s" }));
         print_diagnostics_stderr(&loaded, &errors);
         return Err(2);
+    }
+    if aside > 0 {
+        eprint(&format!(
+            "warning: {aside} fixture error{} left aside; {verb} does not read fixtures (`streamform test` reports them)\n",
+            if aside == 1 { "" } else { "s" }
+        ));
     }
     Ok(loaded)
 }
@@ -90,7 +119,7 @@ pub fn load_checked(project: &str, verb: &str, work: Work) -> Result<Loaded, u8>
 /// target's parts, for `apply`, `stop` and `status`. Prints why not and
 /// returns the exit code (2).
 pub fn open_target(project: &str, target: Option<&str>, verb: &str) -> Result<(Loaded, streamform::config::project::ProjectConfig, crate::deploy::Target), u8> {
-    let loaded = load_checked(project, verb, Work::All)?;
+    let loaded = load_checked_past_fixtures(project, verb, Work::All)?;
     let Ok(config) = streamform::project::project_config(&loaded.db, loaded.project).clone() else { return Err(2) };
     let name = config.select_target(target, "add a `targets:` section (see docs/deploy.md)").map_err(|e| {
         eprint(&format!("error: {e}\n"));

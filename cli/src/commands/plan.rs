@@ -66,7 +66,7 @@ fn running_line(doc: Option<&RunningDoc>, file: &str, target: Option<&str>) -> S
 }
 
 pub fn run(a: &Args) -> u8 {
-    let loaded = match super::load_checked(&a.project, "planning", Work::All) {
+    let loaded = match super::load_checked_past_fixtures(&a.project, "planning", Work::All) {
         Ok(l) => l,
         Err(code) => return code,
     };
