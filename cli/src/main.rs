@@ -19,7 +19,7 @@ use clap::{Parser, Subcommand};
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 #[derive(Parser)]
-#[command(name = "streamform", version, about = "Compile, check and inspect streaming SQL projects", arg_required_else_help = true)]
+#[command(name = "streamform", version, about = "Compile, check and inspect streaming SQL projects", arg_required_else_help = true, override_usage = "streamform <COMMAND>")]
 struct Cli {
     /// Colour for diagnostics, verdicts and test results: auto (at a terminal, unless NO_COLOR is set), always, never
     #[arg(long, global = true, value_enum, default_value = "auto", value_name = "WHEN")]
