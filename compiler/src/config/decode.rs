@@ -9,6 +9,10 @@ use crate::diagnostic::Code;
 pub(crate) struct Decoder<'a> {
     pub path: &'a str,
     pub errors: Vec<Diagnostic>,
+    /// The `${…}` in the tree are already resolved (a target decoded for
+    /// an environment): values are checked as they are. Otherwise a value
+    /// with a `${…}` is checked once resolved (`target.rs`).
+    pub templates_resolved: bool,
 }
 
 /// The keys of a YAML map, checked against the allowed set.
@@ -34,7 +38,7 @@ impl<'n> Fields<'n> {
 
 impl<'a> Decoder<'a> {
     pub fn new(path: &'a str) -> Self {
-        Decoder { path, errors: Vec::new() }
+        Decoder { path, errors: Vec::new(), templates_resolved: false }
     }
 
     pub fn error(&mut self, code: Code, span: Span, message: impl Into<String>, help: Option<String>) {
