@@ -216,6 +216,35 @@ mod tests {
     use super::*;
     use streamform::config::project::FlinkTarget;
 
+    /// The revealed copy holds the secret, the pinned plan never does, and
+    /// the copy is gone once dropped.
+    #[test]
+    fn a_revealed_plan_is_transient() {
+        let dir = Utf8PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../target/tmp")).join(format!("revealed-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("a.pinned.json");
+        let plan = r#"{"nodes":[{"options":{"properties.sasl.jaas.config":"${JAAS}","topic":"t"}}]}"#;
+        fs::write(&file, plan).unwrap();
+        let secrets = vec![Secret { placeholder: "${JAAS}".into(), value: "s3cr3t".into() }];
+        let p = PinnedPlan { file: file.clone(), pins: Vec::new() };
+        let r = RevealedPlan::write(&p, &secrets).unwrap();
+        let copy = r.file().clone();
+        assert_ne!(copy, file);
+        assert!(fs::read_to_string(&copy).unwrap().contains(r#""properties.sasl.jaas.config":"s3cr3t""#));
+        #[cfg(unix)]
+        assert_eq!(std::os::unix::fs::PermissionsExt::mode(&fs::metadata(&copy).unwrap().permissions()) & 0o777, 0o600);
+        drop(r);
+        assert!(!copy.exists());
+        assert_eq!(fs::read_to_string(&file).unwrap(), plan);
+        // Without secrets the pinned plan itself is executed, and kept.
+        let r = RevealedPlan::write(&p, &[]).unwrap();
+        assert_eq!(r.file(), &file);
+        drop(r);
+        assert!(file.exists());
+        let _ = fs::remove_dir_all(&dir);
+    }
+
     /// Eight attempts' plan files, the running job's the oldest: pruning
     /// keeps it and the newest five, and touches nothing else in the dir.
     #[test]
