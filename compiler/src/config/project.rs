@@ -262,7 +262,7 @@ pub fn decode_project(path: &str, text: &str) -> Result<ProjectConfig, Vec<Diagn
     let mut d = Decoder::new(path);
     let mut config = ProjectConfig { name: String::new(), version: 0, models: Vec::new(), targets: Vec::new() };
     for (k, v) in root.as_map().unwrap_or(&[]) {
-        check_references(&mut d, text, v, k.as_str() == Some("targets"));
+        d.check_references(text, v, k.as_str() == Some("targets"));
     }
     let Some(top) = d.map(&root, "streamform.yml", TOP_KEYS) else { return Err(d.errors) };
     if let Some(n) = d.required(&top, "name", "streamform.yml") {
@@ -512,35 +512,6 @@ fn savepoint_dir(d: &mut Decoder, node: &yaml::Node, what: &str) -> Option<Strin
     None
 }
 
-/// Every `${…}` in streamform.yml: well formed under `targets:` (E0881),
-/// and nowhere else (E0880): the rest of the file is the application, whose
-/// identity must not depend on the environment.
-fn check_references(d: &mut Decoder, text: &str, node: &yaml::Node, in_targets: bool) {
-    match &node.value {
-        Value::Str(s) if template::has_reference(s) => {
-            let bad = match template::references(s) {
-                Err((range, why)) => Some((Code::MalformedEnvReference, range, format!("malformed `${{…}}` in `{s}`: {why}"), "write `${NAME}` or `${NAME:-default}`; NAME is letters, digits and `_`".to_string())),
-                Ok(refs) if !in_targets => refs.first().map(|r| (
-                    Code::ReferenceOutsideTargets,
-                    r.range.clone(),
-                    format!("`{}` reads the environment outside `targets:`", &s[r.range.clone()]),
-                    "only values under `targets:` (addresses, properties, topic overrides) may read the environment: the models' configuration is the application, and its plan and digests must be the same everywhere; override a topic per target with `targets.<name>.topics`".to_string(),
-                )),
-                Ok(_) => None,
-            };
-            if let Some((code, range, message, help)) = bad {
-                let span = template::locate(text, node.span, &s[range]);
-                d.error(code, span, message, Some(help));
-            }
-        }
-        Value::Seq(items) => items.iter().for_each(|i| check_references(d, text, i, in_targets)),
-        Value::Map(pairs) => {
-            pairs.iter().for_each(|(_, v)| check_references(d, text, v, in_targets));
-        }
-        _ => {}
-    }
-}
-
 /// A target decoded from its `${…}`-resolved tree (`target.rs`): every
 /// value is checked as it now reads.
 pub(crate) fn decode_resolved_target(path: &str, name: &str, span: Span, node: &yaml::Node) -> Result<Target, Vec<Diagnostic>> {
@@ -638,5 +609,48 @@ mod window_tests {
         let missing = window("{type: session}").unwrap_err();
         assert_eq!(missing.len(), 1, "{missing:?}");
         assert!(missing[0].contains("gap"), "{missing:?}");
+    }
+}
+
+#[cfg(test)]
+mod env_tests {
+    use super::*;
+
+    fn codes(text: &str) -> Vec<(String, u32, u32)> {
+        match decode_project("streamform.yml", text) {
+            Ok(_) => Vec::new(),
+            Err(ds) => ds.iter().map(|d| (d.code.as_str().to_string(), d.span.map_or(0, |s| s.col), d.span.map_or(0, |s| s.len))).collect(),
+        }
+    }
+
+    const HEAD: &str = "name: p\nversion: 1\n";
+
+    #[test]
+    fn references_are_read_under_targets_only() {
+        let t = |body: &str| codes(&format!("{HEAD}targets:\n  dev:\n    backend: flink\n    flink: {{gateway: \"{body}\"}}\n"));
+        assert_eq!(t("${GW}"), vec![]);
+        assert_eq!(t("${GW:-http://x:1}"), vec![]);
+        // Located at the reference inside the quoted value.
+        assert_eq!(t("http://${GW"), vec![("E0881".to_string(), 30, 4)]);
+        assert_eq!(codes(&format!("{HEAD}models:\n  m:\n    sink: {{connector: kafka, topic: \"a-${{T}}\"}}\n")), vec![("E0880".to_string(), 40, 4)]);
+        assert_eq!(codes("name: ${NAME}\nversion: 1\n"), vec![("E0880".to_string(), 7, 7)]);
+        // Without `${`, an address is checked when the file loads, as before.
+        assert_eq!(t("localhost:1")[0].0, "E0704");
+    }
+
+    #[test]
+    fn credentials_come_from_the_environment() {
+        let p = |v: &str| codes(&format!("{HEAD}targets:\n  dev:\n    backend: flink\n    kafka:\n      bootstrap_servers: b\n      properties:\n        {v}\n"));
+        assert_eq!(p("sasl.jaas.config: ${J}"), vec![]);
+        assert_eq!(p("sasl.mechanism: PLAIN"), vec![]);
+        assert_eq!(p("ssl.keystore.password: hunter2")[0].0, "E0883");
+        assert_eq!(p("bootstrap.servers: b")[0].0, "E0103");
+    }
+
+    #[test]
+    fn sources_yml_does_not_read_the_environment() {
+        let text = "sources:\n  s:\n    connector: kafka\n    topic: ${T}\n    schema: {a: int64}\n";
+        let errs = crate::config::decode_sources("sources.yml", text).unwrap_err();
+        assert_eq!(errs.iter().map(|d| d.code.as_str()).collect::<Vec<_>>(), vec!["E0880"]);
     }
 }

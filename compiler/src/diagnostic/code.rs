@@ -247,7 +247,7 @@ codes! {
     SinkNullKeyDropped = "W0792",
     /// (`test`) a fixture integer is outside int64's range; the simulator saturates it to the nearest bound, as the original does
     FixtureIntegerSaturated = "W0779",
-    /// a `${…}` outside `targets:` in streamform.yml
+    /// a `${…}` outside `targets:` in streamform.yml, or in sources.yml
     ReferenceOutsideTargets = "E0880",
     /// a malformed `${…}` (not closed, or not a variable name)
     MalformedEnvReference = "E0881",
