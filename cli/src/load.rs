@@ -1,7 +1,7 @@
 //! A loaded project for a one-shot command: the database and the files
 //! table that made its inputs (see [`crate::files`]).
 
-use streamform::{Database, Project};
+use streamform::{Database, Environment, Project};
 
 use crate::files::Files;
 
@@ -9,6 +9,8 @@ use crate::files::Files;
 pub struct Loaded {
     pub db: Database,
     pub project: Project,
+    /// The variables the project names, as this process sees them.
+    pub env: Environment,
     pub root: String,
     files: Files,
 }
@@ -24,7 +26,7 @@ impl Loaded {
 pub fn load(root: &str) -> Loaded {
     let db = Database::default();
     let files = Files::load(&db, root);
-    Loaded { project: files.project, db, root: root.to_string(), files }
+    Loaded { project: files.project, env: files.env, db, root: root.to_string(), files }
 }
 
 impl Drop for Loaded {

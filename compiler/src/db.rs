@@ -31,6 +31,16 @@ pub struct Project {
     pub fixture_files: Vec<SourceFile>,
 }
 
+/// The environment as the project names it: the value of each variable
+/// `streamform.yml` refers to with `${…}` and that is set. Only the files
+/// table reads the process environment, and only these names. No identity
+/// query takes it: only what a target resolves to (`target.rs`) does.
+#[salsa::input(debug)]
+pub struct Environment {
+    #[returns(ref)]
+    pub vars: std::collections::BTreeMap<String, String>,
+}
+
 /// A model's name, interned so queries can be keyed by it.
 #[salsa::interned(debug)]
 pub struct ModelName<'db> {

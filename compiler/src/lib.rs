@@ -25,6 +25,8 @@ pub mod sink;
 pub mod sim;
 pub mod source;
 pub mod sql;
+pub mod target;
+pub mod template;
 #[cfg(feature = "test-support")]
 pub mod testing;
 pub mod types;
@@ -32,4 +34,4 @@ pub mod upgrade;
 pub mod window;
 pub mod yaml;
 
-pub use db::{Database, Db, ModelName, Project, SourceFile, SourceName};
+pub use db::{Database, Db, Environment, ModelName, Project, SourceFile, SourceName};

@@ -22,6 +22,12 @@ overall alarm (DEPLOY_E2E_TIMEOUT, 600 s) ends it regardless.
       window closes with the events from before the savepoint counted
   status (text and --json) at each step; a second apply while the lock is
       held is refused
+  secrets: a target read from the environment (`${…}`), whose Kafka
+      properties are secret (a canary client.id, and security.protocol, which
+      would fail the job if its placeholder reached Kafka) and whose sink topic
+      is overridden: the pinned job runs and writes the totals, and the canary
+      is in no file of the project or the plan directory, nor in any output
+      (DEPLOY_E2E_ONLY=secrets runs this part alone)
 """
 
 from __future__ import annotations
@@ -71,9 +77,9 @@ def check(cond: bool, what: str, detail: str = "") -> None:
     say(f"ok   {what}")
 
 
-def sf(proj: Path, *args: str, timeout: float = 300, timed: str | None = None) -> subprocess.CompletedProcess:
+def sf(proj: Path, *args: str, timeout: float = 300, timed: str | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
     t = time.monotonic()
-    r = subprocess.run([SF, *args], cwd=proj, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+    r = subprocess.run([SF, *args], cwd=proj, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL, env=env)
     if timed:
         TIMES[timed] = round(time.monotonic() - t, 2)
     say(f"$ streamform {' '.join(args)}  -> exit {r.returncode}")
@@ -223,6 +229,68 @@ def windowed_upgrade(env, run: str) -> None:
     check(r.returncode == 0, "window: stopped")
 
 
+def holding(root: Path, needle: str) -> list[str]:
+    """Every file under `root` whose bytes hold `needle`."""
+    hits = []
+    for p in root.rglob("*"):
+        try:
+            if p.is_file() and needle.encode() in p.read_bytes():
+                hits.append(str(p))
+        except OSError:
+            pass
+    return hits
+
+
+def secrets_apply(env, run: str) -> None:
+    """A target whose settings come from the environment, with secret Kafka
+    properties: `apply` sends their values to the gateway (in the DDL, and
+    in the transient copy of the pinned plan), and nothing else holds them."""
+    canary = f"canary-{run}-5e1c7b9d"
+    proj = Path(env["REALPARTS_STATE_DIR"]) / f"deploy-e2e-{run}-secrets"
+    shutil.copytree(HERE / "project", proj)
+    topics = {"events": f"e2e-{run}-s-events", "sink": f"e2e-{run}-s-totals"}
+    savepoints = f"{env['FLINK_SAVEPOINT_DIR']}/secrets-{run}"
+    yml = (proj / "streamform.yml").read_text()
+    yml = (yml.replace("name: deploy_e2e", "name: deploy_e2e_secrets").replace("TOTALS_TOPIC", "totals-not-on-this-target")
+           .replace("GATEWAY_URL", "${E2E_GATEWAY}").replace("REST_URL", "${E2E_REST}").replace("SAVEPOINT_DIR", "${E2E_SAVEPOINTS}")
+           .replace("      bootstrap_servers: KAFKA_BOOTSTRAP\n",
+                    "      bootstrap_servers: ${E2E_KAFKA}\n      properties:\n        security.protocol: ${E2E_PROTOCOL}\n        client.id: ${E2E_CLIENT_ID}\n"
+                    "    topics:\n      sinks: {totals: \"${E2E_TOTALS_TOPIC}\"}\n"))
+    (proj / "streamform.yml").write_text(yml)
+    src = proj / "sources.yml"
+    src.write_text(src.read_text().replace("EVENTS_TOPIC", topics["events"]))
+    ku.create_topics(list(topics.values()))
+    penv = dict(env, E2E_GATEWAY=env["FLINK_GATEWAY"], E2E_REST=env["FLINK_REST"], E2E_SAVEPOINTS=savepoints, E2E_KAFKA=env["KAFKA_BOOTSTRAP"],
+                E2E_PROTOCOL="PLAINTEXT", E2E_CLIENT_ID=canary, E2E_TOTALS_TOPIC=topics["sink"])
+    events = [{"user_id": "a", "kind": "x", "amount": 3}, {"user_id": "b", "kind": "y", "amount": 4}, {"user_id": "a", "kind": "y", "amount": 5}]
+    ku.produce(topics["events"], events)
+    outputs = []
+    r = sf(proj, "build", env=penv)
+    outputs.append(r.stdout + r.stderr)
+    check(r.returncode == 0 and "${E2E_CLIENT_ID}" in r.stderr, "secrets: build writes the secret properties as placeholders")
+    r = sf(proj, "plan", "--target", "e2e", "--out", "s.json", env=penv)
+    outputs.append(r.stdout + r.stderr)
+    check(r.returncode == 0 and "deploy: initial" in r.stdout, "secrets: plan --out resolves the target from the environment")
+    r = sf(proj, "apply", "--plan", "s.json", env=penv, timed="apply (secrets)")
+    outputs.append(r.stdout + r.stderr)
+    check(r.returncode == 0 and "is running" in r.stdout, "secrets: apply submits the job and it runs")
+    note = [t.get("note") or "" for t in journal(proj)[-1]["transitions"] if t["state"] == "submitted"][0]
+    check("uids pinned to Streamform's nodes" in note, f"secrets: the job was submitted from the pinned plan (EXECUTE PLAN of the revealed copy): {note}")
+    wait_sink(topics["sink"], simulate(proj, events, "totals"))
+    check(True, "secrets: the job reads the events and writes the totals to the overridden topic, so security.protocol reached Kafka resolved")
+    r = sf(proj, "status", env=penv)
+    outputs.append(r.stdout + r.stderr)
+    check(r.returncode == 0, "secrets: status sees the job run")
+    plan_dir = Path(savepoints) / "streamform-plans/e2e"
+    check(any(plan_dir.glob("*.pinned.json")) and not any(plan_dir.glob("*.run.json")), f"secrets: the pinned plan is kept, its revealed copy removed: {sorted(p.name for p in plan_dir.iterdir())}")
+    r = sf(proj, "stop", env=penv, timed="stop (secrets)")
+    outputs.append(r.stdout + r.stderr)
+    check(r.returncode == 0, "secrets: stop with a savepoint")
+    check(not any(canary in o for o in outputs), "secrets: no command printed the canary")
+    found = holding(proj, canary) + holding(plan_dir, canary)
+    check(not found, f"secrets: the canary is in no file of the project (build/, .streamform/) or the plan directory: {found}")
+
+
 def _run_sim(proj: Path, events: list[dict], model: str) -> list[str]:
     """The simulator's changelog of an append model over `events`."""
     return sim_output(proj, events, model, "changelog")
@@ -233,6 +301,10 @@ def main() -> int:
     signal.alarm(int(os.environ.get("DEPLOY_E2E_TIMEOUT", "600")))
     env = os.environ
     run = format(int(time.time() * 1000) % 10**9, "x")
+    secrets_apply(env, run)
+    if env.get("DEPLOY_E2E_ONLY") == "secrets":
+        print(f"{CHECKS} checks passed, 0 failed")
+        return 0
     proj = Path(env["REALPARTS_STATE_DIR"]) / f"deploy-e2e-{run}"
     shutil.copytree(HERE / "project", proj)
     topics = {"events": f"e2e-{run}-events", "v1": f"e2e-{run}-totals", "v2": f"e2e-{run}-totals-v2", "v3": f"e2e-{run}-by-kind", "v2b": f"e2e-{run}-totals-v2b", "big": f"e2e-{run}-big", "rich": f"e2e-{run}-rich"}

@@ -13,7 +13,7 @@ use std::io::{BufRead, IsTerminal};
 use std::time::Instant;
 
 use serde_json::{json, Map, Value};
-use streamform::backend::flink::{flink_script, TargetName};
+use streamform::backend::flink::{flink_script, reveal, TargetName};
 use streamform::deploy::{read_deploy_plan, staleness, DeployAction, DeployPlan};
 use streamform::identity::digest::{sha256_hex, short};
 use streamform::manifest::{manifest, Manifest};
@@ -22,7 +22,7 @@ use streamform::upgrade::{diff, hints_of};
 
 use super::plan::{deploy_lines, make_deploy_plan, observed_lines};
 use crate::deploy::flink::{self, Session};
-use crate::deploy::uids::{clear_pins, prune_plans, write_pins, PinnedPlan, UidsRecord, UIDS_VERSION};
+use crate::deploy::uids::{clear_pins, prune_plans, write_pins, PinnedPlan, RevealedPlan, UidsRecord, UIDS_VERSION};
 use crate::deploy::{now_utc, observe, statements, read_journal, write_json, Attempt, JournalEntry, Lock, Target, STREAMFORM_VERSION};
 use crate::out::{eprint, print};
 use crate::render::plan::{text, Header};
@@ -53,7 +53,7 @@ pub fn run(a: &Args) -> u8 {
         Ok(m) => m.to_manifest(),
         Err(_) => return fail("the project does not plan; run `streamform check`"),
     };
-    let script = match flink_script(&loaded.db, loaded.project, TargetName::new(&loaded.db, name.clone())) {
+    let script = match flink_script(&loaded.db, loaded.project, loaded.env, TargetName::new(&loaded.db, name.clone())) {
         Ok(s) => s.clone(),
         Err(_) => return fail("the flink backend cannot run this application; run `streamform build --backend flink` to see why"),
     };
@@ -161,6 +161,8 @@ fn execute(t: &Target, plan: &DeployPlan, desired: &Manifest, script: &str, obs:
     entry.previous_artifact = record.and_then(|r| r.artifact_digest.clone());
     entry.savepoint = plan.preconditions.savepoint.clone();
     let failed = |entry: &mut JournalEntry, problem: String, help: &str| -> u8 {
+        // What the parts answer may echo what they were sent.
+        let problem = t.redact(&problem);
         entry.problem = Some(problem.clone());
         let _ = entry.step(t, "failed", None);
         eprint(&format!("error: apply to target `{name}` failed: {problem}\n{help}"));
@@ -267,7 +269,10 @@ fn execute(t: &Target, plan: &DeployPlan, desired: &Manifest, script: &str, obs:
 /// statement's configuration, reads the job id and closes the session.
 fn submit(t: &Target, plan: &DeployPlan, script: &str, restore_from: Option<&str>, how: &Submission) -> Result<String, String> {
     let session = Session::open(&t.gateway, &plan.job_name, &json!({"table.local-time-zone": "UTC"})).map_err(|e| e.message().to_string())?;
-    let stmts = statements(script);
+    // The secrets, in memory only: in the statements sent, and in the
+    // transient copy of the pinned plan (removed when this returns).
+    let live = reveal(script, &t.secrets);
+    let stmts = statements(&live);
     let Some((set, ddl)) = stmts.split_last() else { return Err("the script has no statements".to_string()) };
     for s in ddl {
         let first = s.lines().next().unwrap_or("");
@@ -284,11 +289,17 @@ fn submit(t: &Target, plan: &DeployPlan, script: &str, restore_from: Option<&str
     if how.ignore_unclaimed && restore_from.is_some() {
         config.insert("execution.state-recovery.ignore-unclaimed-state".into(), Value::from("true"));
     }
-    let statement = match how.pinned {
-        Some(p) => format!("EXECUTE PLAN 'file://{}'", p.file),
+    let revealed = match how.pinned {
+        Some(p) => Some(RevealedPlan::write(p, &t.secrets)?),
+        None => None,
+    };
+    let statement = match &revealed {
+        Some(r) => format!("EXECUTE PLAN 'file://{}'", r.file()),
         None => set.clone(),
     };
-    let rows = session.execute(&statement, Some(&Value::Object(config))).map_err(|e| format!("the statement set was not submitted: {e}"))?;
+    let rows = session.execute(&statement, Some(&Value::Object(config)));
+    drop(revealed);
+    let rows = rows.map_err(|e| format!("the statement set was not submitted: {e}"))?;
     session.close();
     rows.first("job id").or(rows.job_id).ok_or_else(|| "the gateway returned no job id".to_string())
 }

@@ -6,6 +6,7 @@ use streamform::driver::Work;
 use streamform::backend::flink::{flink_script, TargetName};
 use streamform::manifest::manifest;
 use streamform::project::project_config;
+use streamform::target::PLACEHOLDER_SETTINGS;
 
 use super::print_diagnostics_stderr;
 use crate::out::{eprint, print};
@@ -25,12 +26,22 @@ pub fn run(project: &str, _backend: Backend, target: Option<&str>, stdout: bool)
     let db = &loaded.db;
     let p = loaded.project;
     let Ok(config) = project_config(db, p) else { return 2 };
-    let target = match config.select_target(target, "add a `targets:` section (see docs/project-format.md)") {
-        Ok(t) => t,
-        Err(e) => {
-            eprint(&format!("error: {e}\n"));
-            return 2;
+    // Without targets and without --target: the SQL with placeholders.
+    let placeholders = target.is_none() && config.targets.is_empty();
+    let target = if placeholders {
+        String::new()
+    } else {
+        match config.select_target(target, "add a `targets:` section (see docs/project-format.md)") {
+            Ok(t) => t,
+            Err(e) => {
+                eprint(&format!("error: {e}\n"));
+                return 2;
+            }
         }
+    };
+    let resolved = match super::resolve_target(&loaded, &target) {
+        Ok(r) => r,
+        Err(code) => return code,
     };
     let manifest = match manifest(db, p) {
         Ok(m) => m,
@@ -39,7 +50,7 @@ pub fn run(project: &str, _backend: Backend, target: Option<&str>, stdout: bool)
             return 2;
         }
     };
-    let script = match flink_script(db, p, TargetName::new(db, target.clone())) {
+    let script = match flink_script(db, p, loaded.env, TargetName::new(db, target.clone())) {
         Ok(s) => s,
         Err(errors) => {
             let mut out = String::new();
@@ -52,6 +63,16 @@ pub fn run(project: &str, _backend: Backend, target: Option<&str>, stdout: bool)
         }
     };
     print_diagnostics_stderr(&loaded, &script.warnings);
+    if placeholders {
+        eprint(&format!(
+            "note: streamform.yml declares no targets, so the connection settings are placeholders ({}); declare a target under `targets:` to fill them in\n",
+            PLACEHOLDER_SETTINGS.join(", ")
+        ));
+    }
+    if !resolved.secrets.is_empty() {
+        let names: Vec<&str> = resolved.secrets.iter().map(|s| s.placeholder.as_str()).collect();
+        eprint(&format!("note: secret properties are written as their placeholders ({}); only `apply` sends their values\n", names.join(", ")));
+    }
     if stdout {
         print(&script.text);
         return 0;
@@ -68,8 +89,9 @@ pub fn run(project: &str, _backend: Backend, target: Option<&str>, stdout: bool)
         return 2;
     }
     let s = script.statements;
+    let what = if placeholders { "with placeholders for the connection settings".to_string() } else { format!("for target `{target}`") };
     print(&format!(
-        "ok: {s} statement{} for target `{target}` written to build/flink/application.sql\nok: plan manifest written to build/plan.json\n",
+        "ok: {s} statement{} {what} written to build/flink/application.sql\nok: plan manifest written to build/plan.json\n",
         if s == 1 { "" } else { "s" }
     ));
     0

@@ -36,6 +36,7 @@ pub fn selection(loaded: &Loaded, select: &[String]) -> Result<Option<Vec<String
 use streamform::diagnostic::Diagnostic;
 use streamform::project::{classify_path, FileKind};
 use streamform::driver::{self, Work};
+use streamform::target::{resolved_target, ResolvedTarget, TargetName};
 
 use crate::load::Loaded;
 use crate::out::eprint;
@@ -125,10 +126,26 @@ pub fn open_target(project: &str, target: Option<&str>, verb: &str) -> Result<(L
         eprint(&format!("error: {e}\n"));
         2u8
     })?;
-    let Some(flink) = config.targets.iter().find(|t| t.name == name).and_then(|t| t.flink.clone()) else {
+    let resolved = resolve_target(&loaded, &name)?;
+    let Some(flink) = resolved.target.flink.clone() else {
         eprint(&format!("error: target `{name}` declares no `flink:` section\nhelp: add `flink: {{gateway: http://localhost:8083}}`\n"));
         return Err(2);
     };
-    let t = crate::deploy::Target::new(&loaded.root, &config.name, &name, &flink);
+    let mut t = crate::deploy::Target::new(&loaded.root, &config.name, &name, &flink);
+    t.secrets = resolved.secrets;
     Ok((loaded, config, t))
+}
+
+/// The target named, as it resolves in this environment (`name` empty:
+/// the placeholders of a project without targets). Prints why not
+/// (E0882, or an address that resolves to no URL) and returns 2.
+pub fn resolve_target(loaded: &Loaded, name: &str) -> Result<ResolvedTarget, u8> {
+    match resolved_target(&loaded.db, loaded.project, loaded.env, TargetName::new(&loaded.db, name.to_string())) {
+        Ok(r) => Ok(r.clone()),
+        Err(diags) => {
+            eprint(&format!("error: target `{name}` does not resolve in this environment\n\n"));
+            print_diagnostics_stderr(loaded, diags);
+            Err(2)
+        }
+    }
 }

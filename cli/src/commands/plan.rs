@@ -115,7 +115,11 @@ pub fn run(a: &Args) -> u8 {
     };
 
     // The script the target would run, and its digest (the artifact).
-    let script = target.as_deref().and_then(|t| flink_script(&loaded.db, loaded.project, TargetName::new(&loaded.db, t.to_string())).as_ref().ok().cloned());
+    let resolved = match target.as_deref().map(|t| super::resolve_target(&loaded, t)).transpose() {
+        Ok(r) => r,
+        Err(code) => return code,
+    };
+    let script = target.as_deref().and_then(|t| flink_script(&loaded.db, loaded.project, loaded.env, TargetName::new(&loaded.db, t.to_string())).as_ref().ok().cloned());
     let desired_artifact: Option<String> = script.as_ref().map(|s| sha256_hex(&s.text));
     let mut d = diff(running.as_ref().map(|r| r.manifest()), &desired, &hints_of(&config));
     let running_artifact = running.as_ref().and_then(|r| r.record()).and_then(|r| r.artifact_digest.as_deref());
@@ -138,7 +142,7 @@ pub fn run(a: &Args) -> u8 {
     // with `--target` when the target names `flink.rest` (the JobManager's
     // view of the recorded job).
     let Some(name) = target.as_deref() else { return d.verdict.exit_code() };
-    let flink = config.targets.iter().find(|t| t.name == name).and_then(|t| t.flink.clone());
+    let flink = resolved.as_ref().and_then(|r| r.target.flink.clone());
     let observe_now = a.out.is_some() || (a.target.is_some() && flink.as_ref().is_some_and(|f| f.rest.is_some()));
     if !observe_now {
         return d.verdict.exit_code();

@@ -16,6 +16,7 @@ use serde_json::Value;
 use streamform::config::project::FlinkTarget;
 use streamform::deploy::{Observed, Recorded, RunningJob};
 use streamform::manifest::Manifest;
+use streamform::target::Secret;
 use streamform::upgrade::reader::{read_running, AppliedRecord, RunningDoc};
 
 use crate::atomic::write_all_atomically;
@@ -33,6 +34,8 @@ pub struct Target {
     pub flink: FlinkTarget,
     pub gateway: Endpoint,
     pub jobmanager: Option<Endpoint>,
+    /// The target's secrets, sent only to the gateway (`apply`).
+    pub secrets: Vec<Secret>,
 }
 
 impl Target {
@@ -44,6 +47,7 @@ impl Target {
             flink: flink.clone(),
             gateway: Endpoint::new("gateway", &flink.gateway),
             jobmanager: flink.rest.as_deref().map(|r| Endpoint::new("jobmanager", r)),
+            secrets: Vec::new(),
         }
     }
 
@@ -53,6 +57,12 @@ impl Target {
 
     pub fn journal_dir(&self) -> Utf8PathBuf {
         self.root.join(".streamform/journal").join(&self.name)
+    }
+
+    /// `text` with each secret value replaced by its placeholder: for what
+    /// the parts answer, which may echo what they were sent.
+    pub fn redact(&self, text: &str) -> String {
+        streamform::target::redact(text, &self.secrets)
     }
 
     pub fn job_name(&self) -> String {

@@ -12,6 +12,7 @@ use serde_json::{json, Value};
 use streamform::config::project::ProjectConfig;
 use streamform::flink_uids::{keys, pin_plan, Pin, SinkTable};
 use streamform::manifest::Manifest;
+use streamform::target::Secret;
 use streamform::upgrade::hints_of;
 
 use super::flink::Session;
@@ -103,13 +104,77 @@ pub fn compile_pinned(t: &Target, config: &ProjectConfig, desired: &Manifest, dd
     Ok(PinnedPlan { file, pins })
 }
 
+/// The pinned plan with its secrets in place of their placeholders, for
+/// one `EXECUTE PLAN`: Flink compiled the plan from the script with
+/// placeholders, so the plan on disk holds none of the secrets, and the
+/// job must get them. Written owner-only beside the pinned plan and
+/// removed when dropped (right after the statement returns); `prune_plans`
+/// removes one a crash left. Without secrets it is the pinned plan itself.
+pub struct RevealedPlan {
+    file: Utf8PathBuf,
+    transient: bool,
+}
+
+impl RevealedPlan {
+    pub fn write(p: &PinnedPlan, secrets: &[Secret]) -> Result<RevealedPlan, String> {
+        if secrets.is_empty() {
+            return Ok(RevealedPlan { file: p.file.clone(), transient: false });
+        }
+        let text = fs::read_to_string(&p.file).map_err(|e| format!("could not read the pinned plan {}: {e}", p.file))?;
+        let mut plan: Value = serde_json::from_str(&text).map_err(|e| format!("the pinned plan {} is not JSON: {e}", p.file))?;
+        reveal_strings(&mut plan, secrets);
+        let file = Utf8PathBuf::from(p.file.as_str().replace(".pinned.json", ".run.json"));
+        let r = RevealedPlan { file, transient: true };
+        write_owner_only(&r.file, serde_json::to_string(&plan).unwrap_or_default().as_bytes()).map_err(|e| format!("could not write {}: {e}", r.file))?;
+        Ok(r)
+    }
+
+    pub fn file(&self) -> &Utf8PathBuf {
+        &self.file
+    }
+}
+
+impl Drop for RevealedPlan {
+    fn drop(&mut self) {
+        if self.transient {
+            let _ = fs::remove_file(&self.file);
+        }
+    }
+}
+
+/// Every string of the plan that is a secret's placeholder (a table
+/// option's value) becomes the secret.
+fn reveal_strings(v: &mut Value, secrets: &[Secret]) {
+    match v {
+        Value::String(s) => {
+            if let Some(x) = secrets.iter().find(|x| &x.placeholder == s) {
+                *s = x.value.clone();
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|i| reveal_strings(i, secrets)),
+        Value::Object(m) => m.values_mut().for_each(|i| reveal_strings(i, secrets)),
+        _ => {}
+    }
+}
+
+fn write_owner_only(path: &Utf8PathBuf, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut o = fs::OpenOptions::new();
+    o.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut o, 0o600);
+    let mut f = o.open(path)?;
+    f.write_all(bytes)?;
+    f.sync_all()
+}
+
 /// How many of the newest plan files a target keeps besides the one the
 /// recorded pins name: recent attempts stay readable after the fact.
 pub const KEEP_PLANS: usize = 5;
 
 /// Whether a file in the plan directory is one streamform wrote there.
 fn is_plan_file(name: &str) -> bool {
-    name.ends_with(".pinned.json") || name.ends_with(".compiled.json")
+    name.ends_with(".pinned.json") || name.ends_with(".compiled.json") || name.ends_with(".run.json")
 }
 
 /// After a successful apply (under the target's lock, once the uids record
@@ -123,8 +188,16 @@ pub fn prune_plans(t: &Target, keep: Option<&str>) -> (Vec<Utf8PathBuf>, Vec<Str
     let Ok(rd) = fs::read_dir(&dir) else { return (Vec::new(), Vec::new()) };
     let mut names: Vec<String> = rd.filter_map(|e| e.ok()?.file_name().into_string().ok()).filter(|n| is_plan_file(n)).collect();
     names.sort();
-    let old = names.len().saturating_sub(KEEP_PLANS);
     let (mut removed, mut problems) = (Vec::new(), Vec::new());
+    // A revealed plan holds secrets: one left by a crash goes, whatever its age.
+    for n in names.iter().filter(|n| n.ends_with(".run.json")) {
+        match fs::remove_file(dir.join(n)) {
+            Ok(()) => removed.push(dir.join(n)),
+            Err(e) => problems.push(format!("could not remove {}: {e}", dir.join(n))),
+        }
+    }
+    names.retain(|n| !n.ends_with(".run.json"));
+    let old = names.len().saturating_sub(KEEP_PLANS);
     for n in &names[..old] {
         let file = dir.join(n);
         if Some(file.as_str()) == keep {
@@ -142,6 +215,35 @@ pub fn prune_plans(t: &Target, keep: Option<&str>) -> (Vec<Utf8PathBuf>, Vec<Str
 mod tests {
     use super::*;
     use streamform::config::project::FlinkTarget;
+
+    /// The revealed copy holds the secret, the pinned plan never does, and
+    /// the copy is gone once dropped.
+    #[test]
+    fn a_revealed_plan_is_transient() {
+        let dir = Utf8PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../target/tmp")).join(format!("revealed-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("a.pinned.json");
+        let plan = r#"{"nodes":[{"options":{"properties.sasl.jaas.config":"${JAAS}","topic":"t"}}]}"#;
+        fs::write(&file, plan).unwrap();
+        let secrets = vec![Secret { placeholder: "${JAAS}".into(), value: "s3cr3t".into() }];
+        let p = PinnedPlan { file: file.clone(), pins: Vec::new() };
+        let r = RevealedPlan::write(&p, &secrets).unwrap();
+        let copy = r.file().clone();
+        assert_ne!(copy, file);
+        assert!(fs::read_to_string(&copy).unwrap().contains(r#""properties.sasl.jaas.config":"s3cr3t""#));
+        #[cfg(unix)]
+        assert_eq!(std::os::unix::fs::PermissionsExt::mode(&fs::metadata(&copy).unwrap().permissions()) & 0o777, 0o600);
+        drop(r);
+        assert!(!copy.exists());
+        assert_eq!(fs::read_to_string(&file).unwrap(), plan);
+        // Without secrets the pinned plan itself is executed, and kept.
+        let r = RevealedPlan::write(&p, &[]).unwrap();
+        assert_eq!(r.file(), &file);
+        drop(r);
+        assert!(file.exists());
+        let _ = fs::remove_dir_all(&dir);
+    }
 
     /// Eight attempts' plan files, the running job's the oldest: pruning
     /// keeps it and the newest five, and touches nothing else in the dir.

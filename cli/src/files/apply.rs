@@ -105,6 +105,7 @@ impl Files {
         if structural {
             self.sync_project(db);
         }
+        self.sync_environment(db);
         pair_renames(db, &self.entries, &mut changes);
         changes
     }

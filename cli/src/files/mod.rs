@@ -35,7 +35,8 @@ use std::collections::BTreeMap;
 use camino::{Utf8Path, Utf8PathBuf};
 use salsa::{Durability, Setter};
 use streamform::project::{classify_path, FileKind, CONFIG_FILE, SOURCES_FILE};
-use streamform::{Database, Project, SourceFile};
+use streamform::template::referenced_variables;
+use streamform::{Database, Environment, Project, SourceFile};
 
 pub use apply::{Batch, ChangeKind, FileChange};
 use apply::Unreadable;
@@ -49,6 +50,8 @@ struct Entry {
 pub struct Files {
     root: Utf8PathBuf,
     pub project: Project,
+    /// The variables `streamform.yml` names, as this process sees them.
+    pub env: Environment,
     /// Every path seen since the start, present or not, in byte order.
     entries: BTreeMap<String, Entry>,
     unreadable: BTreeMap<String, Unreadable>,
@@ -69,12 +72,24 @@ impl Files {
         let models = s.models.into_iter().map(&mut mk).collect();
         let fixtures = s.fixtures.into_iter().map(&mut mk).collect();
         let project = Project::builder(root.to_string(), config, sources, models, fixtures).durability(Durability::HIGH).new(db);
-        Files { root: Utf8PathBuf::from(root), project, entries, unreadable: BTreeMap::new() }
+        let vars = named_variables(config.map(|c| c.text(db)));
+        let env = Environment::builder(vars).durability(Durability::HIGH).new(db);
+        Files { root: Utf8PathBuf::from(root), project, env, entries, unreadable: BTreeMap::new() }
     }
 
     /// The current text of a present project file.
     pub fn text<'a>(&self, db: &'a Database, path: &str) -> Option<&'a str> {
         self.entries.get(path).filter(|e| e.present).map(|e| e.file.text(db))
+    }
+
+    /// Brings the environment input up to date with the variables the
+    /// configuration names now (an edit may name another).
+    fn sync_environment(&self, db: &mut Database) {
+        let config = *self.project.config_file(db);
+        let vars = named_variables(config.map(|c| c.text(db)));
+        if self.env.vars(db) != &vars {
+            self.env.set_vars(db).with_durability(Durability::HIGH).to(vars);
+        }
     }
 
     /// Brings the structural input up to date with the present files,
@@ -102,6 +117,13 @@ impl Files {
             p.set_fixture_files(db).to(fixtures);
         }
     }
+}
+
+/// The value of each variable `config` names that is set: the only read
+/// of the process environment, and only of these names.
+fn named_variables(config: Option<&str>) -> BTreeMap<String, String> {
+    let names = config.map(referenced_variables).unwrap_or_default();
+    names.into_iter().filter_map(|n| std::env::var(&n).ok().map(|v| (n, v))).collect()
 }
 
 /// A file's input: its path HIGH, its text at `text` (see the module doc).

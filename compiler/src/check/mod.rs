@@ -185,11 +185,39 @@ pub fn target_diagnostics(db: &dyn Db, project: Project) -> Vec<Diagnostic> {
                     .help("add `kafka: {bootstrap_servers: localhost:9092}`, the brokers as Flink reaches them"),
             );
         }
+        out.extend(topic_override_diagnostics(t, sources, &config.models));
         if iceberg_used && t.iceberg.is_none() {
             out.push(
                 Diagnostic::error(Code::TargetWithoutIceberg, format!("target `{n}` has no `iceberg:` section, but a model writes an Iceberg table"))
                     .at(CONFIG_FILE, Some(t.span.with_len(n.len())))
                     .help("add `iceberg: {catalog: http://iceberg-rest:8181}`, the REST catalog as Flink reaches it"),
+            );
+        }
+    }
+    out
+}
+
+/// A target's `topics:` may name only what has such a Kafka topic (E0884).
+fn topic_override_diagnostics(t: &crate::config::Target, sources: &[crate::config::SourceConfig], models: &[crate::config::ModelConfig]) -> Vec<Diagnostic> {
+    let kafka_sources: Vec<&str> = sources.iter().filter(|s| s.connector == Connector::Kafka).map(|s| s.name.as_str()).collect();
+    let quarantined: Vec<&str> = sources.iter().filter(|s| s.quarantine.is_some()).map(|s| s.name.as_str()).collect();
+    let kafka_sinks: Vec<&str> = models.iter().filter(|m| m.sink.as_ref().is_some_and(|s| s.connector == Connector::Kafka)).map(|m| m.name.as_str()).collect();
+    let mut out = Vec::new();
+    for (key, list, known, what) in [
+        ("sources", &t.topics.sources, &kafka_sources, "a Kafka source"),
+        ("sinks", &t.topics.sinks, &kafka_sinks, "a model with a Kafka sink"),
+        ("quarantine", &t.topics.quarantine, &quarantined, "a source with a `quarantine:`"),
+    ] {
+        for o in list.iter().filter(|o| !known.contains(&o.name.as_str())) {
+            let listed = if known.is_empty() { "there is none".to_string() } else { format!("these are: {}", known.join(", ")) };
+            let help = match crate::diagnostic::did_you_mean(&o.name, known.iter().copied()) {
+                Some(s) => format!("did you mean `{s}`? {listed}"),
+                None => listed,
+            };
+            out.push(
+                Diagnostic::error(Code::UnknownTopicOverride, format!("`targets.{}.topics.{key}` names `{}`, which is not {what}", t.name, o.name))
+                    .at(CONFIG_FILE, Some(o.name_span.with_len(o.name.len())))
+                    .help(help),
             );
         }
     }

@@ -5,10 +5,15 @@ use crate::diagnostic::{did_you_mean, Diagnostic, Span};
 use crate::duration::Duration;
 use crate::yaml::{Node, Value};
 use crate::diagnostic::Code;
+use crate::template;
 
 pub(crate) struct Decoder<'a> {
     pub path: &'a str,
     pub errors: Vec<Diagnostic>,
+    /// The `${…}` in the tree are already resolved (a target decoded for
+    /// an environment): values are checked as they are. Otherwise a value
+    /// with a `${…}` is checked once resolved (`target.rs`).
+    pub templates_resolved: bool,
 }
 
 /// The keys of a YAML map, checked against the allowed set.
@@ -34,7 +39,7 @@ impl<'n> Fields<'n> {
 
 impl<'a> Decoder<'a> {
     pub fn new(path: &'a str) -> Self {
-        Decoder { path, errors: Vec::new() }
+        Decoder { path, errors: Vec::new(), templates_resolved: false }
     }
 
     pub fn error(&mut self, code: Code, span: Span, message: impl Into<String>, help: Option<String>) {
@@ -162,5 +167,34 @@ impl<'a> Decoder<'a> {
         let shown = if node.scalar_text().is_some() { format!("`{text}`") } else { node.value.describe() };
         self.error(Code::ValueNotAllowed, node.span, format!("`{what}` cannot be {shown}"), Some(help));
         None
+    }
+
+    /// Every `${…}` in a project file: well formed under `targets:` of
+    /// streamform.yml (E0881), and nowhere else (E0880): the rest of the
+    /// project is the application, whose identity must not depend on the
+    /// environment.
+    pub fn check_references(&mut self, text: &str, node: &Node, in_targets: bool) {
+        match &node.value {
+            Value::Str(s) if template::has_reference(s) => {
+                let outside = "only values under `targets:` of streamform.yml (addresses, properties, topic overrides) may read the environment: the rest of the project is the application, and its plan and digests must be the same everywhere; override a topic per target with `targets.<name>.topics`";
+                let bad = match template::references(s) {
+                    Ok(refs) if !in_targets => refs.first().map(|r| r.range.clone()).map(|range| {
+                        (Code::ReferenceOutsideTargets, range.clone(), format!("`{}` reads the environment outside `targets:`", &s[range]), outside.to_string())
+                    }),
+                    Err((range, _)) if !in_targets => Some((Code::ReferenceOutsideTargets, range.clone(), format!("`{}` reads the environment outside `targets:`", &s[range]), outside.to_string())),
+                    Err((range, why)) => Some((Code::MalformedEnvReference, range, format!("malformed `${{…}}` in `{s}`: {why}"), "write `${NAME}` or `${NAME:-default}`; NAME is letters, digits and `_`".to_string())),
+                    Ok(_) => None,
+                };
+                if let Some((code, range, message, help)) = bad {
+                    let span = template::locate(text, node.span, &s[range]);
+                    self.error(code, span, message, Some(help));
+                }
+            }
+            Value::Seq(items) => items.iter().for_each(|i| self.check_references(text, i, in_targets)),
+            Value::Map(pairs) => {
+                pairs.iter().for_each(|(_, v)| self.check_references(text, v, in_targets));
+            }
+            _ => {}
+        }
     }
 }

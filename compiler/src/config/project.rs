@@ -7,6 +7,7 @@ use crate::duration::Duration;
 use crate::window::WindowShape;
 use crate::yaml::{self, Value};
 use crate::diagnostic::Code;
+use crate::template;
 
 pub const SUPPORTED_VERSION: i128 = 1;
 
@@ -164,6 +165,61 @@ pub struct Target {
     pub flink: Option<FlinkTarget>,
     pub kafka: Option<KafkaTarget>,
     pub iceberg: Option<IcebergTarget>,
+    /// Topics this target reads and writes instead of the project's.
+    pub topics: TopicOverrides,
+}
+
+impl Target {
+    /// The topic a Kafka source is read from on this target.
+    pub fn source_topic<'a>(&'a self, source: &str, declared: Option<&'a str>) -> Option<&'a str> {
+        TopicOverrides::find(&self.topics.sources, source).or(declared)
+    }
+
+    /// The topic a model's Kafka sink writes on this target.
+    pub fn sink_topic<'a>(&'a self, model: &str, declared: Option<&'a str>) -> Option<&'a str> {
+        TopicOverrides::find(&self.topics.sinks, model).or(declared)
+    }
+
+    /// The topic a source's quarantined records go to on this target.
+    pub fn quarantine_topic<'a>(&'a self, source: &str, declared: &'a str) -> &'a str {
+        TopicOverrides::find(&self.topics.quarantine, source).unwrap_or(declared)
+    }
+
+    /// The connector properties every Kafka table of this target carries.
+    pub fn kafka_properties(&self) -> &[Property] {
+        self.kafka.as_ref().map(|k| k.properties.as_slice()).unwrap_or(&[])
+    }
+}
+
+/// `targets.<t>.topics`: per source, per model's sink, per quarantine.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct TopicOverrides {
+    pub sources: Vec<TopicOverride>,
+    pub sinks: Vec<TopicOverride>,
+    pub quarantine: Vec<TopicOverride>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct TopicOverride {
+    /// The source or model it is for, and where that name is written.
+    pub name: String,
+    pub name_span: Span,
+    pub topic: String,
+}
+
+impl TopicOverrides {
+    fn find<'a>(list: &'a [TopicOverride], name: &str) -> Option<&'a str> {
+        list.iter().find(|o| o.name == name).map(|o| o.topic.as_str())
+    }
+}
+
+/// A Kafka client property (`security.protocol`), passed to Flink's Kafka
+/// connectors as `properties.<key>`. A secret's value is its placeholder
+/// (as written, `${KAFKA_SASL_JAAS}`) in every resolved target.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Property {
+    pub key: String,
+    pub value: String,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -184,6 +240,7 @@ pub enum Startup {
 pub struct KafkaTarget {
     pub bootstrap_servers: String,
     pub startup: Option<Startup>,
+    pub properties: Vec<Property>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -204,6 +261,9 @@ pub fn decode_project(path: &str, text: &str) -> Result<ProjectConfig, Vec<Diagn
     })?;
     let mut d = Decoder::new(path);
     let mut config = ProjectConfig { name: String::new(), version: 0, models: Vec::new(), targets: Vec::new() };
+    for (k, v) in root.as_map().unwrap_or(&[]) {
+        d.check_references(text, v, k.as_str() == Some("targets"));
+    }
     let Some(top) = d.map(&root, "streamform.yml", TOP_KEYS) else { return Err(d.errors) };
     if let Some(n) = d.required(&top, "name", "streamform.yml") {
         config.name = d.string(n, "name").unwrap_or_default();
@@ -371,9 +431,57 @@ fn decode_sink(d: &mut Decoder, model: &str, node: &yaml::Node) -> Option<SinkCo
     Some(s)
 }
 
+/// `kafka.properties`: Kafka client settings, each a string. One that
+/// names a credential must come from the environment (E0883).
+fn decode_properties(d: &mut Decoder, what: &str, node: &yaml::Node) -> Option<Vec<Property>> {
+    let w = format!("{what}.properties");
+    let mut out = Vec::new();
+    for (key, k, v) in d.named_map(node, &w) {
+        let value = d.string(v, &format!("{w}.{key}"))?;
+        if key == "bootstrap.servers" || key.starts_with("properties.") {
+            d.error(Code::UnknownKey, k.span.with_len(key.len()), format!("`{w}.{key}` is not a client property this section takes"),
+                Some(if key == "bootstrap.servers" { "set `kafka.bootstrap_servers` instead".into() } else { format!("write the Kafka client's own name, `{}`", key.trim_start_matches("properties.")) }));
+            continue;
+        }
+        if template::names_a_credential(&key) && !template::has_reference(&value) {
+            d.error(Code::CredentialInFile, v.span, format!("`{w}.{key}` holds a credential written into streamform.yml"),
+                Some(format!("read it from the environment: `{key}: ${{{}}}`, and set that variable where streamform runs", env_name(&key))));
+            continue;
+        }
+        out.push(Property { key, value });
+    }
+    Some(out)
+}
+
+/// A variable name suggested for a property: `sasl.jaas.config` → `KAFKA_SASL_JAAS_CONFIG`.
+fn env_name(key: &str) -> String {
+    format!("KAFKA_{}", key.to_ascii_uppercase().replace(|c: char| !c.is_ascii_alphanumeric(), "_"))
+}
+
+/// `topics:` of a target: `sources`, `sinks` (by model) and `quarantine`
+/// (by source), each a map of name to topic. Whether the names exist is
+/// `check`'s (E0884).
+fn decode_topics(d: &mut Decoder, what: &str, node: &yaml::Node) -> Option<TopicOverrides> {
+    let w = format!("{what}.topics");
+    let f = d.map(node, &w, &["sources", "sinks", "quarantine"])?;
+    let mut out = TopicOverrides::default();
+    for (key, list) in [("sources", &mut out.sources), ("sinks", &mut out.sinks), ("quarantine", &mut out.quarantine)] {
+        let Some(v) = f.get_some(key) else { continue };
+        for (name, k, tv) in d.named_map(v, &format!("{w}.{key}")) {
+            if let Some(topic) = d.string(tv, &format!("{w}.{key}.{name}")) {
+                list.push(TopicOverride { name, name_span: k.span, topic });
+            }
+        }
+    }
+    Some(out)
+}
+
 /// A Flink REST address: `http://host[:port][/path]`.
 fn http_url(d: &mut Decoder, node: &yaml::Node, what: &str) -> Option<String> {
     let url = d.string(node, what)?;
+    if unresolved(d, &url) {
+        return Some(url);
+    }
     let host = url.strip_prefix("http://").map(|r| r.split('/').next().unwrap_or(""));
     let port_ok = |h: &str| h.rsplit_once(':').is_none_or(|(_, p)| p.parse::<u16>().is_ok());
     match host {
@@ -393,6 +501,9 @@ fn http_url(d: &mut Decoder, node: &yaml::Node, what: &str) -> Option<String> {
 /// A savepoint directory as Flink takes it: an absolute path or a URI.
 fn savepoint_dir(d: &mut Decoder, node: &yaml::Node, what: &str) -> Option<String> {
     let dir = d.string(node, what)?;
+    if unresolved(d, &dir) {
+        return Some(dir);
+    }
     if dir.starts_with('/') || dir.split_once("://").is_some_and(|(scheme, rest)| !scheme.is_empty() && !rest.is_empty()) {
         return Some(dir);
     }
@@ -401,12 +512,31 @@ fn savepoint_dir(d: &mut Decoder, node: &yaml::Node, what: &str) -> Option<Strin
     None
 }
 
+/// A target decoded from its `${…}`-resolved tree (`target.rs`): every
+/// value is checked as it now reads.
+pub(crate) fn decode_resolved_target(path: &str, name: &str, span: Span, node: &yaml::Node) -> Result<Target, Vec<Diagnostic>> {
+    let mut d = Decoder::new(path);
+    d.templates_resolved = true;
+    match decode_target(&mut d, name, span, node) {
+        Some(t) if d.errors.is_empty() => Ok(t),
+        _ => Err(d.errors),
+    }
+}
+
+/// Whether a value is left unchecked until its `${…}` is resolved.
+fn unresolved(d: &Decoder, value: &str) -> bool {
+    !d.templates_resolved && template::has_reference(value)
+}
+
 fn decode_target(d: &mut Decoder, name: &str, span: Span, node: &yaml::Node) -> Option<Target> {
     let what = format!("targets.{name}");
-    let f = d.map(node, &what, &["backend", "flink", "kafka", "iceberg"])?;
+    let f = d.map(node, &what, &["backend", "flink", "kafka", "iceberg", "topics"])?;
     let backend = d.required(&f, "backend", &what)?;
     d.one_of(backend, &format!("{what}.backend"), &[("flink", ())])?;
-    let mut t = Target { name: name.to_string(), span, flink: None, kafka: None, iceberg: None };
+    let mut t = Target { name: name.to_string(), span, flink: None, kafka: None, iceberg: None, topics: TopicOverrides::default() };
+    if let Some(v) = f.get_some("topics") {
+        t.topics = decode_topics(d, &what, v)?;
+    }
     if let Some(v) = f.get_some("flink") {
         let w = format!("{what}.flink");
         let ff = d.map(v, &w, &["gateway", "rest", "savepoint_dir", "checkpoint_interval"])?;
@@ -425,11 +555,14 @@ fn decode_target(d: &mut Decoder, name: &str, span: Span, node: &yaml::Node) -> 
     }
     if let Some(v) = f.get_some("kafka") {
         let w = format!("{what}.kafka");
-        let kf = d.map(v, &w, &["bootstrap_servers", "startup"])?;
+        let kf = d.map(v, &w, &["bootstrap_servers", "startup", "properties"])?;
         let bs = d.required(&kf, "bootstrap_servers", &w)?;
-        let mut kafka = KafkaTarget { bootstrap_servers: d.string(bs, &format!("{w}.bootstrap_servers"))?, startup: None };
+        let mut kafka = KafkaTarget { bootstrap_servers: d.string(bs, &format!("{w}.bootstrap_servers"))?, startup: None, properties: Vec::new() };
         if let Some(v) = kf.get_some("startup") {
             kafka.startup = Some(d.one_of(v, &format!("{w}.startup"), &[("earliest", Startup::Earliest), ("latest", Startup::Latest)])?);
+        }
+        if let Some(v) = kf.get_some("properties") {
+            kafka.properties = decode_properties(d, &w, v)?;
         }
         t.kafka = Some(kafka);
     }
@@ -476,5 +609,48 @@ mod window_tests {
         let missing = window("{type: session}").unwrap_err();
         assert_eq!(missing.len(), 1, "{missing:?}");
         assert!(missing[0].contains("gap"), "{missing:?}");
+    }
+}
+
+#[cfg(test)]
+mod env_tests {
+    use super::*;
+
+    fn codes(text: &str) -> Vec<(String, u32, u32)> {
+        match decode_project("streamform.yml", text) {
+            Ok(_) => Vec::new(),
+            Err(ds) => ds.iter().map(|d| (d.code.as_str().to_string(), d.span.map_or(0, |s| s.col), d.span.map_or(0, |s| s.len))).collect(),
+        }
+    }
+
+    const HEAD: &str = "name: p\nversion: 1\n";
+
+    #[test]
+    fn references_are_read_under_targets_only() {
+        let t = |body: &str| codes(&format!("{HEAD}targets:\n  dev:\n    backend: flink\n    flink: {{gateway: \"{body}\"}}\n"));
+        assert_eq!(t("${GW}"), vec![]);
+        assert_eq!(t("${GW:-http://x:1}"), vec![]);
+        // Located at the reference inside the quoted value.
+        assert_eq!(t("http://${GW"), vec![("E0881".to_string(), 30, 4)]);
+        assert_eq!(codes(&format!("{HEAD}models:\n  m:\n    sink: {{connector: kafka, topic: \"a-${{T}}\"}}\n")), vec![("E0880".to_string(), 40, 4)]);
+        assert_eq!(codes("name: ${NAME}\nversion: 1\n"), vec![("E0880".to_string(), 7, 7)]);
+        // Without `${`, an address is checked when the file loads, as before.
+        assert_eq!(t("localhost:1")[0].0, "E0704");
+    }
+
+    #[test]
+    fn credentials_come_from_the_environment() {
+        let p = |v: &str| codes(&format!("{HEAD}targets:\n  dev:\n    backend: flink\n    kafka:\n      bootstrap_servers: b\n      properties:\n        {v}\n"));
+        assert_eq!(p("sasl.jaas.config: ${J}"), vec![]);
+        assert_eq!(p("sasl.mechanism: PLAIN"), vec![]);
+        assert_eq!(p("ssl.keystore.password: hunter2")[0].0, "E0883");
+        assert_eq!(p("bootstrap.servers: b")[0].0, "E0103");
+    }
+
+    #[test]
+    fn sources_yml_does_not_read_the_environment() {
+        let text = "sources:\n  s:\n    connector: kafka\n    topic: ${T}\n    schema: {a: int64}\n";
+        let errs = crate::config::decode_sources("sources.yml", text).unwrap_err();
+        assert_eq!(errs.iter().map(|d| d.code.as_str()).collect::<Vec<_>>(), vec!["E0880"]);
     }
 }

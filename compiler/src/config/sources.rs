@@ -100,6 +100,7 @@ pub fn decode_sources(path: &str, text: &str) -> Result<Vec<SourceConfig>, Vec<D
     }
     let mut d = Decoder::new(path);
     let mut out = Vec::new();
+    d.check_references(text, &root, false);
     if let Some(top) = d.map(&root, "sources.yml", &["sources"]) {
         if let Some(sources) = top.get("sources") {
             for (name, key, node) in d.named_map(sources, "sources") {

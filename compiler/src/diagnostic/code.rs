@@ -247,6 +247,16 @@ codes! {
     SinkNullKeyDropped = "W0792",
     /// (`test`) a fixture integer is outside int64's range; the simulator saturates it to the nearest bound, as the original does
     FixtureIntegerSaturated = "W0779",
+    /// a `${…}` outside `targets:` in streamform.yml, or in sources.yml
+    ReferenceOutsideTargets = "E0880",
+    /// a malformed `${…}` (not closed, or not a variable name)
+    MalformedEnvReference = "E0881",
+    /// a `${VAR}` without default whose variable is not set, when a command resolves the target
+    UnsetVariable = "E0882",
+    /// a Kafka property that names a credential is written into streamform.yml instead of read from the environment
+    CredentialInFile = "E0883",
+    /// a target's `topics:` names a source or model that has no such Kafka topic
+    UnknownTopicOverride = "E0884",
 }
 
 /// Codes sort as their text, so diagnostics sorted by code keep their order.

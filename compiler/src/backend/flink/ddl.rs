@@ -38,8 +38,13 @@ fn column_lines(columns: &[Column]) -> Vec<String> {
     columns.iter().map(|c| format!("  {} {}", ident(&c.name), sql_type(c.ty).unwrap_or_else(|| c.ty.to_string()))).collect()
 }
 
-fn kafka_servers(target: &Target) -> String {
-    target.kafka.as_ref().map(|k| k.bootstrap_servers.clone()).unwrap_or_default()
+/// The target's brokers, then its client properties (a secret's as its
+/// placeholder), as every Kafka table of the target takes them.
+fn kafka_connection(opts: &mut Options, target: &Target) {
+    opts.add("properties.bootstrap.servers", target.kafka.as_ref().map(|k| k.bootstrap_servers.clone()).unwrap_or_default());
+    for p in target.kafka_properties() {
+        opts.add(&format!("properties.{}", p.key), p.value.clone());
+    }
 }
 
 /// What the generated SQL of one source consists of.
@@ -198,8 +203,8 @@ fn source_table(s: &SourceConfig, table: &str, columns: &[Column], time: Option<
     match s.connector {
         Connector::Kafka | Connector::Iceberg => {
             opts.add("connector", "kafka");
-            opts.add("topic", s.topic.clone().unwrap_or_default());
-            opts.add("properties.bootstrap.servers", kafka_servers(target));
+            opts.add("topic", target.source_topic(&s.name, s.topic.as_deref()).unwrap_or_default());
+            kafka_connection(&mut opts, target);
             opts.add("format", s.format.as_str());
             let startup = match target.kafka.as_ref().and_then(|k| k.startup) {
                 Some(Startup::Latest) => "latest-offset",
@@ -231,8 +236,8 @@ fn quarantine_table(name: &str, topic: &str, columns: &[Column], target: &Target
     qcols.push("  `_source` STRING".into());
     let mut q = Options::new();
     q.add("connector", "kafka");
-    q.add("topic", topic);
-    q.add("properties.bootstrap.servers", kafka_servers(target));
+    q.add("topic", target.quarantine_topic(name, topic));
+    kafka_connection(&mut q, target);
     q.add("format", "json");
     q.add("json.encode.decimal-as-plain-number", "true");
     q.add("json.timestamp-format.standard", "ISO-8601");
@@ -279,8 +284,8 @@ pub fn sink_ddl(model: &str, sink: &SinkConfig, materialized: Materialized, key:
     let create = match sink.connector {
         Connector::Kafka if keyless_kafka => {
             opts.add("connector", "kafka");
-            opts.add("topic", sink.topic.clone().unwrap_or_default());
-            opts.add("properties.bootstrap.servers", kafka_servers(target));
+            opts.add("topic", target.sink_topic(model, sink.topic.as_deref()).unwrap_or_default());
+            kafka_connection(&mut opts, target);
             // One writer, one partition: the topic's order is the changelog's.
             opts.add("sink.partitioner", "fixed");
             opts.add("sink.parallelism", "1");
@@ -291,8 +296,8 @@ pub fn sink_ddl(model: &str, sink: &SinkConfig, materialized: Materialized, key:
         }
         Connector::Kafka if upsert => {
             opts.add("connector", "upsert-kafka");
-            opts.add("topic", sink.topic.clone().unwrap_or_default());
-            opts.add("properties.bootstrap.servers", kafka_servers(target));
+            opts.add("topic", target.sink_topic(model, sink.topic.as_deref()).unwrap_or_default());
+            kafka_connection(&mut opts, target);
             opts.add("key.format", sink.format.as_str());
             opts.add("value.format", sink.format.as_str());
             if json {
@@ -305,8 +310,8 @@ pub fn sink_ddl(model: &str, sink: &SinkConfig, materialized: Materialized, key:
         }
         Connector::Kafka => {
             opts.add("connector", "kafka");
-            opts.add("topic", sink.topic.clone().unwrap_or_default());
-            opts.add("properties.bootstrap.servers", kafka_servers(target));
+            opts.add("topic", target.sink_topic(model, sink.topic.as_deref()).unwrap_or_default());
+            kafka_connection(&mut opts, target);
             json_format(&mut opts, sink.format);
             "CREATE TABLE"
         }

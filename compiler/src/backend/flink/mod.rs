@@ -10,4 +10,5 @@ pub mod expr;
 pub mod query;
 pub mod script;
 
-pub use script::{flink_model_query, flink_script, FlinkScript, TargetName};
+pub use crate::target::TargetName;
+pub use script::{flink_model_query, flink_script, reveal, FlinkScript};

@@ -6,10 +6,10 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use super::ddl::{self, iceberg_catalog, sink_ddl, sink_table_name, source_ddl, SourceDdl};
-use super::expr::{ident, sql_type};
+use super::expr::{ident, sql_type, string_literal};
 use super::query::{model_query, ModelQuery};
 use crate::config::{Connector, Format, Materialized, Target};
-use crate::db::{Db, ModelName, Project, SourceName};
+use crate::db::{Db, Environment, ModelName, Project, SourceName};
 use crate::diagnostic::Diagnostic;
 use crate::graph::dependency_graph;
 use crate::model::{model_contract, model_plan, model_reads};
@@ -17,14 +17,8 @@ use crate::plan::node::{ModelPlan, NodeKind, Retention};
 use crate::project::{model_config, project_config, source_config, CONFIG_FILE};
 use crate::sink::sink_nullable_key;
 use crate::source::{applied_contracts, event_time};
+use crate::target::{resolved_target, Secret, TargetName};
 use crate::diagnostic::Code;
-
-/// A deployment target's name, interned so the script can be keyed by it.
-#[salsa::interned(debug)]
-pub struct TargetName<'db> {
-    #[returns(ref)]
-    pub text: String,
-}
 
 /// The generated application.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -58,30 +52,34 @@ pub fn flink_model_query<'db>(db: &'db dyn Db, project: Project, name: ModelName
     Some(model_query(plan, &model_input(plan), &upstream_schema))
 }
 
-/// A source's DDL for a target.
+/// A source's DDL for a target, as it resolves in `env`.
 #[salsa::tracked(returns(ref))]
-pub fn flink_source_ddl<'db>(db: &'db dyn Db, project: Project, source: SourceName<'db>, target: TargetName<'db>) -> Option<SourceDdl> {
-    let config = project_config(db, project).as_ref().ok()?;
-    let t = config.targets.iter().find(|t| t.name == *target.text(db))?;
+pub fn flink_source_ddl<'db>(db: &'db dyn Db, project: Project, source: SourceName<'db>, env: Environment, target: TargetName<'db>) -> Option<SourceDdl> {
+    let t = &resolved_target(db, project, env, target).as_ref().ok()?.target;
     let s = source_config(db, project, source).as_ref()?;
     Some(source_ddl(s, event_time(s).as_ref(), &applied_contracts(db, project, source), t))
 }
 
-/// The whole script for a target. The project must check cleanly (build
-/// refuses otherwise), so every model has a plan.
+/// The whole script for a target as it resolves in `env` (its secrets as
+/// placeholders; [`reveal`] makes what `apply` sends). The project must
+/// check cleanly and the target resolve (the commands refuse otherwise),
+/// so every model has a plan.
 #[salsa::tracked(returns(ref))]
-pub fn flink_script<'db>(db: &'db dyn Db, project: Project, target: TargetName<'db>) -> Result<FlinkScript, BuildErrors> {
-    let Ok(config) = project_config(db, project) else { return Err(vec!["the project does not load".into()]) };
-    let Some(t) = config.targets.iter().find(|t| t.name == *target.text(db)) else {
-        return Err(vec![format!("no target named `{}`", target.text(db))]);
+pub fn flink_script<'db>(db: &'db dyn Db, project: Project, env: Environment, target: TargetName<'db>) -> Result<FlinkScript, BuildErrors> {
+    if project_config(db, project).is_err() {
+        return Err(vec!["the project does not load".into()]);
+    }
+    let Ok(resolved) = resolved_target(db, project, env, target) else {
+        return Err(vec![format!("target `{}` does not resolve", target.text(db))]);
     };
+    let t = &resolved.target;
     let order = &dependency_graph(db, project).order;
     let plans: Vec<Arc<ModelPlan>> = order.iter().filter_map(|m| model_plan(db, project, ModelName::new(db, m.clone())).clone()).collect();
     let read_models: BTreeSet<String> = order.iter().flat_map(|m| model_reads(db, project, ModelName::new(db, m.clone())).models.clone()).collect();
     let iceberg_used = plans.iter().any(|p| sink_of(db, project, &p.name).is_some_and(|s| s.connector == Connector::Iceberg));
 
     let mut script = Parts { body: set_statements(&plans, t, iceberg_used), ..Parts::default() };
-    script.sources(db, project, &plans, target);
+    script.sources(db, project, &plans, env, target);
     if iceberg_used {
         script.iceberg(db, project, &plans, t);
     }
@@ -118,7 +116,7 @@ fn set_statements(plans: &[Arc<ModelPlan>], t: &Target, iceberg_used: bool) -> V
 
 impl Parts {
     /// Each source's DDL, in order of first use.
-    fn sources<'db>(&mut self, db: &'db dyn Db, project: Project, plans: &[Arc<ModelPlan>], target: TargetName<'db>) {
+    fn sources<'db>(&mut self, db: &'db dyn Db, project: Project, plans: &[Arc<ModelPlan>], env: Environment, target: TargetName<'db>) {
         let mut sources: Vec<String> = Vec::new();
         for p in plans {
             if let Some(NodeKind::Source(read)) = p.nodes.first().map(|n| &n.kind) {
@@ -128,7 +126,7 @@ impl Parts {
             }
         }
         for s in &sources {
-            if let Some(ddl) = flink_source_ddl(db, project, SourceName::new(db, s.clone()), target) {
+            if let Some(ddl) = flink_source_ddl(db, project, SourceName::new(db, s.clone()), env, target) {
                 self.body.extend(ddl.statements.iter().cloned());
                 self.quarantine_inserts.extend(ddl.quarantine_insert.clone());
             }
@@ -232,6 +230,17 @@ impl Parts {
         text.push('\n');
         Ok(FlinkScript { text, statements, warnings: self.warnings })
     }
+}
+
+/// The script as `apply` sends it: each secret's placeholder, where it
+/// stands as a connector option's value, replaced by the secret. Only in
+/// memory, never written.
+pub fn reveal(script: &str, secrets: &[Secret]) -> String {
+    let mut out = script.to_string();
+    for s in secrets {
+        out = out.replace(&format!(" = {}", string_literal(&s.placeholder)), &format!(" = {}", string_literal(&s.value)));
+    }
+    out
 }
 
 fn sink_of(db: &dyn Db, project: Project, model: &str) -> Option<crate::config::SinkConfig> {

@@ -1,0 +1,3 @@
+SELECT user_id, SUM(amount) AS total
+FROM source('events')
+GROUP BY user_id
