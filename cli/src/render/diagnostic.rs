@@ -30,7 +30,7 @@ pub fn render(d: &Diagnostic, file_text: &dyn Fn(&str) -> Option<String>) -> Str
         match d.span {
             Some(span) => {
                 let _ = writeln!(s, "  --> {path}:{}:{}", span.line, span.col);
-                snippet(&mut s, &gutter, file_text(path).as_deref(), span, '^', "");
+                snippet(&mut s, &gutter, file_text(path).as_deref(), span, '^', "", d.secret);
             }
             None => {
                 let _ = writeln!(s, "  --> {path}");
@@ -42,7 +42,7 @@ pub fn render(d: &Diagnostic, file_text: &dyn Fn(&str) -> Option<String>) -> Str
         match label.span {
             Some(span) => {
                 let _ = writeln!(s, "  ::: {}:{}:{}", label.path, span.line, span.col);
-                snippet(&mut s, &gutter, file_text(&label.path).as_deref(), span, '-', &label.message);
+                snippet(&mut s, &gutter, file_text(&label.path).as_deref(), span, '-', &label.message, false);
             }
             None => {
                 let _ = writeln!(s, "  ::: {}", label.path);
@@ -58,9 +58,20 @@ pub fn render(d: &Diagnostic, file_text: &dyn Fn(&str) -> Option<String>) -> Str
 
 /// The marked source line under a `-->` or `:::` line: nothing when the
 /// file or the line is not there.
-fn snippet(s: &mut String, gutter: &str, text: Option<&str>, span: Span, mark: char, message: &str) {
+fn snippet(s: &mut String, gutter: &str, text: Option<&str>, span: Span, mark: char, message: &str, secret: bool) {
     let Some(line) = text.and_then(|t| t.lines().nth(span.line as usize - 1)) else { return };
     let num = format!("{:>width$}", span.line, width = gutter.len());
+    let masked;
+    let line = if secret {
+        // Every character the span covers becomes `*`, so the columns stay.
+        let start = line.char_indices().nth(span.col.saturating_sub(1) as usize).map_or(line.len(), |(i, _)| i);
+        let end = (start + span.len as usize).min(line.len());
+        let end = (end..=line.len()).find(|&i| line.is_char_boundary(i)).unwrap_or(line.len());
+        masked = format!("{}{}{}", &line[..start], "*".repeat(line[start..end].chars().count()), &line[end..]);
+        masked.as_str()
+    } else {
+        line
+    };
     let shown = line.replace('\t', "    ");
     let before: String = line.chars().take(span.col.saturating_sub(1) as usize).collect();
     let indent = before.replace('\t', "    ").chars().count();

@@ -48,6 +48,13 @@ impl<'a> Decoder<'a> {
         self.errors.push(d);
     }
 
+    /// The last error's span shows a secret: renderings mask it.
+    pub fn mark_last_secret(&mut self) {
+        if let Some(d) = self.errors.last_mut() {
+            d.secret = true;
+        }
+    }
+
     /// A map whose keys are all in `allowed`; unknown and duplicate keys are errors.
     pub fn map<'n>(&mut self, node: &'n Node, what: &str, allowed: &[&str]) -> Option<Fields<'n>> {
         let Value::Map(pairs) = &node.value else {

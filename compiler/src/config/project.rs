@@ -446,6 +446,7 @@ fn decode_properties(d: &mut Decoder, what: &str, node: &yaml::Node) -> Option<V
         if template::names_a_credential(&key) && !template::has_reference(&value) {
             d.error(Code::CredentialInFile, v.span, format!("`{w}.{key}` holds a credential written into streamform.yml"),
                 Some(format!("read it from the environment: `{key}: ${{{}}}`, and set that variable where streamform runs", env_name(&key))));
+            d.mark_last_secret();
             continue;
         }
         out.push(Property { key, value });

@@ -85,15 +85,18 @@ pub struct Diagnostic {
     pub help: Option<String>,
     /// Secondary locations, after the primary one (where the user acts).
     pub labels: Vec<Label>,
+    /// The primary span's text is a secret (a credential written into a
+    /// file): a rendering masks it, so CI logs never carry it.
+    pub secret: bool,
 }
 
 impl Diagnostic {
     pub fn error(code: Code, message: impl Into<String>) -> Diagnostic {
-        Diagnostic { severity: Severity::Error, code, message: message.into(), path: None, span: None, help: None, labels: Vec::new() }
+        Diagnostic { severity: Severity::Error, code, message: message.into(), path: None, span: None, help: None, labels: Vec::new(), secret: false }
     }
 
     pub fn warning(code: Code, message: impl Into<String>) -> Diagnostic {
-        Diagnostic { severity: Severity::Warning, code, message: message.into(), path: None, span: None, help: None, labels: Vec::new() }
+        Diagnostic { severity: Severity::Warning, code, message: message.into(), path: None, span: None, help: None, labels: Vec::new(), secret: false }
     }
 
     pub fn at(mut self, path: impl Into<String>, span: Option<Span>) -> Diagnostic {
