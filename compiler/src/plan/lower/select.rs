@@ -13,6 +13,10 @@ use crate::plan::node::{Column, NodeKind, Operator};
 use crate::types::{DataType, Unsupported};
 use crate::diagnostic::Code;
 
+/// What to write while joins are refused: several inputs combine with
+/// UNION ALL, and rows meet by key in a GROUP BY after it.
+const JOIN_HELP: &str = "joins are not supported yet; to combine inputs by a key, UNION ALL them (NULL for the columns only the other input has) and GROUP BY the key, e.g. `SELECT id, MAX(name) AS name, SUM(amount) AS amount FROM (SELECT id, name, CAST(NULL AS DECIMAL(10,2)) AS amount FROM source('customers') UNION ALL SELECT id, CAST(NULL AS VARCHAR) AS name, amount FROM source('orders')) GROUP BY id`";
+
 impl<'a> Lowerer<'a> {
     pub(super) fn select(&mut self, s: &'a sql::Select) -> Result<Rel> {
         if let Some(d) = &s.distinct {
@@ -28,8 +32,8 @@ impl<'a> Lowerer<'a> {
                     .help("read a source with FROM source('name') or another model with FROM ref('name')"))
             }
             [one] if one.joins.is_empty() => one,
-            [one] => return Err(unsupported(self.model, "a join", one.joins[0].relation.span()).help("a model reads exactly one relation")),
-            [_, second, ..] => return Err(unsupported(self.model, "a join", second.relation.span()).help("a model reads exactly one relation")),
+            [one] => return Err(unsupported(self.model, "a join", one.joins[0].relation.span()).help(JOIN_HELP)),
+            [_, second, ..] => return Err(unsupported(self.model, "a join", second.relation.span()).help(JOIN_HELP)),
         };
         if s.qualify.is_some() || !s.named_window.is_empty() {
             return Err(unsupported(self.model, "a window function", s.span()));
