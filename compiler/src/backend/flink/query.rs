@@ -67,7 +67,7 @@ pub fn model_query(plan: &ModelPlan, upstream: &dyn Fn(&str) -> Vec<Column>) -> 
                 let selects: Vec<String> = branches
                     .iter()
                     .map(|b| {
-                        let list: Vec<String> = node.schema.iter().zip(&b.names).map(|(c, n)| if *n == c.name { ident(n) } else { format!("{} AS {}", ident(n), ident(&c.name)) }).collect();
+                        let list: Vec<String> = node.schema.iter().zip(&b.names).map(|(c, n)| union_column(c, n)).collect();
                         format!("SELECT {} FROM {}", list.join(", "), b.rel.from)
                     })
                     .collect();
@@ -140,6 +140,17 @@ fn node_select(view_name: &str, node: &crate::plan::node::PlanNode, input: &Made
             (out_names, format!("SELECT {hint}{} FROM {from}{group_by}", list.join(", ")))
         }
         NodeKind::Source(_) | NodeKind::Sink { .. } | NodeKind::Union => unreachable!("rendered by model_query"),
+    }
+}
+
+/// One column of a union's input, named `name` there. A string is cast:
+/// Flink types a literal `'eu'` as CHAR(2), and a union of CHAR(2) and
+/// CHAR(3) as CHAR(3), where the plan has one string type.
+fn union_column(c: &Column, name: &str) -> String {
+    match (c.ty, sql_type(c.ty)) {
+        (DataType::String, Some(t)) => format!("CAST({} AS {t}) AS {}", ident(name), ident(&c.name)),
+        _ if name == c.name => ident(name),
+        _ => format!("{} AS {}", ident(name), ident(&c.name)),
     }
 }
 
