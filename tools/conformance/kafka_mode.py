@@ -341,7 +341,7 @@ def compare(job, got, qgot, run):
         problems.append("quarantine differs:\n  flink:     " + "\n             ".join(qflink or ["(nothing)"]) + "\n  simulator: " + "\n             ".join(qwant or ["(nothing)"]))
     window = job.plan.window(job.model)
     verdict = rules.classify(flink, want, keyed=job.upsert_key is not None, window=window is not None)
-    if verdict is None and len(job.feeds) > 1:
+    if verdict is None and job.plan.source_reads(job.model) > 1:
         verdict = rules.source_order_records(flink, want, keyed=job.upsert_key is not None)
     if verdict is None and want_nr is not None and rules.classify(flink, want_nr, keyed=job.upsert_key is not None, window=window is not None):
         verdict = ("KNOWN", "retention: Flink's STATE_TTL runs on processing time; the output equals the simulator's without retention")

@@ -18,9 +18,10 @@ Flink is expected to write under that rule.
   window-order  Rows that one watermark closes come out in Flink's order
                 within a window, not sorted by key: within each window
                 (same window_start/window_end), the rows are a multiset.
-  source-order  A model over several sources: Flink reads each source in
-                its own order but interleaves the sources as they arrive,
-                not as the fixture lists them (each source's late events
+  source-order  A model over several inputs (several sources, or one source
+                read twice, which Flink scans once per read): Flink reads
+                each scan in its own order but interleaves the scans as they
+                arrive, not as the fixture lists them (each source's late events
                 are decided against its own watermark, so the events that
                 count are the same). An append output is the same multiset
                 of rows; an upsert output ends in the same final table.

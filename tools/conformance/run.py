@@ -193,6 +193,15 @@ class Plan:
                     out += [s for s in self.sources(up) if s not in out]
         return out
 
+    def source_reads(self, model):
+        """How many Source nodes are upstream of the model: a source read twice
+        is scanned twice by Flink, which interleaves the scans as two sources."""
+        n = 0
+        for node in self.nodes[model]:
+            n += node["operator"] == "source"
+            n += sum(self.source_reads(i.split("::")[0]) for i in node["inputs"] if i.endswith("::sink::0") and i.split("::")[0] != model)
+        return n
+
     def root_source(self, model):
         first = self.nodes[model][0]
         if first["operator"] == "source":
@@ -587,7 +596,7 @@ def run_fixture(flink, script, plan, fpath, frel, sim, tmp, no_retention=None):
                 verdict = ("FINAL", v[1].replace("rule ", "rule first-upsert + ", 1))
             elif v:
                 verdict = ("FINAL", "rule first-upsert" + v[1][v[1].index(" ("):] if " (" in v[1] else "rule first-upsert")
-        if verdict is None and len(srcs) > 1:
+        if verdict is None and plan.source_reads(model) > 1:
             verdict = rules.source_order_ops(ops, expected, key)
         if verdict:
             return verdict[0], verdict[1] + note
