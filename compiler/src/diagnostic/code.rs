@@ -245,7 +245,7 @@ codes! {
     FixtureUnreadSource = "E0834",
     /// a `nodes:` hint names a node the model's plan does not have (the help lists the nodes)
     HintUnknownNode = "E0780",
-    /// a `nodes:` hint key is not `<kind>.<ordinal>` (kind one of source, filter, project, aggregate, sink; ordinal a plain number)
+    /// a `nodes:` hint key is not `<kind>.<ordinal>` (kind one of source, filter, project, aggregate, sink, union; ordinal a plain number)
     HintMalformedNode = "E0781",
     /// a hint's `was` is not a node id `<model>::<kind>::<ordinal>`, so it can never match
     HintMalformedWas = "W0782",

@@ -51,7 +51,7 @@ impl Operator {
         Operator::ALL.into_iter().find(|o| o.as_str() == s)
     }
 
-    /// `source, filter, project, aggregate, sink`, for messages.
+    /// `source, filter, project, aggregate, sink, union`, for messages.
     pub fn names() -> String {
         Operator::ALL.map(Operator::as_str).join(", ")
     }
