@@ -165,11 +165,6 @@ impl Dataflow {
         Dataflow { sources, models, roots, watermarks }
     }
 
-    /// The position of the source named `name`.
-    pub fn source_index(&self, name: &str) -> Option<usize> {
-        self.sources.iter().position(|s| s.name == name)
-    }
-
     /// Feeds one event of source `src` (in its column order): contracts,
     /// then the late check against that source's watermark before it, then
     /// the models, then the source's watermark advances (closing windows,
@@ -344,13 +339,16 @@ fn build_model(plan: Arc<ModelPlan>, sources: &[SourceSpec], models: &[ModelExec
         // sink (an entry), or, for a Source node, its source (an entry).
         let mut ins: Vec<Built> = Vec::new();
         if let NodeKind::Source(read) = &node.kind {
-            let entry = sources.iter().position(|s| s.name == read.source);
-            let columns = entry.map(|s| sources[s].columns.clone()).unwrap_or_else(|| node.schema.clone());
-            if let Some(s) = entry {
-                upstream.push(s);
-            }
-            entries.push((entry.map_or(Entry::Model(usize::MAX), Entry::Source), None));
-            ins.push(Built { schema: columns, width: None, open: vec![Open::Entry(entries.len() - 1)] });
+            // A source that is not in the flow is never fed: no entry.
+            let (columns, open) = match sources.iter().position(|s| s.name == read.source) {
+                Some(s) => {
+                    upstream.push(s);
+                    entries.push((Entry::Source(s), None));
+                    (sources[s].columns.clone(), vec![Open::Entry(entries.len() - 1)])
+                }
+                None => (node.schema.clone(), Vec::new()),
+            };
+            ins.push(Built { schema: columns, width: None, open });
         }
         for id in &node.inputs {
             if let Some(pos) = built.iter().position(|(b, _)| b == id) {
@@ -384,8 +382,6 @@ fn build_model(plan: Arc<ModelPlan>, sources: &[SourceSpec], models: &[ModelExec
         }
         built.push((node.id(&plan.name), Built { schema: node.schema.clone(), width: out_width, open }));
     }
-    // Entries from an unknown source are never fed.
-    entries.retain(|(e, _)| *e != Entry::Model(usize::MAX));
     upstream.sort_unstable();
     upstream.dedup();
     let splits_updates = ops.iter().any(|op| matches!(op, Operator::Aggregate(a) if a.retracts()));
