@@ -239,9 +239,9 @@ codes! {
     FixtureUndeclaredEventColumn = "E0777",
     /// (`test`) a fixture event value does not fit its column's type (the help says what to write); the fixture fails without running
     FixtureEventTypeMismatch = "E0778",
-    /// (`test`) a fixture event does not name its source, and its model reads several (the help shows the form)
+    /// a fixture event does not name its source, and its model reads several (the help shows the form)
     FixtureEventWithoutSource = "E0833",
-    /// (`test`) a fixture item names a source its model does not read (the help lists the sources)
+    /// a fixture item names a source its model does not read (the help lists the sources)
     FixtureUnreadSource = "E0834",
     /// a `nodes:` hint names a node the model's plan does not have (the help lists the nodes)
     HintUnknownNode = "E0780",
