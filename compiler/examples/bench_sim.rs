@@ -12,7 +12,7 @@ use std::time::Instant;
 
 use streamform::db::{Database, Project, SourceFile, SourceName};
 use streamform::sim::decimal::Decimal;
-use streamform::sim::{chain_to, source_spec, Dataflow, Value};
+use streamform::sim::{inputs_to, source_spec, Dataflow, Value};
 
 const SOURCES: &str = "sources:\n  orders:\n    connector: kafka\n    topic: orders\n    schema:\n      amount: decimal(38,9)\n      customer_id: int64\n";
 const CONFIG: &str = "name: shop\nversion: 1\nmodels:\n  customer_metrics:\n    materialized: upsert\n    key: [customer_id]\n    sink: {connector: kafka, topic: customer-metrics}\n";
@@ -70,9 +70,10 @@ fn main() {
             let db = Database::default();
             let file = |p: &str, t: &str| SourceFile::new(&db, p.to_string(), t.to_string());
             let project = Project::new(&db, ".".into(), Some(file("streamform.yml", CONFIG)), Some(file("sources.yml", SOURCES)), vec![file("models/customer_metrics.sql", MODEL)], vec![]);
-            let (source, chain) = chain_to(&db, project, "customer_metrics").expect("the reference example plans");
+            let (sources, chain) = inputs_to(&db, project, "customer_metrics").expect("the reference example plans");
+            let source = sources[0].clone();
             let spec = source_spec(&db, project, SourceName::new(&db, source)).clone().expect("orders is declared");
-            let mut flow = Dataflow::new(spec, chain);
+            let mut flow = Dataflow::new(vec![spec], chain);
             let mut records = 0u64;
             let mut last = 0i128;
             let start = Instant::now();
@@ -81,7 +82,7 @@ fn main() {
                 let (c, a) = orders.next();
                 // Source columns are sorted by name: amount, customer_id.
                 let row = [Value::Decimal(Decimal::new(a, 9)), Value::Int(c)];
-                flow.push_event(&row, &mut |_, ch| {
+                flow.push_event(0, &row, &mut |_, ch| {
                     records += 1;
                     if let Value::Decimal(d) = &ch.row[1] {
                         last = d.mantissa;

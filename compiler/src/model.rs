@@ -117,49 +117,32 @@ pub fn named_reads<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>)
     Reads { sources, models }
 }
 
-/// True when following ref()s from this model reaches a cycle.
+/// True when following ref()s from this model reaches a cycle: a depth-first
+/// walk over every ref() of every model met (a model may read several).
 #[salsa::tracked]
 pub fn reaches_cycle<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>) -> bool {
-    let mut seen = BTreeSet::new();
-    let mut stack = vec![name.text(db).clone()];
-    while let Some(m) = stack.pop() {
-        if !seen.insert(m.clone()) {
-            return true;
-        }
-        if !project::model_exists(db, project, &m) {
-            continue;
-        }
-        let reads = model_reads(db, project, ModelName::new(db, m.clone()));
-        if reads.models.len() == 1 {
-            stack.push(reads.models[0].clone());
-        } else {
-            // A model can only plan with one ref(); follow each branch separately.
-            for r in &reads.models {
-                if reaches_cycle_from(db, project, r, &seen) {
-                    return true;
-                }
-            }
-        }
-    }
-    false
+    let mut done = BTreeSet::new();
+    let mut path = Vec::new();
+    cycle_below(db, project, name.text(db), &mut path, &mut done)
 }
 
-fn reaches_cycle_from(db: &dyn Db, project: Project, start: &str, seen: &BTreeSet<String>) -> bool {
-    let mut seen = seen.clone();
-    let mut cur = start.to_string();
-    loop {
-        if !seen.insert(cur.clone()) {
-            return true;
-        }
-        if !project::model_exists(db, project, &cur) {
-            return false;
-        }
-        let reads = model_reads(db, project, ModelName::new(db, cur.clone()));
-        match reads.models.first() {
-            Some(next) => cur = next.clone(),
-            None => return false,
-        }
+/// Whether a cycle is reachable from `model`; `path` holds the models
+/// being walked, `done` those already known to reach none.
+fn cycle_below(db: &dyn Db, project: Project, model: &str, path: &mut Vec<String>, done: &mut BTreeSet<String>) -> bool {
+    if path.iter().any(|m| m == model) {
+        return true;
     }
+    if done.contains(model) || !project::model_exists(db, project, model) {
+        return false;
+    }
+    path.push(model.to_string());
+    let reads = model_reads(db, project, ModelName::new(db, model.to_string()));
+    let found = reads.models.iter().any(|r| cycle_below(db, project, r, path, done));
+    path.pop();
+    if !found {
+        done.insert(model.to_string());
+    }
+    found
 }
 
 /// A source as models see it: sorted columns, its definition text and

@@ -32,6 +32,8 @@ fn never_null(db: &dyn Db, project: Project, plan: &ModelPlan, col: &str, depth:
     let mut col = col.to_string();
     for node in plan.nodes.iter().rev() {
         match &node.kind {
+            // Not followed into each input: a union's column is taken as nullable.
+            NodeKind::Union => return false,
             NodeKind::Sink { .. } | NodeKind::Aggregate { .. } => {} // group keys keep their names
             NodeKind::Project { items } => match items.iter().find(|(_, n)| *n == col) {
                 Some((Expr::Column { name, .. }, _)) => col = name.clone(),
@@ -48,8 +50,8 @@ fn never_null(db: &dyn Db, project: Project, plan: &ModelPlan, col: &str, depth:
     }
     // A ref() reader: the column as the upstream model emits it. The
     // depth bound only guards against a cycle, which check reports.
-    match &plan.reads_model {
-        Some(up) if depth < 64 => model_plan(db, project, ModelName::new(db, up.clone())).as_ref().is_some_and(|p| never_null(db, project, p, &col, depth + 1)),
+    match plan.reads_models.as_slice() {
+        [up] if depth < 64 => model_plan(db, project, ModelName::new(db, up.clone())).as_ref().is_some_and(|p| never_null(db, project, p, &col, depth + 1)),
         _ => false,
     }
 }

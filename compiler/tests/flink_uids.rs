@@ -195,3 +195,24 @@ fn a_resized_window_under_the_same_uid_does_not_restore() {
     assert_eq!(flink_keeps_state_pinned(&w1, &resized, &[], &old, &old), Err(s("keyed node `per_minute::aggregate::0` stores another row layout")));
     assert_eq!(flink_keeps_state_pinned(&w1, &w1, &[], &old, &old), Ok(vec![]));
 }
+
+/// An aggregate over a UNION ALL of two sources: Flink scans each source
+/// once (each scan pinned by its table, so swapping the union's inputs keeps
+/// both read positions) and runs the union and the projections statelessly.
+#[test]
+fn an_aggregate_over_a_union_pins_both_scans_and_nothing_for_the_union() {
+    let (pinned, pins, _) = pin("u1-union", None, &[]).unwrap();
+    assert_eq!(
+        summary(&pins),
+        vec![
+            (s("table-source-scan"), s("streamform/source:web"), vec![s("by_kind::source::0")]),
+            (s("table-source-scan"), s("streamform/source:app"), vec![s("by_kind::source::1")]),
+            (s("group-aggregate"), s("streamform/by_kind::aggregate::0"), vec![s("by_kind::aggregate::0")]),
+            (s("sink"), s("streamform/by_kind::sink::0"), vec![s("by_kind::sink::0")]),
+        ]
+    );
+    let f = formats(&pinned);
+    let unpinned: Vec<&String> = f.iter().filter(|(_, v)| v.is_none()).map(|(k, _)| k).collect();
+    assert_eq!(unpinned.len(), 4, "the union, the two projections and the exchange are not pinned: {unpinned:?}");
+    assert!(unpinned.iter().any(|k| k.starts_with("Union")), "{unpinned:?}");
+}

@@ -13,7 +13,7 @@ use streamform::model::model_plan;
 use streamform::sim::fixture::Given;
 use streamform::check::fixture;
 use streamform::sim::fixture::typing::given;
-use streamform::sim::{chain_to, fixture_setup, source_spec, Dataflow};
+use streamform::sim::{fixture_setup, inputs_to, source_spec, Dataflow};
 
 fn walk(root: &Path, rel: &str, ext: &str, out: &mut Vec<(String, String)>) {
     let Ok(entries) = std::fs::read_dir(root.join(rel)) else { return };
@@ -62,30 +62,25 @@ fn keyed_stores_match_state_fingerprints() {
     for root in projects() {
         let db = Database::default();
         let project = load(&db, &root);
-        // Group the models by the source at the root of their ref() chain.
-        let mut by_source: std::collections::BTreeMap<String, Vec<_>> = Default::default();
+        // One dataflow per model with everything upstream of it.
         for m in &dependency_graph(&db, project).order {
-            if let Some((source, chain)) = chain_to(&db, project, m) {
-                by_source.entry(source).or_default().push(chain.last().unwrap().clone());
-            }
-        }
-        for (source, plans) in by_source {
-            let Some(spec) = source_spec(&db, project, SourceName::new(&db, source.clone())).clone() else { continue };
-            let mut flow = Dataflow::new(spec, plans);
-            // Feed every fixture event for this source; errors just stop that fixture.
+            let Some((sources, plans)) = inputs_to(&db, project, m) else { continue };
+            let Some(specs) = sources.iter().map(|s| source_spec(&db, project, SourceName::new(&db, s.clone())).clone()).collect::<Option<Vec<_>>>() else { continue };
+            let mut flow = Dataflow::new(specs, plans);
+            // Feed every fixture of this model; errors just stop that fixture.
             for &f in project.fixture_files(&db) {
                 let Ok(fx) = fixture(&db, f) else { continue };
+                if &fx.model != m {
+                    continue;
+                }
                 let text = f.text(&db);
                 let Some(t) = fixture_setup(&db, project, fx, text) else { continue };
                 let mut warnings = Vec::new();
                 let Ok(events) = given(&t, fx, text, &mut warnings).collect::<Result<Vec<_>, _>>() else { continue };
-                if t.source.name != source {
-                    continue;
-                }
                 for g in &events {
                     let r = match g {
-                        Given::Event { row, .. } => flow.push_event(row, &mut |_, _| {}).map(|_| ()),
-                        Given::Watermark(w) => flow.push_watermark(*w, &mut |_, _| {}),
+                        Given::Event { source, row, .. } => flow.push_event(*source, row, &mut |_, _| {}).map(|_| ()),
+                        Given::Watermark(src, w) => flow.push_watermark(*src, *w, &mut |_, _| {}),
                     };
                     if r.is_err() {
                         break;

@@ -210,13 +210,15 @@ def decode(b):
     return json.loads(b.decode(), parse_float=decimal.Decimal)
 
 
-def produce_lines(fx, table, run):
-    """The fixture's events as JSON texts, encoded as the file mode does; None when not expressible."""
+def produce_lines(fx, table, run, source=None):
+    """The fixture's events as JSON texts, encoded as the file mode does; None when not expressible.
+    With `source`, only that source's events."""
     lines = []
-    for kind, item in run.given_items(fx):
+    for kind, item, src in run.given_items(fx):
         if kind == "watermark":
             return None
-        lines.append(run.event_line(item, table))
+        if source is None or src == source:
+            lines.append(run.event_line(item, table))
     return lines
 
 
@@ -226,7 +228,7 @@ def produce_lines(fx, table, run):
 class Job:
     """What one fixture needs to run on Kafka, prepared before any job starts."""
 
-    def __init__(self, name, script, plan, model, source_topic, lines, sink_topic, quarantine_topic, topics, expected, quarantined, upsert_key, out_types, names, no_retention, qtypes, changelog):
+    def __init__(self, name, script, plan, model, feeds, sink_topic, quarantine_topic, topics, expected, quarantined, upsert_key, out_types, names, no_retention, qtypes, changelog):
         self.__dict__.update(locals())
         del self.__dict__["self"]
 
@@ -260,7 +262,8 @@ def wait_quiet(topics, expect_any, jid, bound):
 def run_job(job, run):
     """Runs one fixture's script on the cluster; returns (status, detail)."""
     ku.create_topics(sorted(job.topics), timeout=30)
-    ku.produce(job.source_topic, [ln for ln in job.lines], timeout=30)
+    for topic, lines in job.feeds:
+        ku.produce(topic, list(lines), timeout=30)
     sess = Session(job.name[-60:])
     try:
         return run_statements(job, sess, run)
@@ -300,7 +303,7 @@ def bad_event_hint(msg, job):
     m = re.search(r"Failed to deserialize JSON '(.*?)'", msg)
     if not m:
         return ""
-    for i, ln in enumerate(job.lines):
+    for i, ln in enumerate(ln for _, lines in job.feeds for ln in lines):
         if ln.replace(" ", "") == m.group(1).replace(" ", ""):
             return f"\n  event {i + 1} of the fixture: {ln}"
     return f"\n  event: {m.group(1)}"
@@ -338,6 +341,8 @@ def compare(job, got, qgot, run):
         problems.append("quarantine differs:\n  flink:     " + "\n             ".join(qflink or ["(nothing)"]) + "\n  simulator: " + "\n             ".join(qwant or ["(nothing)"]))
     window = job.plan.window(job.model)
     verdict = rules.classify(flink, want, keyed=job.upsert_key is not None, window=window is not None)
+    if verdict is None and job.plan.source_reads(job.model) > 1:
+        verdict = rules.source_order_records(flink, want, keyed=job.upsert_key is not None)
     if verdict is None and want_nr is not None and rules.classify(flink, want_nr, keyed=job.upsert_key is not None, window=window is not None):
         verdict = ("KNOWN", "retention: Flink's STATE_TTL runs on processing time; the output equals the simulator's without retention")
     if problems:
@@ -370,13 +375,17 @@ def prepare_job(run, a, project, rel, fpath, frel, sim, n, tmp):
     plan = run.Plan(json.loads(run.sb(a.bin, ["inspect-plan", "--json"], dst).stdout))
     if model not in plan.models:
         return ("SKIPPED", f"model `{model}` is not planned")
-    src = plan.root_source(model)
-    table = script.tables.get(src + "_raw") or script.tables.get(src)
-    if table.opts.get("connector") != "kafka":
-        return ("SKIPPED", f"source `{src}` is not on Kafka (connector {table.opts.get('connector')})")
-    lines = produce_lines(fx, table, run)
-    if lines is None:
-        return ("SKIPPED", "an explicit {watermark: …} item has no counterpart on Kafka")
+    srcs = plan.sources(model)
+    src = srcs[0]
+    feeds = []
+    for s in srcs:
+        table = script.tables.get(s + "_raw") or script.tables.get(s)
+        if table.opts.get("connector") != "kafka":
+            return ("SKIPPED", f"source `{s}` is not on Kafka (connector {table.opts.get('connector')})")
+        lines = produce_lines(fx, table, run, s if len(srcs) > 1 else None)
+        if lines is None:
+            return ("SKIPPED", "an explicit {watermark: …} item has no counterpart on Kafka")
+        feeds.append((src_topic(script, s), lines))
     out = plan.output(model)
     out_types = {c["name"]: c["type"] for c in out["schema"]}
     names = [c["name"] for c in out["schema"]]
@@ -414,7 +423,7 @@ def prepare_job(run, a, project, rel, fpath, frel, sim, n, tmp):
         no_ret = ops(nr) if nr and not nr.get("error") else None
         if no_ret is not None and upsert:
             no_ret = [(op, c) for op, c in no_ret if all(c.get(k) is not None for k in key)]
-    return Job(name, r.stdout, plan, model, src_topic(script, src), lines, sink_topic, qtopic,
+    return Job(name, r.stdout, plan, model, feeds, sink_topic, qtopic,
                kafka_topics(script), expected, quarantined, key, out_types, names, no_ret, qtypes, changelog)
 
 

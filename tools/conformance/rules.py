@@ -18,6 +18,13 @@ Flink is expected to write under that rule.
   window-order  Rows that one watermark closes come out in Flink's order
                 within a window, not sorted by key: within each window
                 (same window_start/window_end), the rows are a multiset.
+  source-order  A model over several inputs (several sources, or one source
+                read twice, which Flink scans once per read): Flink reads
+                each scan in its own order but interleaves the scans as they
+                arrive, not as the fixture lists them (each source's late events
+                are decided against its own watermark, so the events that
+                count are the same). An append output is the same multiset
+                of rows; an upsert output ends in the same final table.
 """
 import decimal
 import itertools
@@ -106,6 +113,47 @@ def classify_ops(flink, want, key, window):
             if same:
                 return ("FINAL", "rule " + " + ".join(combo) + f" ({len(flink)} vs {len(want)} rows)")
     return None
+
+
+def _final(ops, key):
+    table = {}
+    for op, c in ops:
+        k = _key(c, key)
+        if op == "delete":
+            table.pop(k, None)
+        else:
+            table[k] = canon(c)
+    return table
+
+
+def source_order_ops(flink, want, key):
+    """File mode, a model over several sources: None, or (status, detail)."""
+    if key is None:
+        same = sorted(canon(r) for r in flink) == sorted(canon(r) for r in want)
+    else:
+        same = _final(flink, key) == _final(want, key)
+    what = "the same rows" if key is None else "the same final table"
+    return ("FINAL", f"rule source-order ({what}; {len(flink)} vs {len(want)} rows)") if same else None
+
+
+def source_order_records(flink, want, keyed):
+    """Kafka mode, a model over several sources: None, or (status, detail)."""
+    if keyed:
+        same = _live(flink) == _live(want)
+    else:
+        same = sorted(map(canon, flink)) == sorted(map(canon, want))
+    what = "the same final table" if keyed else "the same rows"
+    return ("FINAL", f"rule source-order ({what}; {len(flink)} vs {len(want)} records)") if same else None
+
+
+def _live(recs):
+    cur = {}
+    for k, v in recs:
+        if v is None:
+            cur.pop(k, None)
+        else:
+            cur[k] = canon(v)
+    return cur
 
 
 # ---------------------------------------------------------------- records (Kafka mode)

@@ -179,6 +179,29 @@ class Plan:
         for n in manifest["nodes"]:
             self.nodes.setdefault(n["model"], []).append(n)
 
+    def sources(self, model):
+        """Every source upstream of the model, in plan order (upstream models first)."""
+        out = []
+        for n in self.nodes[model]:
+            if n["operator"] == "source":
+                name = n["definition"].split(" (")[0]
+                if name not in out:
+                    out.append(name)
+            for i in n["inputs"]:
+                up = i.split("::")[0]
+                if up != model and i.endswith("::sink::0"):
+                    out += [s for s in self.sources(up) if s not in out]
+        return out
+
+    def source_reads(self, model):
+        """How many Source nodes are upstream of the model: a source read twice
+        is scanned twice by Flink, which interleaves the scans as two sources."""
+        n = 0
+        for node in self.nodes[model]:
+            n += node["operator"] == "source"
+            n += sum(self.source_reads(i.split("::")[0]) for i in node["inputs"] if i.endswith("::sink::0") and i.split("::")[0] != model)
+        return n
+
     def root_source(self, model):
         first = self.nodes[model][0]
         if first["operator"] == "source":
@@ -251,13 +274,19 @@ def without_retention(project, dst):
 
 
 def given_items(fx):
+    """(kind, item, source): the source is None unless the item names one
+    (`{source: x, event: {…}}`, `{source: x, watermark: …}`)."""
     for item in fx.get("given") or []:
         if isinstance(item, dict) and set(item) == {"watermark"}:
-            yield ("watermark", item["watermark"])
-        elif isinstance(item, dict) and set(item) == {"event"}:
-            yield ("event", item["event"])
+            yield ("watermark", item["watermark"], None)
+        elif isinstance(item, dict) and set(item) == {"event"} and isinstance(item["event"], dict):
+            yield ("event", item["event"], None)
+        elif isinstance(item, dict) and set(item) == {"source", "event"} and isinstance(item["event"], dict):
+            yield ("event", item["event"], item["source"])
+        elif isinstance(item, dict) and set(item) == {"source", "watermark"}:
+            yield ("watermark", item["watermark"], item["source"])
         else:
-            yield ("event", item)
+            yield ("event", item, None)
 
 
 def json_value(v, flink_ty, as_text=False):
@@ -289,11 +318,15 @@ def event_line(item, table):
     return "{" + ", ".join(fields) + "}"
 
 
-def write_events(fx, table, path):
-    """The fixture's events as JSON lines; the final watermark the simulator reaches."""
+def write_events(fx, table, path, source=None):
+    """The fixture's events as JSON lines; the final watermark the simulator
+    reaches. With `source`, only the items of that source (and watermarks
+    naming no source) are written."""
     lines, wm = [], None
     et, delay = (table.event_time, table.watermark[1]) if table.watermark else (None, 0)
-    for kind, item in given_items(fx):
+    for kind, item, src in given_items(fx):
+        if source is not None and src not in (source, None if kind == "watermark" else source):
+            continue
         if kind == "watermark":
             if et is None:
                 continue
@@ -502,8 +535,7 @@ def run_fixture(flink, script, plan, fpath, frel, sim, tmp, no_retention=None):
         expected = [(e["op"], {k: v for k, v in e.items() if k != "op"}) for e in (fx.get("expect") or [])]
     expected = [(op, {n: normalize(c.get(n), out_types[n]) for n in names}) for op, c in expected]
 
-    src = plan.root_source(model)
-    table = script.tables.get(src + "_raw") or script.tables.get(src)
+    srcs = plan.sources(model)
     data = os.path.join(tmp, "run", re.sub(r"\W", "_", frel))
 
     def dir_of(t):
@@ -512,7 +544,13 @@ def run_fixture(flink, script, plan, fpath, frel, sim, tmp, no_retention=None):
         return d
 
     try:
-        wm = write_events(fx, table, os.path.join(dir_of(table.name), "events.json"))
+        # Each source's events in its own file; the watermark the windows
+        # see is the slowest source's.
+        wms = []
+        for src in srcs:
+            table = script.tables.get(src + "_raw") or script.tables.get(src)
+            wms.append(write_events(fx, table, os.path.join(dir_of(table.name), "events.json"), src if len(srcs) > 1 else None))
+        wm = None if any(w is None for w in wms) else min(wms)
         env = setup(flink, script, dir_of, sinks=None)
         fnames, ftypes, rows = flink_changelog(env, model)
     except Exception as e:  # noqa: BLE001
@@ -558,6 +596,8 @@ def run_fixture(flink, script, plan, fpath, frel, sim, tmp, no_retention=None):
                 verdict = ("FINAL", v[1].replace("rule ", "rule first-upsert + ", 1))
             elif v:
                 verdict = ("FINAL", "rule first-upsert" + v[1][v[1].index(" ("):] if " (" in v[1] else "rule first-upsert")
+        if verdict is None and plan.source_reads(model) > 1:
+            verdict = rules.source_order_ops(ops, expected, key)
         if verdict:
             return verdict[0], verdict[1] + note
         if no_retention is not None:

@@ -60,6 +60,18 @@ def main():
     # ...but a missing half of a real update, or a lost row, is a difference.
     check(rules.classify_changelog([("c", g(1)), ("c", g(2))], sim), None)
     check(rules.classify_changelog([("c", g(1)), ("d", g(1))], sim), None)
+    # source-order: a model over several sources; an append output is the same rows in any order...
+    a, b = {"id": 1, "region": "eu"}, {"id": 2, "region": "us"}
+    assert "source-order" in rules.source_order_ops([("insert", b), ("insert", a)], [("insert", a), ("insert", b)], None)[1]
+    check(rules.source_order_ops([("insert", b), ("insert", b)], [("insert", a), ("insert", b)], None), None)
+    # ...an upsert output ends in the same final table, and a different one is a difference.
+    sim = [("insert", row(1, "1")), ("insert", row(2, "1")), ("update", row(1, "2"))]
+    fl = [("insert", row(1, "1")), ("update", row(1, "2")), ("insert", row(2, "1"))]
+    assert "source-order" in rules.source_order_ops(fl, sim, key)[1]
+    check(rules.source_order_ops(fl[:2], sim, key), None)
+    want = [(k1, row(1, "1")), ((rules.canon(2),), row(2, "1")), (k1, row(1, "2"))]
+    assert "source-order" in rules.source_order_records([want[0], want[2], want[1]], want, keyed=True)[1]
+    check(rules.source_order_records(want[:2], want, keyed=True), None)
     print("rules: ok")
 
 

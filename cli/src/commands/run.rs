@@ -1,7 +1,8 @@
 //! `run`: the whole application on the simulator over files.
 //!
 //! `<input>/<source>.jsonl` in (one JSON object per line; a line
-//! `{"watermark": …}` advances the clock); out, for each model,
+//! `{"watermark": …}` advances the clock; the files of the sources one
+//! model reads are read in turns, a line of each in source-name order); out, for each model,
 //! `<model>.changelog.jsonl` and, for upsert models, `<model>.table.jsonl`
 //! (the final table), plus `<source>.late.jsonl` / `.quarantined.jsonl`
 //! when events were dropped or quarantined. Every file is written to a
@@ -11,7 +12,6 @@
 //! texts) and keeps the final tables ([`FinalTable`]); this file reads
 //! and writes the files, shows progress and writes the summary.
 
-use std::collections::BTreeMap;
 use std::fs::{self, File};
 use std::io::{BufRead, BufReader, BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -23,7 +23,7 @@ use streamform::plan::node::ModelPlan;
 use streamform::sim::final_table::FinalTable;
 use streamform::sim::line_feed::{Line, LineFeed};
 use streamform::sim::scalar::Scalar;
-use streamform::sim::{chain_to, source_spec, Change, Outcome, SourceSpec};
+use streamform::sim::{inputs_to, source_spec, Change, Outcome, SourceSpec};
 use streamform::SourceName;
 
 use crate::out::{eprint, print};
@@ -37,22 +37,42 @@ pub fn run(project: &str, input: &str, output: &str) -> u8 {
     };
     let db = &loaded.db;
     let p = loaded.project;
-    // Each model belongs to the one source at the root of its ref() chain.
-    let mut by_source: BTreeMap<String, Vec<Arc<ModelPlan>>> = BTreeMap::new();
+    // Models that share a source run in one dataflow, with every source
+    // upstream of them; a dataflow is named by its sources.
+    let mut flows: Vec<(Vec<String>, Vec<Arc<ModelPlan>>)> = Vec::new();
     for name in &dependency_graph(db, p).order {
-        if let Some((source, chain)) = chain_to(db, p, name) {
-            by_source.entry(source).or_default().push(chain.last().expect("a chain ends at its model").clone());
+        if let Some((sources, chain)) = inputs_to(db, p, name) {
+            let plan = chain.last().expect("the inputs end at the model").clone();
+            let mut group: (Vec<String>, Vec<Arc<ModelPlan>>) = (sources, vec![plan]);
+            // Merged in dependency order, so each flow's plans stay in it.
+            while let Some(i) = flows.iter().position(|(s, _)| s.iter().any(|x| group.0.contains(x))) {
+                let (s, mut plans) = flows.remove(i);
+                for x in s {
+                    if !group.0.contains(&x) {
+                        group.0.push(x);
+                    }
+                }
+                plans.append(&mut group.1);
+                group.1 = plans;
+            }
+            flows.push(group);
         }
     }
+    for f in &mut flows {
+        f.0.sort();
+        let mut order = dependency_graph(db, p).order.iter();
+        f.1.sort_by_key(|plan| order.position(|m| *m == plan.name));
+    }
+    flows.sort_by(|a, b| a.0.cmp(&b.0));
     if let Err(e) = fs::create_dir_all(output) {
         eprint(&format!("error: could not create the output directory {output}: {e}\n"));
         return 2;
     }
     let mut out = Outputs::new(Path::new(output));
     let mut summary = String::new();
-    for (source, plans) in by_source {
-        let Some(spec) = source_spec(db, p, SourceName::new(db, source.clone())).clone() else { continue };
-        match run_source(Path::new(input), spec, plans, &mut out) {
+    for (sources, plans) in flows {
+        let Some(specs) = sources.iter().map(|s| source_spec(db, p, SourceName::new(db, s.clone())).clone()).collect::<Option<Vec<_>>>() else { continue };
+        match run_flow(Path::new(input), specs, plans, &mut out) {
             Ok(s) => summary.push_str(&s),
             Err(message) => {
                 out.discard();
@@ -186,75 +206,98 @@ impl Dropped {
     }
 }
 
-fn run_source(input: &Path, spec: SourceSpec, plans: Vec<Arc<ModelPlan>>, out: &mut Outputs) -> Result<String, String> {
-    let source = spec.name.clone();
+fn run_flow(input: &Path, specs: Vec<SourceSpec>, plans: Vec<Arc<ModelPlan>>, out: &mut Outputs) -> Result<String, String> {
     let mut models = plans.iter().map(|plan| ModelOut::new(plan, out)).collect::<Result<Vec<_>, _>>()?;
-    let mut feed = LineFeed::new(spec, plans);
-    let mut dropped = Dropped { source: source.clone(), late: None, quarantined: None };
-    let path = input.join(format!("{source}.jsonl"));
-    let display = path.display().to_string();
-    match File::open(&path) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            eprint(&format!("warning: no input for source `{source}` ({display}); its models run on no events\n"));
+    let mut dropped: Vec<Dropped> = specs.iter().map(|s| Dropped { source: s.name.clone(), late: None, quarantined: None }).collect();
+    let mut files: Vec<Option<Input>> = Vec::with_capacity(specs.len());
+    for spec in &specs {
+        let path = input.join(format!("{}.jsonl", spec.name));
+        let display = path.display().to_string();
+        match File::open(&path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                eprint(&format!("warning: no input for source `{}` ({display}); its models run on no events\n", spec.name));
+                files.push(None);
+            }
+            Err(e) => return Err(format!("could not read {display}: {e}")),
+            Ok(f) => {
+                // One file alone shows its progress; files read in turns do not.
+                let size = f.metadata().map(|m| m.len()).unwrap_or(0);
+                let progress = if specs.len() == 1 { progress_bar(&spec.name, size) } else { None };
+                files.push(Some(Input { reader: BufReader::with_capacity(1 << 20, f), display, lineno: 0, read: 0, progress }));
+            }
         }
-        Err(e) => return Err(format!("could not read {display}: {e}")),
-        Ok(f) => feed_file(f, &display, &mut feed, &mut models, &mut dropped, out)?,
     }
-    let mut summary = format!("{source}: {} event{} read, {} processed", feed.events, plural(feed.events), feed.processed);
-    if feed.late > 0 {
-        summary.push_str(&format!(", {} dropped as late", feed.late));
+    let mut feed = LineFeed::new(specs, plans);
+    feed_files(&mut files, &mut feed, &mut models, &mut dropped, out)?;
+    let mut summary = String::new();
+    for (src, c) in feed.counts.iter().enumerate() {
+        summary.push_str(&format!("{}: {} event{} read, {} processed", feed.source(src).name, c.events, plural(c.events), c.processed));
+        if c.late > 0 {
+            summary.push_str(&format!(", {} dropped as late", c.late));
+        }
+        if c.no_time > 0 {
+            summary.push_str(&format!(", {} dropped without event time", c.no_time));
+        }
+        if c.quarantined > 0 {
+            summary.push_str(&format!(", {} quarantined", c.quarantined));
+        }
+        summary.push('\n');
     }
-    if feed.no_time > 0 {
-        summary.push_str(&format!(", {} dropped without event time", feed.no_time));
-    }
-    if feed.quarantined > 0 {
-        summary.push_str(&format!(", {} quarantined", feed.quarantined));
-    }
-    summary.push('\n');
     let width = models.iter().map(|m| m.plan.name.chars().count()).max().unwrap_or(0);
     for m in models {
         summary.push_str(&m.finish(out, width)?);
     }
-    dropped.flush()?;
+    for d in dropped {
+        d.flush()?;
+    }
     Ok(summary)
 }
 
-/// Feeds the source's file into the simulator line by line, writing what
-/// the models emit and the events dropped or quarantined.
-fn feed_file(f: File, display: &str, feed: &mut LineFeed, models: &mut [ModelOut], dropped: &mut Dropped, out: &mut Outputs) -> Result<(), String> {
-    let size = f.metadata().map(|m| m.len()).unwrap_or(0);
-    let progress = progress_bar(&feed.source().name, size);
-    let mut reader = BufReader::with_capacity(1 << 20, f);
+/// One source's file as it is read.
+struct Input {
+    reader: BufReader<File>,
+    display: String,
+    lineno: usize,
+    read: u64,
+    progress: Option<indicatif::ProgressBar>,
+}
+
+/// Feeds the sources' files into the simulator a line of each in turn
+/// (source-name order; a file that ends drops out), writing what the
+/// models emit and the events dropped or quarantined.
+fn feed_files(files: &mut [Option<Input>], feed: &mut LineFeed, models: &mut [ModelOut], dropped: &mut [Dropped], out: &mut Outputs) -> Result<(), String> {
     let mut line = String::new();
-    let (mut lineno, mut read) = (0usize, 0u64);
     let mut io_error: Option<std::io::Error> = None;
-    loop {
-        line.clear();
-        let n = reader.read_line(&mut line).map_err(|e| format!("could not read {display}: {e}"))?;
-        if n == 0 {
-            break;
-        }
-        lineno += 1;
-        read += n as u64;
-        if lineno % 65_536 == 0 {
-            if let Some(pb) = &progress {
-                pb.set_position(read);
+    while files.iter().any(Option::is_some) {
+        for src in 0..files.len() {
+            let Some(f) = &mut files[src] else { continue };
+            line.clear();
+            let n = f.reader.read_line(&mut line).map_err(|e| format!("could not read {}: {e}", f.display))?;
+            if n == 0 {
+                if let Some(pb) = files[src].take().and_then(|f| f.progress) {
+                    pb.finish_and_clear();
+                }
+                continue;
+            }
+            f.lineno += 1;
+            f.read += n as u64;
+            if f.lineno % 65_536 == 0 {
+                if let Some(pb) = &f.progress {
+                    pb.set_position(f.read);
+                }
+            }
+            let mut emit = |m: usize, c: &Change| {
+                if let Err(e) = models[m].record(c) {
+                    io_error.get_or_insert(e);
+                }
+            };
+            if let Line::Event { fields, outcome } = feed.push_line(src, &line, &mut emit).map_err(|m| format!("{}:{}: {m}", f.display, f.lineno))? {
+                dropped[src].write(out, &fields, &outcome)?;
+                if let Some(e) = io_error.take() {
+                    return Err(format!("could not write the changelog: {e}"));
+                }
             }
         }
-        let mut emit = |m: usize, c: &Change| {
-            if let Err(e) = models[m].record(c) {
-                io_error.get_or_insert(e);
-            }
-        };
-        if let Line::Event { fields, outcome } = feed.push_line(&line, &mut emit).map_err(|m| format!("{display}:{lineno}: {m}"))? {
-            dropped.write(out, &fields, &outcome)?;
-            if let Some(e) = io_error.take() {
-                return Err(format!("could not write the changelog: {e}"));
-            }
-        }
-    }
-    if let Some(pb) = progress {
-        pb.finish_and_clear();
     }
     Ok(())
 }

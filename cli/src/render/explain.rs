@@ -24,10 +24,9 @@ pub fn model_explain(plan: &ModelPlan, sink_target: Option<(&str, &str)>, source
             s.push_str("     \u{2193}\n");
         }
         let _ = writeln!(s, "{}", n.operator.title());
-        if i == 0 {
-            if let Some(up) = &plan.reads_model {
-                let _ = writeln!(s, "  from={up}");
-            }
+        // A node reading another model's output names that model.
+        for up in n.inputs.iter().filter_map(|id| id.strip_suffix("::sink::0")).filter(|m| plan.reads_models.iter().any(|r| r == m)) {
+            let _ = writeln!(s, "  from={up}");
         }
         match &n.kind {
             NodeKind::Source(read) => {
@@ -53,6 +52,9 @@ pub fn model_explain(plan: &ModelPlan, sink_target: Option<(&str, &str)>, source
                 let st = n.state.as_ref().expect("aggregates are keyed");
                 let _ = writeln!(s, "  key={}", st.keys.join(", "));
                 let _ = writeln!(s, "  aggregates={}", calls.iter().map(|c| c.name.as_str()).collect::<Vec<_>>().join(", "));
+            }
+            NodeKind::Union => {
+                let _ = writeln!(s, "  inputs={}", n.inputs.join(", "));
             }
             NodeKind::Sink { materialized } => {
                 let _ = writeln!(s, "  model={}", plan.name);

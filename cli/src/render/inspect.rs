@@ -25,6 +25,10 @@ pub fn model_block(slice: &ModelSlice) -> String {
 fn node_block(s: &mut String, n: &NodeEntry) {
     let _ = writeln!(s, "  {}  {}", n.id, title(&n.operator));
     let _ = writeln!(s, "    definition={}", n.definition);
+    // A node of several inputs names them (one input is the node above it).
+    if n.inputs.len() > 1 {
+        let _ = writeln!(s, "    inputs={}", n.inputs.join(", "));
+    }
     if let Some(t) = &n.time {
         let _ = writeln!(s, "    time={t}");
     }

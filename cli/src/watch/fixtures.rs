@@ -9,7 +9,7 @@ use std::sync::Arc;
 use streamform::check::fixture;
 use streamform::plan::node::ModelPlan;
 use streamform::sim::dataflow::SourceSpec;
-use streamform::sim::{chain_to, source_spec};
+use streamform::sim::{inputs_to, source_spec};
 use streamform::sim::fixture_report;
 use streamform::{Database, Project, SourceName};
 
@@ -33,7 +33,7 @@ pub struct TestOutcome {
 
 /// What each fixture ran against last time: its source and the plans from
 /// the source down to its model.
-type Inputs = Option<(Option<SourceSpec>, Vec<Arc<ModelPlan>>)>;
+type Inputs = Option<(Vec<Option<SourceSpec>>, Vec<Arc<ModelPlan>>)>;
 
 #[derive(Default)]
 pub struct Fixtures {
@@ -49,7 +49,7 @@ impl Fixtures {
         for &file in project.fixture_files(db) {
             let path = file.path(db).clone();
             let Ok(fx) = fixture(db, file) else { continue };
-            let inputs: Inputs = chain_to(db, project, &fx.model).map(|(source, chain)| (source_spec(db, project, SourceName::new(db, source)).clone(), chain));
+            let inputs: Inputs = inputs_to(db, project, &fx.model).map(|(sources, chain)| (sources.into_iter().map(|s| source_spec(db, project, SourceName::new(db, s)).clone()).collect(), chain));
             let same = self.last.get(&path).is_some_and(|old| same_inputs(old, &inputs));
             if !same || changed.contains(&path.as_str()) {
                 let run = match fixture_report(db, project, file) {

@@ -17,7 +17,7 @@ use crate::config::{Connector, ProjectConfig};
 use crate::db::{Db, ModelName, Project, SourceFile, SourceName};
 use crate::diagnostic::{did_you_mean, Diagnostic, Severity};
 use crate::graph::dependency_graph;
-use crate::model::model_plan;
+use crate::model::{model_plan, upstream_sources};
 use crate::project::{self, model_file, project_config, sources_config, CONFIG_FILE, SOURCES_FILE};
 
 pub use fixtures::{fixture, Fixture};
@@ -336,6 +336,17 @@ fn unused_sources(db: &dyn Db, project: Project, segments: &[&SegmentChecks]) ->
         .collect()
 }
 
+/// The sources a fixture's `given` items name must be ones its model
+/// reads, and a model over several sources needs every event to name one.
+fn fixture_source_checks(db: &dyn Db, project: Project, fx: &Fixture) -> Vec<Diagnostic> {
+    let read = upstream_sources(db, project, ModelName::new(db, fx.model.clone()));
+    let mut out: Vec<Diagnostic> = fx.given_sources.iter().filter(|(name, _)| !read.contains(name)).map(|(name, span)| fixtures::unread_source(fx, name, *span, read)).collect();
+    if let (Some(span), [_, _, ..]) = (fx.untagged_event, read.as_slice()) {
+        out.push(fixtures::event_without_source(fx, span, read));
+    }
+    out
+}
+
 /// One fixture file: its summary row and its diagnostics (its model must
 /// exist; its expectations must name exactly the model's output columns).
 #[salsa::tracked(returns(ref))]
@@ -355,6 +366,7 @@ pub fn fixture_checks(db: &dyn Db, project: Project, file: SourceFile) -> (Optio
         return (Some(summary), out);
     }
     let Some(plan) = model_plan(db, project, ModelName::new(db, fx.model.clone())) else { return (Some(summary), out) };
+    out.extend(fixture_source_checks(db, project, fx));
     let cols: Vec<&str> = plan.sink().schema.iter().map(|c| c.name.as_str()).collect();
     // Rows are read again, for their spans, only when a shape is wrong.
     let fits = |shape: &Vec<String>| shape.len() == cols.len() && cols.iter().all(|c| shape.iter().any(|n| n == c));

@@ -65,8 +65,11 @@ pub fn model_checks<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>
     // The original still warns about the aggregate's key when only the
     // materialization failed.
     let keys = lowered.plan.as_ref().and_then(|p| unwindowed_aggregate_keys(&p.nodes)).or_else(|| lowered.aggregate_keys.clone());
-    if let (Some(keys), Some(root)) = (&keys, upstream.first()) {
-        key_order_checks(&n, keys, root, &mut out.key_order);
+    // Each source upstream (a union reads several) partitions its own events.
+    if let Some(keys) = &keys {
+        for root in &upstream {
+            key_order_checks(&n, keys, root, &mut out.key_order);
+        }
     }
     let Some(plan) = &lowered.plan else { return out };
     unaliased_column_warnings(db, &n, file, plan, &mut out.planning);

@@ -205,6 +205,12 @@ codes! {
     ColumnAliasCount = "E0512",
     /// a scalar function, CASE, IN, BETWEEN, LIKE, `%` or string concatenation over operands of the wrong type or number
     ScalarOperandMismatch = "E0513",
+    /// the inputs of a UNION ALL differ in their number of columns or in a column's name
+    UnionColumnsDiffer = "E0830",
+    /// the inputs of a UNION ALL give one column different types
+    UnionColumnTypesDiffer = "E0831",
+    /// an input of a UNION ALL is updating (reads an upsert model or aggregates)
+    UnionOverUpdatingInput = "E0832",
     /// a bare table name
     BareTableName = "E0601",
     /// `source()`/`ref()` without one single-quoted name
@@ -233,9 +239,13 @@ codes! {
     FixtureUndeclaredEventColumn = "E0777",
     /// (`test`) a fixture event value does not fit its column's type (the help says what to write); the fixture fails without running
     FixtureEventTypeMismatch = "E0778",
+    /// a fixture event does not name its source, and its model reads several (the help shows the form)
+    FixtureEventWithoutSource = "E0833",
+    /// a fixture item names a source its model does not read (the help lists the sources)
+    FixtureUnreadSource = "E0834",
     /// a `nodes:` hint names a node the model's plan does not have (the help lists the nodes)
     HintUnknownNode = "E0780",
-    /// a `nodes:` hint key is not `<kind>.<ordinal>` (kind one of source, filter, project, aggregate, sink; ordinal a plain number)
+    /// a `nodes:` hint key is not `<kind>.<ordinal>` (kind one of source, filter, project, aggregate, sink, union; ordinal a plain number)
     HintMalformedNode = "E0781",
     /// a hint's `was` is not a node id `<model>::<kind>::<ordinal>`, so it can never match
     HintMalformedWas = "W0782",

@@ -15,6 +15,10 @@
 //!   either mode (over upserts it retracts each replaced or deleted row
 //!   first: `retracts`) and emits upsert keyed by the GROUP BY columns in
 //!   order (an empty key for a global aggregate).
+//! - **Union** (`UNION ALL`): append when every input is append, as in
+//!   Flink. An updating input is refused (E0832): Flink's union of
+//!   updating inputs carries no upsert key (two inputs may hold the same
+//!   key), which an upsert changelog here cannot say.
 //! - **Sink**: the input's mode, which must fit the materialization: an
 //!   append model cannot write upserts, and an upsert model declares
 //!   exactly its upsert key. An upsert model may write an append changelog
@@ -68,6 +72,14 @@ pub fn aggregate_input(input: &Changelog, windowed: bool) -> Result<(), Conflict
 /// deletes, so it takes each replaced row's contribution back.
 pub fn retracts(input: &Changelog) -> bool {
     matches!(input, Changelog::Upsert(_))
+}
+
+/// A Union node's mode over `inputs`; `Err(i)`: input `i` is updating.
+pub fn union(inputs: &[&Changelog]) -> Result<Changelog, usize> {
+    match inputs.iter().position(|c| !matches!(c, Changelog::Append)) {
+        Some(i) => Err(i),
+        None => Ok(Changelog::Append),
+    }
 }
 
 /// An Aggregate node's mode, grouped by the columns `keys`.

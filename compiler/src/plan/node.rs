@@ -15,11 +15,13 @@ pub enum Operator {
     Project,
     Aggregate,
     Sink,
+    /// `UNION ALL`: the rows of every input, unchanged; no state.
+    Union,
 }
 
 impl Operator {
     /// In plan order: the names a manifest, an id and a `nodes:` hint use.
-    pub const ALL: [Operator; 5] = [Operator::Source, Operator::Filter, Operator::Project, Operator::Aggregate, Operator::Sink];
+    pub const ALL: [Operator; 6] = [Operator::Source, Operator::Filter, Operator::Project, Operator::Aggregate, Operator::Sink, Operator::Union];
 
     /// The manifest's lowercase name, also used in node ids.
     pub fn as_str(self) -> &'static str {
@@ -29,6 +31,7 @@ impl Operator {
             Operator::Project => "project",
             Operator::Aggregate => "aggregate",
             Operator::Sink => "sink",
+            Operator::Union => "union",
         }
     }
 
@@ -40,6 +43,7 @@ impl Operator {
             Operator::Project => "Project",
             Operator::Aggregate => "Aggregate",
             Operator::Sink => "Sink",
+            Operator::Union => "Union",
         }
     }
 
@@ -47,7 +51,7 @@ impl Operator {
         Operator::ALL.into_iter().find(|o| o.as_str() == s)
     }
 
-    /// `source, filter, project, aggregate, sink`, for messages.
+    /// `source, filter, project, aggregate, sink, union`, for messages.
     pub fn names() -> String {
         Operator::ALL.map(Operator::as_str).join(", ")
     }
@@ -155,6 +159,9 @@ pub enum NodeKind {
     /// input is updating, so replaced and deleted rows are taken back.
     Aggregate { keys: Vec<usize>, calls: Vec<AggCall>, window: Option<TimeWindow>, retract: bool },
     Sink { materialized: Materialized },
+    /// `UNION ALL` of its inputs (two or more), which have the same columns
+    /// in the same order.
+    Union,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -185,8 +192,9 @@ pub struct ModelPlan {
     pub name: String,
     pub materialized: Materialized,
     pub key: Vec<String>,
-    /// The upstream model, when the model reads `ref()`.
-    pub reads_model: Option<String>,
+    /// The upstream models the model reads with `ref()`, in the order
+    /// the FROM clauses name them (each once).
+    pub reads_models: Vec<String>,
     pub nodes: Vec<PlanNode>,
 }
 

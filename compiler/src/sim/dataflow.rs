@@ -1,6 +1,7 @@
-//! The executable application over one source: the source's clock,
-//! contracts and late policy, and every model rooted at it, in dependency
-//! order. Events and watermarks are pushed in; each model's changelog
+//! The executable application over its sources: each source's clock,
+//! contracts, late policy and watermark, and every model reading them, in
+//! dependency order, each a tree of operators (a union merges paths).
+//! Events and watermarks are pushed in per source; each model's changelog
 //! records are handed to a callback as they are emitted.
 
 use std::sync::Arc;
@@ -13,7 +14,7 @@ use super::state::KeyedStore;
 use super::value::Value;
 use crate::config::LatePolicy;
 use crate::plan::expr::Expr;
-use crate::plan::node::{Column, ModelPlan};
+use crate::plan::node::{Column, ModelPlan, NodeKind};
 
 /// A source as the simulator reads it.
 #[derive(Clone, Debug, PartialEq)]
@@ -52,10 +53,10 @@ impl SimError {
     /// The error's text. `event` numbers the event in its input when the
     /// text is not located otherwise (a fixture's report), as in "event 3
     /// has no `ts`"; `run` puts the file and line before it instead.
-    pub fn message(&self, source: &str, event: Option<usize>) -> String {
+    pub fn message(&self, event: Option<usize>) -> String {
         match self {
             SimError::Eval(e) => {
-                let _ = (source, event);
+                let _ = event;
                 e.to_string()
             }
         }
@@ -68,18 +69,31 @@ impl From<EvalError> for SimError {
     }
 }
 
-#[derive(Debug)]
-enum Reads {
-    Source,
-    Model,
+/// Where a record enters a model: a source it reads, or a model it reads
+/// with ref(). A model has one entry per Source node and per input naming
+/// another model's Sink, in plan order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Entry {
+    Source(usize),
+    Model(usize),
 }
 
 #[derive(Debug)]
 pub struct ModelExec {
     pub plan: Arc<ModelPlan>,
-    input: Reads,
     ops: Vec<Operator>,
-    readers: Vec<usize>,
+    /// The operator each operator's output goes to; `None`: the sink. A
+    /// model is a tree (a union merges paths), so each has one.
+    next: Vec<Option<usize>>,
+    /// Each entry and the first operator its records reach.
+    entries: Vec<(Entry, Option<usize>)>,
+    /// The models reading this one, each with the entry it reads through.
+    readers: Vec<(usize, usize)>,
+    /// The sources upstream of the model, directly or through ref().
+    sources: Vec<usize>,
+    /// The minimum of those sources' watermarks, as Flink's watermark of a
+    /// multi-input operator is.
+    watermark: Option<i64>,
     /// It aggregates an updating input: each update reaching that
     /// aggregate runs as the delete of the old row, then the insert of the
     /// new one, as Flink's retraction pair (-U, +U) does.
@@ -106,136 +120,153 @@ pub type Emit<'a> = dyn FnMut(usize, &Change) + 'a;
 
 #[derive(Debug)]
 pub struct Dataflow {
-    pub source: SourceSpec,
+    pub sources: Vec<SourceSpec>,
     pub models: Vec<ModelExec>,
-    roots: Vec<usize>,
-    watermark: Option<i64>,
+    /// For each source, the models reading it and the entry they read it by.
+    roots: Vec<Vec<(usize, usize)>>,
+    /// Each source's watermark.
+    watermarks: Vec<Option<i64>>,
+}
+
+/// While a model's operators are built: where the records of a plan node's
+/// output still have to be sent.
+#[derive(Clone, Copy)]
+enum Open {
+    Entry(usize),
+    Op(usize),
+}
+
+/// One plan node's output while the operators are built.
+struct Built {
+    schema: Vec<Column>,
+    /// How wide its rows are, when sure.
+    width: Option<usize>,
+    open: Vec<Open>,
 }
 
 impl Dataflow {
-    /// `plans` in dependency order; a plan reading a model not in the list
-    /// is treated as reading the source.
-    pub fn new(source: SourceSpec, plans: Vec<Arc<ModelPlan>>) -> Dataflow {
+    /// `plans` in dependency order; an input that is neither in `sources`
+    /// nor in `plans` is never fed.
+    pub fn new(sources: Vec<SourceSpec>, plans: Vec<Arc<ModelPlan>>) -> Dataflow {
         let mut models: Vec<ModelExec> = Vec::with_capacity(plans.len());
+        let mut roots: Vec<Vec<(usize, usize)>> = vec![Vec::new(); sources.len()];
         for plan in plans {
-            let upstream = plan.reads_model.as_ref().and_then(|m| models.iter().position(|x| &x.plan.name == m));
-            let mut schema: Vec<Column> = match upstream {
-                Some(u) => models[u].plan.sink().schema.clone(),
-                None => source.columns.clone(),
-            };
-            let mut ops = Vec::new();
-            // How wide the rows reaching the next operator are, when sure.
-            let mut width: Option<usize> = None;
-            for node in &plan.nodes {
-                match Operator::of(&plan.name, node, &schema) {
-                    // The identity on rows known to be as wide: nothing to run.
-                    Some(Operator::PassThrough(n)) if width == Some(n) => {}
-                    Some(op) => {
-                        width = op.width().or(width);
-                        ops.push(op);
-                    }
-                    None => {}
-                }
-                schema = node.schema.clone();
-            }
             let idx = models.len();
-            if let Some(u) = upstream {
-                models[u].readers.push(idx);
+            let exec = build_model(plan, &sources, &models);
+            for (e, (entry, _)) in exec.entries.iter().enumerate() {
+                match *entry {
+                    Entry::Source(s) => roots[s].push((idx, e)),
+                    Entry::Model(u) => models[u].readers.push((idx, e)),
+                }
             }
-            let splits_updates = ops.iter().any(|op| matches!(op, Operator::Aggregate(a) if a.retracts()));
-            models.push(ModelExec { plan, input: if upstream.is_some() { Reads::Model } else { Reads::Source }, ops, readers: Vec::new(), splits_updates, bufs: Default::default() });
+            models.push(exec);
         }
-        let roots = models.iter().enumerate().filter(|(_, m)| matches!(m.input, Reads::Source)).map(|(i, _)| i).collect();
-        Dataflow { source, models, roots, watermark: None }
+        let watermarks = vec![None; sources.len()];
+        Dataflow { sources, models, roots, watermarks }
     }
 
-    pub fn watermark(&self) -> Option<i64> {
-        self.watermark
-    }
-
-    /// Feeds one event (in source column order): contracts, then the late
-    /// check against the watermark before it, then the models, then the
-    /// watermark advances (closing windows, expiring state).
-    pub fn push_event(&mut self, row: &[Value], emit: &mut Emit<'_>) -> Result<Outcome, SimError> {
-        let broken = self.source.contracts.iter().map(|(name, rule)| holds(rule, row).map(|ok| (!ok).then(|| name.clone()))).find(|r| !matches!(r, Ok(None)));
+    /// Feeds one event of source `src` (in its column order): contracts,
+    /// then the late check against that source's watermark before it, then
+    /// the models, then the source's watermark advances (closing windows,
+    /// expiring state where every upstream source's watermark has passed).
+    pub fn push_event(&mut self, src: usize, row: &[Value], emit: &mut Emit<'_>) -> Result<Outcome, SimError> {
+        let source = &self.sources[src];
+        let broken = source.contracts.iter().map(|(name, rule)| holds(rule, row).map(|ok| (!ok).then(|| name.clone()))).find(|r| !matches!(r, Ok(None)));
         if let Some(broken) = broken {
             let name = broken?.expect("a broken contract");
             {
                 // The raw stream carries the watermark, bad records included (as on Flink).
-                if let Some(Value::Timestamp(ts)) = self.source.time.and_then(|t| row.get(t)) {
-                    let wm = ts.saturating_sub(self.source.delay_ms);
-                    self.advance(wm, emit)?;
+                if let Some(Value::Timestamp(ts)) = source.time.and_then(|t| row.get(t)) {
+                    let wm = ts.saturating_sub(source.delay_ms);
+                    self.advance(src, wm, emit)?;
                 }
                 return Ok(Outcome::Quarantined(name));
             }
         }
-        let ts = match self.source.time {
+        let ts = match source.time {
             None => None,
             Some(t) => match row.get(t) {
                 Some(Value::Timestamp(ts)) => Some(*ts),
                 _ => return Ok(Outcome::NoTime),
             },
         };
-        if let (Some(ts), Some(wm)) = (ts, self.watermark) {
-            if ts < wm && self.source.late == LatePolicy::Drop {
+        if let (Some(ts), Some(wm)) = (ts, self.watermarks[src]) {
+            if ts < wm && source.late == LatePolicy::Drop {
                 return Ok(Outcome::Late);
             }
         }
+        let delay = source.delay_ms;
         let ctx = Context { event_time: ts.unwrap_or(0) };
-        for i in 0..self.roots.len() {
+        for i in 0..self.roots[src].len() {
+            let (m, entry) = self.roots[src][i];
             let input = Input { op: ChangeOp::Insert, row, before: None };
-            self.run_one(self.roots[i], input, ctx, emit)?;
+            self.run_one(m, entry, input, ctx, emit)?;
         }
         if let Some(ts) = ts {
-            self.advance(ts.saturating_sub(self.source.delay_ms), emit)?;
+            self.advance(src, ts.saturating_sub(delay), emit)?;
         }
         Ok(Outcome::Processed)
     }
 
-    /// An explicit watermark; ignored on processing-time sources and when
-    /// it is not ahead of the current one.
-    pub fn push_watermark(&mut self, watermark: i64, emit: &mut Emit<'_>) -> Result<(), SimError> {
-        if self.source.time.is_some() {
-            self.advance(watermark, emit)?;
+    /// An explicit watermark for source `src`, or for every source when
+    /// `None`; ignored on processing-time sources and when it is not ahead
+    /// of the current one.
+    pub fn push_watermark(&mut self, src: Option<usize>, watermark: i64, emit: &mut Emit<'_>) -> Result<(), SimError> {
+        for s in 0..self.sources.len() {
+            if src.is_none_or(|x| x == s) && self.sources[s].time.is_some() {
+                self.advance(s, watermark, emit)?;
+            }
         }
         Ok(())
     }
 
-    fn advance(&mut self, watermark: i64, emit: &mut Emit<'_>) -> Result<(), SimError> {
-        if self.watermark.is_some_and(|w| w >= watermark) {
+    fn advance(&mut self, src: usize, watermark: i64, emit: &mut Emit<'_>) -> Result<(), SimError> {
+        if self.watermarks[src].is_some_and(|w| w >= watermark) {
             return Ok(());
         }
-        self.watermark = Some(watermark);
-        let ctx = Context { event_time: watermark };
+        self.watermarks[src] = Some(watermark);
         for m in 0..self.models.len() {
+            if !self.models[m].sources.contains(&src) {
+                continue;
+            }
+            // A model's watermark is its slowest upstream source's.
+            let Some(wm) = self.models[m].sources.iter().map(|&s| self.watermarks[s]).min().flatten() else { continue };
+            if self.models[m].watermark.is_some_and(|w| w >= wm) {
+                continue;
+            }
+            self.models[m].watermark = Some(wm);
+            let ctx = Context { event_time: wm };
             for k in 0..self.models[m].ops.len() {
                 let mut out = Vec::new();
                 if let Operator::Aggregate(a) = &mut self.models[m].ops[k] {
-                    a.on_watermark(watermark, &mut out);
+                    a.on_watermark(wm, &mut out);
                 }
                 if !out.is_empty() {
-                    self.run_from(m, k + 1, out, ctx, emit)?;
+                    let next = self.models[m].next[k];
+                    self.run_from(m, next, out, ctx, emit)?;
                 }
             }
         }
         Ok(())
     }
 
-    /// Runs one record through model `m`, emits what reaches its sink, and
-    /// feeds that to the models reading it. A model that retracts takes the
-    /// path of several records: an update reaches its aggregate as two.
-    fn run_one(&mut self, m: usize, input: Input<'_>, ctx: Context, emit: &mut Emit<'_>) -> Result<(), SimError> {
+    /// Runs one record through model `m` from `entry`, emits what reaches
+    /// its sink, and feeds that to the models reading it. A model that
+    /// retracts takes the path of several records: an update reaches its
+    /// aggregate as two.
+    fn run_one(&mut self, m: usize, entry: usize, input: Input<'_>, ctx: Context, emit: &mut Emit<'_>) -> Result<(), SimError> {
+        let first = self.models[m].entries[entry].1;
         if self.models[m].splits_updates {
             let change = Change { op: input.op, row: input.row.to_vec(), before: input.before.map(<[Value]>::to_vec) };
-            return self.run_from(m, 0, vec![change], ctx, emit);
+            return self.run_from(m, first, vec![change], ctx, emit);
         }
-        self.run_record(m, input, ctx, emit)
+        self.run_record(m, first, input, ctx, emit)
     }
 
-    /// One record through model `m`'s operators in the reused buffers.
-    fn run_record(&mut self, m: usize, input: Input<'_>, ctx: Context, emit: &mut Emit<'_>) -> Result<(), SimError> {
+    /// One record through model `m`'s operators from `first` in the reused buffers.
+    fn run_record(&mut self, m: usize, first: Option<usize>, input: Input<'_>, ctx: Context, emit: &mut Emit<'_>) -> Result<(), SimError> {
         let model = &mut self.models[m];
-        let Some(i) = run_ops(&mut model.ops, input, ctx, &mut model.bufs)? else { return Ok(()) };
+        let Some(i) = run_ops(&mut model.ops, &model.next, first, input, ctx, &mut model.bufs)? else { return Ok(()) };
         emit(m, &model.bufs[i].change);
         if model.readers.is_empty() {
             return Ok(());
@@ -244,7 +275,8 @@ impl Dataflow {
         let bufs = std::mem::take(&mut model.bufs);
         let mut result = Ok(());
         for k in 0..self.models[m].readers.len() {
-            result = self.run_one(self.models[m].readers[k], bufs[i].change.input(), ctx, emit);
+            let (r, entry) = self.models[m].readers[k];
+            result = self.run_one(r, entry, bufs[i].change.input(), ctx, emit);
             if result.is_err() {
                 break;
             }
@@ -253,12 +285,14 @@ impl Dataflow {
         result
     }
 
-    /// Runs records through model `m` from operator `start`, each operator
-    /// taking them all in turn, emits what reaches its sink, and feeds that
-    /// to the models reading it.
-    fn run_from(&mut self, m: usize, start: usize, mut records: Vec<Change>, ctx: Context, emit: &mut Emit<'_>) -> Result<(), SimError> {
+    /// Runs records through model `m` from operator `start` on, each
+    /// operator taking them all in turn, emits what reaches its sink, and
+    /// feeds that to the models reading it.
+    fn run_from(&mut self, m: usize, start: Option<usize>, mut records: Vec<Change>, ctx: Context, emit: &mut Emit<'_>) -> Result<(), SimError> {
         let mut next = Vec::new();
-        for op in &mut self.models[m].ops[start..] {
+        let mut at = start;
+        while let Some(k) = at {
+            let op = &mut self.models[m].ops[k];
             if matches!(op, Operator::Aggregate(a) if a.retracts()) {
                 records = records.into_iter().flat_map(halves).collect();
             }
@@ -274,18 +308,84 @@ impl Dataflow {
             if records.is_empty() {
                 break;
             }
+            at = self.models[m].next[k];
         }
         if !records.is_empty() {
             for c in &records {
                 emit(m, c);
             }
             for i in 0..self.models[m].readers.len() {
-                let r = self.models[m].readers[i];
-                self.run_from(r, 0, records.clone(), ctx, emit)?;
+                let (r, entry) = self.models[m].readers[i];
+                let first = self.models[r].entries[entry].1;
+                self.run_from(r, first, records.clone(), ctx, emit)?;
             }
         }
         Ok(())
     }
+}
+
+/// A model's operators, wired as its plan's nodes are: each node's output
+/// goes to the node reading it; an identity on rows known to be as wide
+/// as its input runs nothing.
+fn build_model(plan: Arc<ModelPlan>, sources: &[SourceSpec], models: &[ModelExec]) -> ModelExec {
+    let mut ops: Vec<Operator> = Vec::new();
+    let mut next: Vec<Option<usize>> = Vec::new();
+    let mut entries: Vec<(Entry, Option<usize>)> = Vec::new();
+    let mut upstream: Vec<usize> = Vec::new();
+    let mut built: Vec<(String, Built)> = Vec::new();
+    let model_of = |id: &str| id.strip_suffix("::sink::0").and_then(|m| models.iter().position(|x| x.plan.name == m));
+    for node in &plan.nodes {
+        // The node's inputs: earlier nodes of this model, another model's
+        // sink (an entry), or, for a Source node, its source (an entry).
+        let mut ins: Vec<Built> = Vec::new();
+        if let NodeKind::Source(read) = &node.kind {
+            // A source that is not in the flow is never fed: no entry.
+            let (columns, open) = match sources.iter().position(|s| s.name == read.source) {
+                Some(s) => {
+                    upstream.push(s);
+                    entries.push((Entry::Source(s), None));
+                    (sources[s].columns.clone(), vec![Open::Entry(entries.len() - 1)])
+                }
+                None => (node.schema.clone(), Vec::new()),
+            };
+            ins.push(Built { schema: columns, width: None, open });
+        }
+        for id in &node.inputs {
+            if let Some(pos) = built.iter().position(|(b, _)| b == id) {
+                ins.push(built.remove(pos).1);
+            } else if let Some(u) = model_of(id) {
+                upstream.extend(models[u].sources.iter().copied());
+                entries.push((Entry::Model(u), None));
+                ins.push(Built { schema: models[u].plan.sink().schema.clone(), width: None, open: vec![Open::Entry(entries.len() - 1)] });
+            }
+        }
+        let schema = ins.first().map(|b| b.schema.clone()).unwrap_or_default();
+        let width = ins.iter().map(|b| b.width).reduce(|a, b| if a == b { a } else { None }).flatten();
+        let mut open: Vec<Open> = ins.into_iter().flat_map(|b| b.open).collect();
+        let mut out_width = width;
+        match Operator::of(&plan.name, node, &schema) {
+            Some(Operator::PassThrough(n)) if width == Some(n) => {}
+            Some(op) => {
+                let k = ops.len();
+                out_width = op.width().or(width);
+                for o in open.drain(..) {
+                    match o {
+                        Open::Entry(e) => entries[e].1 = Some(k),
+                        Open::Op(j) => next[j] = Some(k),
+                    }
+                }
+                open.push(Open::Op(k));
+                ops.push(op);
+                next.push(None);
+            }
+            None => {}
+        }
+        built.push((node.id(&plan.name), Built { schema: node.schema.clone(), width: out_width, open }));
+    }
+    upstream.sort_unstable();
+    upstream.dedup();
+    let splits_updates = ops.iter().any(|op| matches!(op, Operator::Aggregate(a) if a.retracts()));
+    ModelExec { plan, ops, next, entries, readers: Vec::new(), sources: upstream, watermark: None, splits_updates, bufs: Default::default() }
 }
 
 /// An update as the delete of its old row and the insert of its new one;
@@ -298,15 +398,17 @@ fn halves(c: Change) -> Vec<Change> {
     }
 }
 
-/// Runs one record through `ops`, each reading what the one before made,
-/// writing into the buffers by turns; returns the buffer holding the
-/// result, if the record got through.
+/// Runs one record through `ops` from `first`, each reading what the one
+/// before made, writing into the buffers by turns; returns the buffer
+/// holding the result, if the record got through.
 #[inline]
-fn run_ops(ops: &mut [Operator], input: Input<'_>, ctx: Context, bufs: &mut [RecordBuf; 2]) -> Result<Option<usize>, EvalError> {
+fn run_ops(ops: &mut [Operator], next: &[Option<usize>], first: Option<usize>, input: Input<'_>, ctx: Context, bufs: &mut [RecordBuf; 2]) -> Result<Option<usize>, EvalError> {
     // The buffer holding the current record; none while it is `input`.
     let mut cur: Option<usize> = None;
     let [b0, b1] = bufs;
-    for op in ops {
+    let mut at = first;
+    while let Some(k) = at {
+        let op = &mut ops[k];
         let step = match cur {
             None => op.apply(input, ctx, b0)?,
             Some(0) => op.apply(b0.change.input(), ctx, b1)?,
@@ -317,6 +419,7 @@ fn run_ops(ops: &mut [Operator], input: Input<'_>, ctx: Context, bufs: &mut [Rec
             Step::Wrote => cur = Some(cur.map_or(0, |i| 1 - i)),
             Step::Dropped => return Ok(None),
         }
+        at = next[k];
     }
     if cur.is_none() {
         // Passed through untouched: emitted as a record of its own.

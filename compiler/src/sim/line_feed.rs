@@ -1,8 +1,9 @@
-//! `run`'s input of one source, fed into its dataflow line by line: a
-//! line is blank, a watermark (`{"watermark": …}`, unless the source has
-//! a column of that name) or an event, typed by the one event-typing path
-//! (sim/event.rs). Counts what became of the events. Errors are `run`'s
-//! texts for one line; the caller puts the file and line number first.
+//! `run`'s input of the sources one dataflow reads, fed into it line by
+//! line: a line is blank, a watermark (`{"watermark": …}`, unless the
+//! source has a column of that name) or an event, typed by the one
+//! event-typing path (sim/event.rs). Counts what became of each source's
+//! events. Errors are `run`'s texts for one line; the caller puts the
+//! file and line number first.
 
 use std::sync::Arc;
 
@@ -15,6 +16,13 @@ use crate::plan::node::ModelPlan;
 #[derive(Debug)]
 pub struct LineFeed {
     pub flow: Dataflow,
+    /// What became of each source's events, in the flow's source order.
+    pub counts: Vec<Counts>,
+}
+
+/// What became of one source's events.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Counts {
     /// Events read (watermarks are not events).
     pub events: usize,
     pub processed: usize,
@@ -36,44 +44,47 @@ pub enum Line {
 
 impl LineFeed {
     /// `plans` in dependency order, as [`Dataflow::new`] takes them.
-    pub fn new(source: SourceSpec, plans: Vec<Arc<ModelPlan>>) -> LineFeed {
-        LineFeed { flow: Dataflow::new(source, plans), events: 0, processed: 0, late: 0, quarantined: 0, no_time: 0 }
+    pub fn new(sources: Vec<SourceSpec>, plans: Vec<Arc<ModelPlan>>) -> LineFeed {
+        let counts = vec![Counts::default(); sources.len()];
+        LineFeed { flow: Dataflow::new(sources, plans), counts }
     }
 
-    pub fn source(&self) -> &SourceSpec {
-        &self.flow.source
+    pub fn source(&self, src: usize) -> &SourceSpec {
+        &self.flow.sources[src]
     }
 
-    /// Feeds one line (its line break may be left on); each record a model
-    /// emits goes to `emit` with the model's index in the plans.
-    pub fn push_line(&mut self, line: &str, emit: &mut Emit<'_>) -> Result<Line, String> {
+    /// Feeds one line of source `src` (its line break may be left on);
+    /// each record a model emits goes to `emit` with the model's index in
+    /// the plans.
+    pub fn push_line(&mut self, src: usize, line: &str, emit: &mut Emit<'_>) -> Result<Line, String> {
         let text = line.trim();
         if text.is_empty() {
             return Ok(Line::Blank);
         }
         let fields = parse_object(text)?;
-        if let Some(v) = self.watermark(&fields) {
+        if let Some(v) = self.watermark(src, &fields) {
             let ms = watermark_ms(v).ok_or_else(|| format!("watermark {} is neither an RFC 3339 instant nor epoch milliseconds", v.render()))?;
-            self.flow.push_watermark(ms, emit).map_err(|e| e.message(&self.flow.source.name, None))?;
+            self.flow.push_watermark(Some(src), ms, emit).map_err(|e| e.message(None))?;
             return Ok(Line::Watermark);
         }
-        self.events += 1;
-        let row = type_event(&self.flow.source, &fields, |_, _| {}).map_err(|e| e.message())?;
-        let outcome = self.flow.push_event(&row, emit).map_err(|e| e.message(&self.flow.source.name, None))?;
+        self.counts[src].events += 1;
+        let row = type_event(&self.flow.sources[src], &fields, |_, _| {}).map_err(|e| e.message())?;
+        let outcome = self.flow.push_event(src, &row, emit).map_err(|e| e.message(None))?;
+        let c = &mut self.counts[src];
         match outcome {
-            Outcome::Processed => self.processed += 1,
-            Outcome::Late => self.late += 1,
-            Outcome::Quarantined(_) => self.quarantined += 1,
-            Outcome::NoTime => self.no_time += 1,
+            Outcome::Processed => c.processed += 1,
+            Outcome::Late => c.late += 1,
+            Outcome::Quarantined(_) => c.quarantined += 1,
+            Outcome::NoTime => c.no_time += 1,
         }
         Ok(Line::Event { fields, outcome })
     }
 
     /// The value of a watermark line: one field, `watermark`, on a source
     /// without a column of that name.
-    fn watermark<'f>(&self, fields: &'f [(String, Scalar)]) -> Option<&'f Scalar> {
+    fn watermark<'f>(&self, src: usize, fields: &'f [(String, Scalar)]) -> Option<&'f Scalar> {
         match fields {
-            [(k, v)] if k == "watermark" && self.flow.source.columns.iter().all(|c| c.name != "watermark") => Some(v),
+            [(k, v)] if k == "watermark" && self.flow.sources[src].columns.iter().all(|c| c.name != "watermark") => Some(v),
             _ => None,
         }
     }

@@ -52,5 +52,5 @@ pub use fixture::compare::{EventRowReport, FixtureReport, RowReport};
 pub use fixture::runner::{fixture_report, fixture_report_rows, run_fixture};
 pub use fixture::typing::fixture_setup;
 pub use fixture::FixtureSetup;
-pub use source::{chain_to, source_spec};
+pub use source::{inputs_to, source_spec};
 pub use value::Value;

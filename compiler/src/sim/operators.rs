@@ -78,7 +78,7 @@ impl Operator {
     /// The executable operator of a plan node; `None` for Source and Sink.
     pub fn of(model: &str, node: &PlanNode, input: &[Column]) -> Option<Operator> {
         match &node.kind {
-            NodeKind::Source(_) | NodeKind::Sink { .. } => None,
+            NodeKind::Source(_) | NodeKind::Sink { .. } | NodeKind::Union => None,
             NodeKind::Filter { predicate } => Some(Operator::Filter(predicate.clone())),
             NodeKind::Project { items } if is_pass_through(items.iter().map(|(e, _)| e), input.len()) => Some(Operator::PassThrough(items.len())),
             NodeKind::Project { items } => Some(Operator::Project(items.iter().map(|(e, _)| e.clone()).collect())),

@@ -1,6 +1,6 @@
 //! The project as the simulator reads it: a source's spec (its columns,
-//! clock, late policy and contracts) and the chain of models from a
-//! source down to a model. `test` and `run` both start here.
+//! clock, late policy and contracts) and the models and sources a model
+//! runs on. `test` and `run` both start here.
 
 use std::sync::Arc;
 
@@ -29,28 +29,42 @@ pub fn source_spec<'db>(db: &'db dyn Db, project: Project, name: SourceName<'db>
     })
 }
 
-/// The models from the root source down to `model` (root first), and the root source.
-pub fn chain_to(db: &dyn Db, project: Project, model: &str) -> Option<(String, Vec<Arc<ModelPlan>>)> {
-    let mut chain = Vec::new();
-    let mut cur = model.to_string();
-    loop {
-        let plan = model_plan(db, project, ModelName::new(db, cur.clone())).clone()?;
-        let next = plan.reads_model.clone();
-        let source = plan.nodes.first().and_then(|n| match &n.kind {
-            NodeKind::Source(s) => Some(s.source.clone()),
-            _ => None,
-        });
-        chain.push(plan);
-        if chain.len() > 10_000 {
-            return None; // a cycle; check reports it
-        }
-        match (next, source) {
-            (Some(m), _) => cur = m,
-            (None, Some(s)) => {
-                chain.reverse();
-                return Some((s, chain));
+/// What a model runs on: the sources upstream of it (in the order its
+/// plans read them, upstream models first) and the models from them down
+/// to `model`, in dependency order (`model` last). `None` when a model on
+/// the way does not plan.
+pub fn inputs_to(db: &dyn Db, project: Project, model: &str) -> Option<(Vec<String>, Vec<Arc<ModelPlan>>)> {
+    let mut plans: Vec<Arc<ModelPlan>> = Vec::new();
+    visit(db, project, model, &mut plans, &mut Vec::new())?;
+    let mut sources: Vec<String> = Vec::new();
+    for p in &plans {
+        for n in &p.nodes {
+            if let NodeKind::Source(s) = &n.kind {
+                if !sources.contains(&s.source) {
+                    sources.push(s.source.clone());
+                }
             }
-            (None, None) => return None,
         }
     }
+    Some((sources, plans))
+}
+
+/// Adds `model`'s upstream models, then `model`, to `out` (each once);
+/// `path` holds the models being visited, to stop at a cycle (check
+/// reports it).
+fn visit(db: &dyn Db, project: Project, model: &str, out: &mut Vec<Arc<ModelPlan>>, path: &mut Vec<String>) -> Option<()> {
+    if out.iter().any(|p| p.name == model) {
+        return Some(());
+    }
+    if path.iter().any(|m| m == model) {
+        return None;
+    }
+    let plan = model_plan(db, project, ModelName::new(db, model.to_string())).clone()?;
+    path.push(model.to_string());
+    for up in &plan.reads_models {
+        visit(db, project, up, out, path)?;
+    }
+    path.pop();
+    out.push(plan);
+    Some(())
 }

@@ -17,6 +17,9 @@ pub type ParsedQuery = Result<Box<Query>, ParseFailure>;
 
 const RECURSION_LIMIT: usize = 64;
 
+/// What to write instead of `JOIN … FOR SYSTEM_TIME AS OF …`.
+const TEMPORAL_JOIN_HELP: &str = "temporal and lookup joins (`FOR SYSTEM_TIME AS OF`) are not supported yet; to combine a stream with the latest row per key of another, UNION ALL both inputs (NULL for the columns only the other has) and GROUP BY the key";
+
 pub fn parse_model_sql(text: &str) -> ParsedQuery {
     let dialect = GenericDialect {};
     let rewritten = super::tvf::rewrite_window_tvfs(text);
@@ -28,7 +31,9 @@ pub fn parse_model_sql(text: &str) -> ParsedQuery {
             let raw = e.to_string();
             let message = raw.strip_prefix("sql parser error: ").unwrap_or(&raw).to_string();
             let (message, span) = split_location(text, &message);
-            return Err(ParseFailure { message: format!("could not parse the SQL: {message}"), span, help: None });
+            // Flink's temporal and lookup joins are not SQL sqlparser reads.
+            let help = text.to_uppercase().contains("FOR SYSTEM_TIME AS OF").then(|| TEMPORAL_JOIN_HELP.to_string());
+            return Err(ParseFailure { message: format!("could not parse the SQL: {message}"), span, help });
         }
     };
     let count = statements.len();

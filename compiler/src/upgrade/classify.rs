@@ -128,15 +128,18 @@ impl<'a> Ctx<'a> {
 
     /// Whether the desired node's inputs continue other running nodes than
     /// the running node's inputs.
+    /// A union's rows do not depend on the order of its inputs, so its
+    /// inputs compare as a set.
     fn inputs_changed(&self, d: usize, r: usize) -> bool {
         let (dn, rn) = (&self.desired.nodes[d], &self.running.nodes[r]);
-        dn.inputs.len() != rn.inputs.len()
-            || dn.inputs.iter().zip(&rn.inputs).any(|(di, ri)| {
-                match self.desired_index.get(di.as_str()).and_then(|&i| self.m.desired_to_running[i]) {
-                    Some(r2) => &self.running.nodes[r2].id != ri,
-                    None => true,
-                }
-            })
+        let continued = |di: &String| self.desired_index.get(di.as_str()).and_then(|&i| self.m.desired_to_running[i]).map(|r2| self.running.nodes[r2].id.as_str());
+        let mut now: Vec<Option<&str>> = dn.inputs.iter().map(continued).collect();
+        let mut was: Vec<Option<&str>> = rn.inputs.iter().map(|ri| Some(ri.as_str())).collect();
+        if dn.operator == "union" && rn.operator == "union" {
+            now.sort_unstable();
+            was.sort_unstable();
+        }
+        now != was
     }
 
     fn fields(&self, d: usize, r: usize) -> Vec<FieldChange> {

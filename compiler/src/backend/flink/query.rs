@@ -26,98 +26,137 @@ struct Relation {
     hint_name: String,
 }
 
-/// Renders the model's plan. `input` is the relation the first node reads:
-/// the source's table or view, or the upstream model's view.
-/// `input_schema` is that relation's columns (for a windowed aggregate's
-/// input view when it reads the relation directly).
-pub fn model_query(plan: &ModelPlan, input: &str, input_schema: &[Column]) -> ModelQuery {
+/// A relation a node reads, as the walk over the plan has made it.
+struct Made {
+    rel: Relation,
+    /// The names of its columns in the SQL: an aggregate may compute two
+    /// calls that render alike (`COUNT(*)`, `COUNT(1)`), which get
+    /// distinct aliases here.
+    names: Vec<String>,
+    schema: Vec<Column>,
+}
+
+/// Renders the model's plan: each node reads the relation its input made
+/// (a source's table, an upstream model's view, or an earlier node's
+/// derived table); `upstream` gives the columns of a model it reads.
+pub fn model_query(plan: &ModelPlan, upstream: &dyn Fn(&str) -> Vec<Column>) -> ModelQuery {
     let view_name = &plan.name;
-    let mut rel = Relation { from: ident(input), hint_name: input.to_string() };
     let mut window_input = None;
-    let body: Vec<(usize, &crate::plan::node::PlanNode)> =
-        plan.nodes.iter().enumerate().filter(|(_, n)| !matches!(n.kind, NodeKind::Source(_) | NodeKind::Sink { .. })).collect();
-    let mut last_select = String::new();
-    // The names of the current relation's columns in the SQL: an aggregate
-    // may compute two calls that render alike (`COUNT(*)`, `COUNT(1)`),
-    // which get distinct aliases here.
-    let mut names: Vec<String> = match body.first() {
-        Some((pos, _)) => node_input_schema(plan, *pos, input_schema).iter().map(|c| c.name.clone()).collect(),
-        None => Vec::new(),
+    let mut made: Vec<(String, Made)> = Vec::new();
+    let last = plan.nodes.iter().rposition(|n| !matches!(n.kind, NodeKind::Source(_) | NodeKind::Sink { .. }));
+    let mut view = String::new();
+    // What node input `id` is: an earlier node's relation, or a model's view.
+    let input_of = |made: &mut Vec<(String, Made)>, id: &str| -> Made {
+        if let Some(pos) = made.iter().position(|(n, _)| n == id) {
+            return made.remove(pos).1;
+        }
+        let model = id.strip_suffix("::sink::0").unwrap_or(id);
+        let schema = upstream(model);
+        Made { rel: Relation { from: ident(model), hint_name: model.to_string() }, names: schema.iter().map(|c| c.name.clone()).collect(), schema }
     };
-    for (i, (pos, node)) in body.iter().enumerate() {
-        let select = match &node.kind {
-            NodeKind::Filter { predicate } => format!("SELECT * FROM {} WHERE {}", rel.from, render(&renamed(predicate, &names))),
-            NodeKind::Project { items } => {
-                let list: Vec<String> = items.iter().map(|(e, name)| project_item(&renamed(e, &names), name)).collect();
-                names = items.iter().map(|(_, n)| n.clone()).collect();
-                format!("SELECT {} FROM {}", list.join(", "), rel.from)
+    for (pos, node) in plan.nodes.iter().enumerate() {
+        let (names, select) = match &node.kind {
+            NodeKind::Source(read) => {
+                let names = node.schema.iter().map(|c| c.name.clone()).collect();
+                made.push((node.id(view_name), Made { rel: Relation { from: ident(&read.source), hint_name: read.source.clone() }, names, schema: node.schema.clone() }));
+                continue;
             }
-            NodeKind::Aggregate { keys: key_idx, calls, window, .. } => {
-                let keys: Vec<String> = key_idx
+            NodeKind::Sink { .. } => continue,
+            NodeKind::Union => {
+                let branches: Vec<Made> = node.inputs.iter().map(|id| input_of(&mut made, id)).collect();
+                let selects: Vec<String> = branches
                     .iter()
-                    .map(|k| {
-                        // Keys index the aggregate's input (window bounds follow its columns).
-                        let input_schema = node_input_schema(plan, *pos, input_schema);
-                        match input_schema.get(*k) {
-                            Some(c) => ident(&c.name),
-                            None => ident(if *k == input_schema.len() { "window_start" } else { "window_end" }),
-                        }
+                    .map(|b| {
+                        let list: Vec<String> = node.schema.iter().zip(&b.names).map(|(c, n)| union_column(c, n)).collect();
+                        format!("SELECT {} FROM {}", list.join(", "), b.rel.from)
                     })
                     .collect();
-                let mut out_names: Vec<String> = node.schema.iter().map(|c| c.name.clone()).collect();
-                for i in 0..out_names.len() {
-                    let mut n = 2;
-                    while out_names[..i].contains(&out_names[i]) {
-                        out_names[i] = format!("{}__{n}", node.schema[i].name);
-                        n += 1;
-                    }
-                }
-                let first_call = out_names.len() - calls.len();
-                let mut list = keys.clone();
-                list.extend(calls.iter().enumerate().map(|(j, c)| {
-                    let call = AggCall { arg: c.arg.as_ref().map(|a| renamed(a, &names)), filter: c.filter.as_ref().map(|f| renamed(f, &names)), ..c.clone() };
-                    format!("{} AS {}", aggregate_call(&call), ident(&out_names[first_call + j]))
-                }));
-                let from = match window {
-                    Some(w) => {
-                        let input_cols: Vec<String> = node_input_schema(plan, *pos, input_schema).iter().map(|c| ident(&c.name)).collect();
-                        let data_key_names: Vec<&str> = key_idx.iter().filter_map(|k| input_cols.get(*k)).map(String::as_str).collect();
-                        window_input = Some(format!("SELECT {} FROM {}", input_cols.join(", "), rel.from));
-                        let input = ident(&format!("{view_name}__window_input"));
-                        window_table(w, &input, &data_key_names)
-                    }
-                    None => rel.from.clone(),
-                };
-                let hint = match node.state.as_ref().map(|s| s.retention) {
-                    Some(Retention::After(d)) => format!("/*+ STATE_TTL({} = {}) */ ", super::expr::string_literal(&rel.hint_name), super::expr::string_literal(&d.to_string())),
-                    _ => String::new(),
-                };
-                names = out_names;
-                let group_by = if keys.is_empty() { String::new() } else { format!(" GROUP BY {}", keys.join(", ")) };
-                format!("SELECT {hint}{} FROM {from}{group_by}", list.join(", "))
+                (node.schema.iter().map(|c| c.name.clone()).collect(), selects.join(" UNION ALL "))
             }
-            NodeKind::Source(_) | NodeKind::Sink { .. } => unreachable!("filtered out"),
+            _ => {
+                let input = input_of(&mut made, node.inputs.first().map(String::as_str).unwrap_or_default());
+                node_select(view_name, node, &input, &mut window_input)
+            }
         };
-        if i + 1 == body.len() {
-            last_select = select;
-        } else {
-            let alias = format!("t{}", pos + 2);
-            rel = Relation { from: format!("({select}) AS {alias}"), hint_name: alias };
+        if Some(pos) == last {
+            view = select;
+            break;
         }
+        let alias = format!("t{}", pos + 2);
+        made.push((node.id(view_name), Made { rel: Relation { from: format!("({select}) AS {alias}"), hint_name: alias }, names, schema: node.schema.clone() }));
     }
-    ModelQuery { window_input, view: last_select }
+    ModelQuery { window_input, view }
+}
+
+/// The SELECT of one Filter, Project or Aggregate node over `input`, and
+/// the names of its output columns in the SQL.
+fn node_select(view_name: &str, node: &crate::plan::node::PlanNode, input: &Made, window_input: &mut Option<String>) -> (Vec<String>, String) {
+    let (rel, names) = (&input.rel, &input.names);
+    match &node.kind {
+        NodeKind::Filter { predicate } => (names.clone(), format!("SELECT * FROM {} WHERE {}", rel.from, render(&renamed(predicate, names)))),
+        NodeKind::Project { items } => {
+            let list: Vec<String> = items.iter().map(|(e, name)| project_item(&renamed(e, names), name)).collect();
+            (items.iter().map(|(_, n)| n.clone()).collect(), format!("SELECT {} FROM {}", list.join(", "), rel.from))
+        }
+        NodeKind::Aggregate { keys: key_idx, calls, window, .. } => {
+            let input_schema = &input.schema;
+            // Keys index the aggregate's input (window bounds follow its columns).
+            let keys: Vec<String> = key_idx
+                .iter()
+                .map(|k| match input_schema.get(*k) {
+                    Some(c) => ident(&c.name),
+                    None => ident(if *k == input_schema.len() { "window_start" } else { "window_end" }),
+                })
+                .collect();
+            let mut out_names: Vec<String> = node.schema.iter().map(|c| c.name.clone()).collect();
+            for i in 0..out_names.len() {
+                let mut n = 2;
+                while out_names[..i].contains(&out_names[i]) {
+                    out_names[i] = format!("{}__{n}", node.schema[i].name);
+                    n += 1;
+                }
+            }
+            let first_call = out_names.len() - calls.len();
+            let mut list = keys.clone();
+            list.extend(calls.iter().enumerate().map(|(j, c)| {
+                let call = AggCall { arg: c.arg.as_ref().map(|a| renamed(a, names)), filter: c.filter.as_ref().map(|f| renamed(f, names)), ..c.clone() };
+                format!("{} AS {}", aggregate_call(&call), ident(&out_names[first_call + j]))
+            }));
+            let from = match window {
+                Some(w) => {
+                    let input_cols: Vec<String> = input_schema.iter().map(|c| ident(&c.name)).collect();
+                    let data_key_names: Vec<&str> = key_idx.iter().filter_map(|k| input_cols.get(*k)).map(String::as_str).collect();
+                    *window_input = Some(format!("SELECT {} FROM {}", input_cols.join(", "), rel.from));
+                    let input = ident(&format!("{view_name}__window_input"));
+                    window_table(w, &input, &data_key_names)
+                }
+                None => rel.from.clone(),
+            };
+            let hint = match node.state.as_ref().map(|s| s.retention) {
+                Some(Retention::After(d)) => format!("/*+ STATE_TTL({} = {}) */ ", super::expr::string_literal(&rel.hint_name), super::expr::string_literal(&d.to_string())),
+                _ => String::new(),
+            };
+            let group_by = if keys.is_empty() { String::new() } else { format!(" GROUP BY {}", keys.join(", ")) };
+            (out_names, format!("SELECT {hint}{} FROM {from}{group_by}", list.join(", ")))
+        }
+        NodeKind::Source(_) | NodeKind::Sink { .. } | NodeKind::Union => unreachable!("rendered by model_query"),
+    }
+}
+
+/// One column of a union's input, named `name` there. A string is cast:
+/// Flink types a literal `'eu'` as CHAR(2), and a union of CHAR(2) and
+/// CHAR(3) as CHAR(3), where the plan has one string type.
+fn union_column(c: &Column, name: &str) -> String {
+    match (c.ty, sql_type(c.ty)) {
+        (DataType::String, Some(t)) => format!("CAST({} AS {t}) AS {}", ident(name), ident(&c.name)),
+        _ if name == c.name => ident(name),
+        _ => format!("{} AS {}", ident(name), ident(&c.name)),
+    }
 }
 
 /// `e` with each column named as the relation's SQL names it.
 fn renamed(e: &Expr, names: &[String]) -> Expr {
     e.map_columns(&|index, name, ty| Expr::Column { index, name: names.get(index).cloned().unwrap_or_else(|| name.to_string()), ty })
-}
-
-fn node_input_schema<'a>(plan: &'a ModelPlan, pos: usize, input_schema: &'a [Column]) -> &'a [Column] {
-    match pos.checked_sub(1) {
-        Some(prev) => &plan.nodes[prev].schema,
-        None => input_schema,
-    }
 }
 
 fn project_item(e: &Expr, name: &str) -> String {

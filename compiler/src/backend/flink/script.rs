@@ -33,23 +33,13 @@ pub struct FlinkScript {
 /// ``model `m`: column `s` has type unsupported(Float32), which has no Flink SQL type``).
 pub type BuildErrors = Vec<String>;
 
-/// The relation a model's first node reads: its source, or its upstream model.
-fn model_input(plan: &ModelPlan) -> String {
-    match plan.nodes.first().map(|n| &n.kind) {
-        Some(NodeKind::Source(read)) => read.source.clone(),
-        _ => plan.reads_model.clone().unwrap_or_default(),
-    }
-}
-
-/// A model's view (and window input view), from its plan alone.
+/// A model's view (and window input view), from its plan and the
+/// columns of the models it reads.
 #[salsa::tracked(returns(ref))]
 pub fn flink_model_query<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>) -> Option<ModelQuery> {
     let plan = model_plan(db, project, name).as_ref()?;
-    let upstream_schema = match &plan.reads_model {
-        Some(up) => model_contract(db, project, ModelName::new(db, up.clone())).as_ref().map(|c| c.schema.clone()).unwrap_or_default(),
-        None => Vec::new(),
-    };
-    Some(model_query(plan, &model_input(plan), &upstream_schema))
+    let upstream = |m: &str| model_contract(db, project, ModelName::new(db, m.to_string())).as_ref().map(|c| c.schema.clone()).unwrap_or_default();
+    Some(model_query(plan, &upstream))
 }
 
 /// A source's DDL for a target, as it resolves in `env`.
@@ -119,9 +109,11 @@ impl Parts {
     fn sources<'db>(&mut self, db: &'db dyn Db, project: Project, plans: &[Arc<ModelPlan>], env: Environment, target: TargetName<'db>) {
         let mut sources: Vec<String> = Vec::new();
         for p in plans {
-            if let Some(NodeKind::Source(read)) = p.nodes.first().map(|n| &n.kind) {
-                if !sources.contains(&read.source) {
-                    sources.push(read.source.clone());
+            for n in &p.nodes {
+                if let NodeKind::Source(read) = &n.kind {
+                    if !sources.contains(&read.source) {
+                        sources.push(read.source.clone());
+                    }
                 }
             }
         }

@@ -171,7 +171,9 @@ impl<'a> Lowerer<'a> {
     pub(super) fn read_model(&mut self, name: &str, alias: Option<String>, span: SqlSpan) -> Result<Rel> {
         match self.inputs.model(name) {
             Upstream::Ok(up) => {
-                self.reads_model = Some(name.to_string());
+                if !self.reads_models.iter().any(|m| m == name) {
+                    self.reads_models.push(name.to_string());
+                }
                 Ok(Rel {
                     qualifier: alias.unwrap_or_else(|| name.to_string()),
                     cols: up.schema.iter().map(|c| RelCol::new(c.name.clone(), c.ty)).collect(),

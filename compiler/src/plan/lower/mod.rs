@@ -20,6 +20,7 @@ mod literal;
 mod names;
 mod scalar;
 mod select;
+mod union;
 mod window_tvf;
 
 pub use window_tvf::declared_window_span;
@@ -133,8 +134,8 @@ struct Lowerer<'a> {
     settings: &'a ModelSettings,
     inputs: &'a dyn Inputs,
     nodes: Vec<PlanNode>,
-    ordinals: [u32; 5],
-    reads_model: Option<String>,
+    ordinals: [u32; Operator::ALL.len()],
+    reads_models: Vec<String>,
     /// CTEs in scope, innermost last.
     ctes: Vec<(String, &'a sql::Cte)>,
     /// Where the last planned aggregate's GROUP BY (or SELECT) is, for
@@ -145,7 +146,7 @@ struct Lowerer<'a> {
 }
 
 pub fn lower_model(model: &str, query: &sql::Query, settings: &ModelSettings, inputs: &dyn Inputs) -> Result<ModelPlan> {
-    let mut l = Lowerer { model, settings, inputs, nodes: Vec::new(), ordinals: [0; 5], reads_model: None, ctes: Vec::new(), key_span: None, tvf_window: None };
+    let mut l = Lowerer { model, settings, inputs, nodes: Vec::new(), ordinals: [0; Operator::ALL.len()], reads_models: Vec::new(), ctes: Vec::new(), key_span: None, tvf_window: None };
     if let Some(shape) = settings.window {
         if shape.size().is_some_and(|s| s.millis() == 0) {
             return Err(LowerError { code: Code::PlannedZeroWindow, message: format!("model `{model}` declares a window of size 0s; a window needs a positive size"), span: None, help: Some("set `window: {type: tumbling, size: 5m}` with a positive size".into()), aggregate_keys: None });
@@ -179,7 +180,7 @@ pub fn lower_model(model: &str, query: &sql::Query, settings: &ModelSettings, in
     };
     let schema = rel.cols.iter().map(|c| Column { name: c.name.clone(), ty: c.ty }).collect();
     l.push(Operator::Sink, &rel, sink_def, schema, sink_changelog, None, rel.time.clone(), NodeKind::Sink { materialized: settings.materialized });
-    Ok(ModelPlan { name: model.to_string(), materialized: settings.materialized, key: settings.key.clone(), reads_model: l.reads_model, nodes: l.nodes })
+    Ok(ModelPlan { name: model.to_string(), materialized: settings.materialized, key: settings.key.clone(), reads_models: l.reads_models, nodes: l.nodes })
 }
 
 /// The grouped keys of the model's unwindowed aggregate, if it has one.
@@ -191,13 +192,7 @@ pub fn unwindowed_aggregate_keys(nodes: &[PlanNode]) -> Option<Vec<String>> {
 }
 
 fn operator_index(op: Operator) -> usize {
-    match op {
-        Operator::Source => 0,
-        Operator::Filter => 1,
-        Operator::Project => 2,
-        Operator::Aggregate => 3,
-        Operator::Sink => 4,
-    }
+    Operator::ALL.iter().position(|o| *o == op).expect("every operator is in ALL")
 }
 
 fn unsupported(model: &str, what: impl std::fmt::Display, span: SqlSpan) -> LowerError {
@@ -294,15 +289,8 @@ impl<'a> Lowerer<'a> {
         match body {
             sql::SetExpr::Select(s) => self.select(s),
             sql::SetExpr::Query(q) => self.query(q),
-            sql::SetExpr::SetOperation { op, set_quantifier, .. } => {
-                let what = match (op, set_quantifier) {
-                    (sql::SetOperator::Union, sql::SetQuantifier::All) => "UNION",
-                    (sql::SetOperator::Union, _) => "DISTINCT",
-                    (sql::SetOperator::Intersect, _) => "INTERSECT",
-                    (sql::SetOperator::Except | sql::SetOperator::Minus, _) => "EXCEPT",
-                };
-                Err(unsupported(self.model, what, body.span()).help("a model reads exactly one relation; split it into one model per input"))
-            }
+            sql::SetExpr::SetOperation { op: sql::SetOperator::Union, set_quantifier: sql::SetQuantifier::All, .. } => self.union_all(body),
+            sql::SetExpr::SetOperation { op, .. } => Err(union::refused_set_operation(self.model, *op, body.span())),
             other => Err(unsupported(self.model, "a statement other than SELECT", other.span())),
         }
     }

@@ -13,6 +13,27 @@ use crate::plan::node::{Column, NodeKind, Operator};
 use crate::types::{DataType, Unsupported};
 use crate::diagnostic::Code;
 
+/// What to write while joins are refused: several inputs combine with
+/// UNION ALL, and rows meet by key in a GROUP BY after it.
+const JOIN_HELP: &str = "joins are not supported yet; to combine inputs by a key, UNION ALL them (NULL for the columns only the other input has) and GROUP BY the key, e.g. `SELECT id, MAX(name) AS name, SUM(amount) AS amount FROM (SELECT id, name, CAST(NULL AS DECIMAL(10,2)) AS amount FROM source('customers') UNION ALL SELECT id, CAST(NULL AS VARCHAR) AS name, amount FROM source('orders')) GROUP BY id`";
+
+/// The error for a join, by its kind, with what to write instead.
+fn refused_join(model: &str, j: &sql::Join) -> LowerError {
+    if let sql::TableFactor::UNNEST { .. } = &j.relation {
+        return unsupported(model, "CROSS JOIN UNNEST", j.relation.span())
+            .help("a source's columns are scalars, so there is no array to unnest: have the producer write one event per element");
+    }
+    let what = match &j.join_operator {
+        sql::JoinOperator::Join(_) | sql::JoinOperator::Inner(_) => "an INNER JOIN",
+        sql::JoinOperator::Left(_) | sql::JoinOperator::LeftOuter(_) => "a LEFT JOIN",
+        sql::JoinOperator::Right(_) | sql::JoinOperator::RightOuter(_) => "a RIGHT JOIN",
+        sql::JoinOperator::FullOuter(_) => "a FULL OUTER JOIN",
+        sql::JoinOperator::CrossJoin(_) => "a CROSS JOIN",
+        _ => "a join",
+    };
+    unsupported(model, what, j.relation.span()).help(JOIN_HELP)
+}
+
 impl<'a> Lowerer<'a> {
     pub(super) fn select(&mut self, s: &'a sql::Select) -> Result<Rel> {
         if let Some(d) = &s.distinct {
@@ -28,8 +49,8 @@ impl<'a> Lowerer<'a> {
                     .help("read a source with FROM source('name') or another model with FROM ref('name')"))
             }
             [one] if one.joins.is_empty() => one,
-            [one] => return Err(unsupported(self.model, "a join", one.joins[0].relation.span()).help("a model reads exactly one relation")),
-            [_, second, ..] => return Err(unsupported(self.model, "a join", second.relation.span()).help("a model reads exactly one relation")),
+            [one] => return Err(refused_join(self.model, &one.joins[0])),
+            [_, second, ..] => return Err(unsupported(self.model, "a join (`FROM a, b`)", second.relation.span()).help(JOIN_HELP)),
         };
         if s.qualify.is_some() || !s.named_window.is_empty() {
             return Err(unsupported(self.model, "a window function", s.span()));

@@ -1,0 +1,3 @@
+SELECT order_id, amount FROM source('eu_orders')
+UNION ALL
+SELECT order_id, amount FROM source('us_orders')
