@@ -221,6 +221,16 @@ codes! {
     InReferenceCycle = "E0608",
     /// reads an iceberg source
     ReadsIcebergSource = "E0609",
+    /// a window function (`… OVER`) outside the Top-N and deduplication shape
+    WindowFunctionOutsideTopN = "E0800",
+    /// the filter on the row number is not `rn = 1`, `rn <= N` or `rn < N` on its own
+    BadRowNumberFilter = "E0801",
+    /// `ROW_NUMBER()`'s window is not PARTITION BY and ORDER BY over selected columns, or the row number has no name
+    BadRowNumberWindow = "E0802",
+    /// a Top-N or deduplication over an updating (upsert) stream
+    RankOverUpdatingStream = "E0803",
+    /// a Top-N of more than one row whose output does not carry its row number
+    TopNWithoutRowNumber = "E0804",
     /// the fixture's model does not exist (did-you-mean)
     FixtureUnknownModel = "E0772",
     /// an expected row names a column the model does not produce
@@ -235,7 +245,7 @@ codes! {
     FixtureEventTypeMismatch = "E0778",
     /// a `nodes:` hint names a node the model's plan does not have (the help lists the nodes)
     HintUnknownNode = "E0780",
-    /// a `nodes:` hint key is not `<kind>.<ordinal>` (kind one of source, filter, project, aggregate, sink; ordinal a plain number)
+    /// a `nodes:` hint key is not `<kind>.<ordinal>` (kind one of source, filter, project, aggregate, rank, sink; ordinal a plain number)
     HintMalformedNode = "E0781",
     /// a hint's `was` is not a node id `<model>::<kind>::<ordinal>`, so it can never match
     HintMalformedWas = "W0782",

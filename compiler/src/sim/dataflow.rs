@@ -93,6 +93,14 @@ impl ModelExec {
         &self.plan.name
     }
 
+    /// The keyed stores of this model's Rank nodes, with their node ids.
+    pub fn rank_stores(&self) -> impl Iterator<Item = (&str, &super::rank::RankStore)> {
+        self.ops.iter().filter_map(|op| match op {
+            Operator::Rank(r) => Some((r.id.as_str(), &r.store)),
+            _ => None,
+        })
+    }
+
     /// The keyed stores of this model's Aggregate nodes, with their node ids.
     pub fn stores(&self) -> impl Iterator<Item = (&str, &KeyedStore)> {
         self.ops.iter().filter_map(|op| match op {
@@ -142,7 +150,8 @@ impl Dataflow {
             if let Some(u) = upstream {
                 models[u].readers.push(idx);
             }
-            let splits_updates = ops.iter().any(|op| matches!(op, Operator::Aggregate(a) if a.retracts()));
+            // A Rank may write several records for one: the same path.
+            let splits_updates = ops.iter().any(|op| matches!(op, Operator::Aggregate(a) if a.retracts()) || matches!(op, Operator::Rank(_)));
             models.push(ModelExec { plan, input: if upstream.is_some() { Reads::Model } else { Reads::Source }, ops, readers: Vec::new(), splits_updates, bufs: Default::default() });
         }
         let roots = models.iter().enumerate().filter(|(_, m)| matches!(m.input, Reads::Source)).map(|(i, _)| i).collect();
@@ -181,7 +190,7 @@ impl Dataflow {
                 return Ok(Outcome::Late);
             }
         }
-        let ctx = Context { event_time: ts.unwrap_or(0) };
+        let ctx = Context { event_time: ts.unwrap_or(0), watermark: self.watermark };
         for i in 0..self.roots.len() {
             let input = Input { op: ChangeOp::Insert, row, before: None };
             self.run_one(self.roots[i], input, ctx, emit)?;
@@ -206,12 +215,14 @@ impl Dataflow {
             return Ok(());
         }
         self.watermark = Some(watermark);
-        let ctx = Context { event_time: watermark };
+        let ctx = Context { event_time: watermark, watermark: Some(watermark) };
         for m in 0..self.models.len() {
             for k in 0..self.models[m].ops.len() {
                 let mut out = Vec::new();
-                if let Operator::Aggregate(a) = &mut self.models[m].ops[k] {
-                    a.on_watermark(watermark, &mut out);
+                match &mut self.models[m].ops[k] {
+                    Operator::Aggregate(a) => a.on_watermark(watermark, &mut out),
+                    Operator::Rank(r) => r.on_watermark(watermark, &mut out),
+                    _ => {}
                 }
                 if !out.is_empty() {
                     self.run_from(m, k + 1, out, ctx, emit)?;
@@ -261,6 +272,16 @@ impl Dataflow {
         for op in &mut self.models[m].ops[start..] {
             if matches!(op, Operator::Aggregate(a) if a.retracts()) {
                 records = records.into_iter().flat_map(halves).collect();
+            }
+            if let Operator::Rank(r) = op {
+                for c in records.drain(..) {
+                    r.apply(c.input(), ctx.event_time, ctx.watermark, &mut next);
+                }
+                std::mem::swap(&mut records, &mut next);
+                if records.is_empty() {
+                    break;
+                }
+                continue;
             }
             for c in records.drain(..) {
                 let mut out = RecordBuf::default();

@@ -5,7 +5,7 @@
 use super::expr::{ident, render, sql_type};
 use crate::duration::Duration;
 use crate::plan::expr::{AggCall, AggFunc, Expr};
-use crate::plan::node::{Column, ModelPlan, NodeKind, Retention, TimeWindow};
+use crate::plan::node::{Column, ModelPlan, NodeKind, PlanNode, RankKeep, Retention, TimeWindow};
 use crate::types::DataType;
 use crate::window::WindowShape;
 
@@ -29,8 +29,10 @@ struct Relation {
 /// Renders the model's plan. `input` is the relation the first node reads:
 /// the source's table or view, or the upstream model's view.
 /// `input_schema` is that relation's columns (for a windowed aggregate's
-/// input view when it reads the relation directly).
-pub fn model_query(plan: &ModelPlan, input: &str, input_schema: &[Column]) -> ModelQuery {
+/// input view when it reads the relation directly). `job_ttl`: the job sets
+/// `table.exec.state.ttl` (for its Top-N and deduplications), so an
+/// aggregate that keeps its state forever says so with a `0s` hint.
+pub fn model_query(plan: &ModelPlan, input: &str, input_schema: &[Column], job_ttl: bool) -> ModelQuery {
     let view_name = &plan.name;
     let mut rel = Relation { from: ident(input), hint_name: input.to_string() };
     let mut window_input = None;
@@ -88,14 +90,12 @@ pub fn model_query(plan: &ModelPlan, input: &str, input_schema: &[Column]) -> Mo
                     }
                     None => rel.from.clone(),
                 };
-                let hint = match node.state.as_ref().map(|s| s.retention) {
-                    Some(Retention::After(d)) => format!("/*+ STATE_TTL({} = {}) */ ", super::expr::string_literal(&rel.hint_name), super::expr::string_literal(&d.to_string())),
-                    _ => String::new(),
-                };
+                let hint = ttl_hint(node.state.as_ref().map(|s| s.retention), &rel.hint_name, job_ttl);
                 names = out_names;
                 let group_by = if keys.is_empty() { String::new() } else { format!(" GROUP BY {}", keys.join(", ")) };
                 format!("SELECT {hint}{} FROM {from}{group_by}", list.join(", "))
             }
+            NodeKind::Rank { .. } => rank_select(&rel.from, &mut names, node, pos + 2),
             NodeKind::Source(_) | NodeKind::Sink { .. } => unreachable!("filtered out"),
         };
         if i + 1 == body.len() {
@@ -106,6 +106,57 @@ pub fn model_query(plan: &ModelPlan, input: &str, input_schema: &[Column]) -> Mo
         }
     }
     ModelQuery { window_input, view: last_select }
+}
+
+/// A Rank in Flink's Top-N shape, which Flink plans as its Rank or, ordered
+/// by the event time with one row kept, its Deduplicate: the row's columns
+/// and the row number over `from` (whose columns are `names`), kept to the
+/// range. Only the row's columns enter the ranking query, so Flink stores
+/// exactly the row the state fingerprint names. Returns the SELECT; `names`
+/// become its columns.
+fn rank_select(from: &str, names: &mut Vec<String>, node: &PlanNode, alias: usize) -> String {
+    let NodeKind::Rank { partition, order, keep, row, number } = &node.kind else { unreachable!("a Rank") };
+    let number = number.then(|| node.schema.last().map(|c| c.name.as_str())).flatten();
+    let col = |i: usize| ident(&names[i]);
+    let row_names: Vec<String> = row.iter().map(|&i| names[i].clone()).collect();
+    // The row number's name: the query's own, or one no row column has.
+    let rn = match number {
+        Some(n) => n.to_string(),
+        None => (1..).map(|k| if k == 1 { "rn".to_string() } else { format!("rn__{k}") }).find(|c| !row_names.contains(c)).expect("a free name"),
+    };
+    let listed: Vec<String> = row.iter().map(|&i| col(i)).collect();
+    let by = if partition.is_empty() { String::new() } else { format!("PARTITION BY {} ", partition.iter().map(|&i| col(i)).collect::<Vec<_>>().join(", ")) };
+    let order_by: Vec<String> = order
+        .iter()
+        .map(|(i, k)| match k.nulls() {
+            Some(nulls) => format!("{} {} {nulls}", col(*i), k.direction()),
+            None => format!("{} {}", col(*i), k.direction()),
+        })
+        .collect();
+    let range = match RankKeep::rows(*keep) {
+        1 => format!("{} = 1", ident(&rn)),
+        n => format!("{} <= {n}", ident(&rn)),
+    };
+    let ranked = format!("SELECT {}, ROW_NUMBER() OVER ({by}ORDER BY {}) AS {} FROM {from}", listed.join(", "), order_by.join(", "), ident(&rn));
+    let mut outer = listed;
+    if number.is_some() {
+        outer.push(ident(&rn));
+    }
+    *names = row_names.into_iter().chain(number.map(str::to_string)).collect();
+    format!("SELECT {} FROM ({ranked}) AS t{alias}n WHERE {range}", outer.join(", "))
+}
+
+/// An aggregate's STATE_TTL hint on the relation it reads (`hint_name`):
+/// its retention; or, in a job whose `table.exec.state.ttl` is set, `0s`
+/// (no expiry) when it keeps its state forever. A window's state ends with
+/// the window.
+fn ttl_hint(retention: Option<Retention>, hint_name: &str, job_ttl: bool) -> String {
+    let ttl = match retention {
+        Some(Retention::After(d)) => d.to_string(),
+        Some(Retention::Unbounded) if job_ttl => "0s".to_string(),
+        _ => return String::new(),
+    };
+    format!("/*+ STATE_TTL({} = {}) */ ", super::expr::string_literal(hint_name), super::expr::string_literal(&ttl))
 }
 
 /// `e` with each column named as the relation's SQL names it.

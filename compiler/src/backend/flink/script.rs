@@ -11,6 +11,7 @@ use super::query::{model_query, ModelQuery};
 use crate::config::{Connector, Format, Materialized, Target};
 use crate::db::{Db, ModelName, Project, SourceName};
 use crate::diagnostic::Diagnostic;
+use crate::duration::Duration;
 use crate::graph::dependency_graph;
 use crate::model::{model_contract, model_plan, model_reads};
 use crate::plan::node::{ModelPlan, NodeKind, Retention};
@@ -55,7 +56,34 @@ pub fn flink_model_query<'db>(db: &'db dyn Db, project: Project, name: ModelName
         Some(up) => model_contract(db, project, ModelName::new(db, up.clone())).as_ref().map(|c| c.schema.clone()).unwrap_or_default(),
         None => Vec::new(),
     };
-    Some(model_query(plan, &model_input(plan), &upstream_schema))
+    Some(model_query(plan, &model_input(plan), &upstream_schema, false))
+}
+
+/// The model's view in a job whose `table.exec.state.ttl` is set (see
+/// `job_ttl`): rendered again, not kept, as few jobs have one.
+fn model_query_under_job_ttl(db: &dyn Db, project: Project, plan: &ModelPlan) -> ModelQuery {
+    let upstream_schema = match &plan.reads_model {
+        Some(up) => model_contract(db, project, ModelName::new(db, up.clone())).as_ref().map(|c| c.schema.clone()).unwrap_or_default(),
+        None => Vec::new(),
+    };
+    model_query(plan, &model_input(plan), &upstream_schema, true)
+}
+
+/// The job's `table.exec.state.ttl`: Flink's STATE_TTL hint does not reach
+/// a Top-N or a deduplication, so their retention is the job's. Every model
+/// that ranks rows must then agree on it (`Err` says which do not).
+fn job_ttl(plans: &[Arc<ModelPlan>]) -> Result<Option<Duration>, String> {
+    let ranks: Vec<(&str, Retention)> = plans.iter().flat_map(|p| p.nodes.iter().filter(|n| matches!(n.kind, NodeKind::Rank { .. })).filter_map(move |n| Some((p.name.as_str(), n.state.as_ref()?.retention)))).collect();
+    let Some((first, retention)) = ranks.iter().find(|(_, r)| matches!(r, Retention::After(_))).copied() else { return Ok(None) };
+    match ranks.iter().find(|(_, r)| *r != retention) {
+        Some((other, r)) => Err(format!(
+            "models `{first}` and `{other}` rank rows with retention {retention} and {r}; on Flink a Top-N or deduplication takes its retention from the job's one `table.exec.state.ttl`, so every model that ranks rows must declare the same retention (or none)"
+        )),
+        None => Ok(match retention {
+            Retention::After(d) => Some(d),
+            _ => None,
+        }),
+    }
 }
 
 /// A source's DDL for a target.
@@ -80,7 +108,11 @@ pub fn flink_script<'db>(db: &'db dyn Db, project: Project, target: TargetName<'
     let read_models: BTreeSet<String> = order.iter().flat_map(|m| model_reads(db, project, ModelName::new(db, m.clone())).models.clone()).collect();
     let iceberg_used = plans.iter().any(|p| sink_of(db, project, &p.name).is_some_and(|s| s.connector == Connector::Iceberg));
 
-    let mut script = Parts { body: set_statements(&plans, t, iceberg_used), ..Parts::default() };
+    let ttl = job_ttl(&plans).map_err(|e| vec![e])?;
+    let mut script = Parts { body: set_statements(&plans, t, iceberg_used), job_ttl: ttl.is_some(), ..Parts::default() };
+    if let Some(d) = ttl {
+        script.body.push(format!("SET 'table.exec.state.ttl' = '{d}';"));
+    }
     script.sources(db, project, &plans, target);
     if iceberg_used {
         script.iceberg(db, project, &plans, t);
@@ -100,6 +132,8 @@ struct Parts {
     quarantine_inserts: Vec<String>,
     warnings: Vec<Diagnostic>,
     errors: BuildErrors,
+    /// The job sets `table.exec.state.ttl` (`job_ttl`).
+    job_ttl: bool,
 }
 
 /// The SET statements the application needs: checkpoints when it writes
@@ -158,17 +192,25 @@ impl Parts {
     /// it differently (W0790) or not at all (W0791).
     fn model(&mut self, db: &dyn Db, project: Project, p: &ModelPlan, t: &Target, has_reader: bool) {
         let name = ModelName::new(db, p.name.clone());
-        let Some(q) = flink_model_query(db, project, name) else { return };
+        let under_ttl;
+        let q = if self.job_ttl {
+            under_ttl = model_query_under_job_ttl(db, project, p);
+            &under_ttl
+        } else {
+            let Some(q) = flink_model_query(db, project, name) else { return };
+            q
+        };
         if let Some(w) = &q.window_input {
             self.body.push(format!("CREATE TEMPORARY VIEW {} AS\n{w};", ident(&format!("{}__window_input", p.name))));
         }
         self.body.push(format!("CREATE TEMPORARY VIEW {} AS\n{};", ident(&p.name), q.view));
         let sink = p.sink();
         let cfg = model_config(db, project, name);
-        if let Some(st) = p.nodes.iter().find_map(|n| n.state.as_ref()) {
-            if let Retention::After(d) = st.retention {
+        if let Some(n) = p.nodes.iter().find(|n| n.state.is_some()) {
+            if let Some(Retention::After(d)) = n.state.as_ref().map(|s| s.retention) {
+                let how = if matches!(n.kind, NodeKind::Rank { .. }) { "the job's table.exec.state.ttl" } else { "a STATE_TTL hint" };
                 self.warnings.push(
-                    Diagnostic::warning(Code::RetentionAsProcessingTimeTtl, format!("model `{}` declares retention {d}; on Flink it is a STATE_TTL hint, enforced in processing time, so it is approximate — and under replay it may keep state a fresh run would have dropped", p.name))
+                    Diagnostic::warning(Code::RetentionAsProcessingTimeTtl, format!("model `{}` declares retention {d}; on Flink it is {how}, enforced in processing time, so it is approximate — and under replay it may keep state a fresh run would have dropped", p.name))
                         .at(CONFIG_FILE, cfg.retention_span)
                         .help("the simulator expires state by event time; docs/flink.md lists the differences"),
                 );

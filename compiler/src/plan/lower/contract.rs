@@ -33,7 +33,7 @@ pub fn plan_check(source: &str, columns: &[Column], text: &str) -> std::result::
         }
     }
     let settings = ModelSettings { materialized: Materialized::Append, key: Vec::new(), key_declared: false, sink: None, retention: None, window: None };
-    let l = Lowerer { model: source, settings: &settings, inputs: &NoInputs, nodes: Vec::new(), ordinals: [0; 5], reads_model: None, ctes: Vec::new(), key_span: None, tvf_window: None };
+    let l = Lowerer { model: source, settings: &settings, inputs: &NoInputs, nodes: Vec::new(), ordinals: [0; 6], reads_model: None, ctes: Vec::new(), key_span: None, tvf_window: None };
     let rel = Rel {
         qualifier: source.to_string(),
         cols: columns.iter().map(|c| RelCol::new(c.name.clone(), c.ty)).collect(),
