@@ -93,6 +93,7 @@ golden!(session, 1); //             a tumbling window became a session window, a
 golden!(scalar, 1); //              SQL past the original: a CASE inside SUM changed (the accumulator), a CASE reformatted (SAFE)
 golden!(retract, 1); //             an aggregate's upstream became an upsert model: its MIN/MAX turned retracting (WITH RETRACT)
 golden!(topn, 1); //                Top-N and deduplication: N, Top-1 → Top-N, the order, the partition, first → last, the stored row, retention (never SAFE or COMPATIBLE); a reformat and a reader's change leave the Rank SAFE
+golden!(topn_restore, 1); //        a Top-N's stored row lost a column: STATE INCOMPATIBLE, and Flink refuses the savepoint (restore_probe.py topn_restore v1 v2)
 golden!(safe, 0); //                formatting, canonical retention, idle_timeout, source key, sink format
 
 /// A copy of a case's v2 project in the test's scratch space.
