@@ -364,9 +364,12 @@ fn validate(document: DocKind, m: &Manifest) -> Result<(), ReadError> {
                 if let Some((f, _)) = missing.iter().find(|(_, absent)| *absent) {
                     return invalid(format!("node `{}` is keyed but its state has no `{f}`", n.id));
                 }
-                let extra = [("accumulators", ranked && s.accumulators.is_some()), ("order", !ranked && s.order.is_some()), ("top", !ranked && s.top.is_some()), ("keep", !ranked && s.keep.is_some()) , ("keep", s.top.is_some() && s.keep.is_some())];
+                let extra = [("accumulators", ranked && s.accumulators.is_some()), ("order", !ranked && s.order.is_some()), ("top", !ranked && s.top.is_some()), ("keep", !ranked && s.keep.is_some())];
                 if let Some((f, _)) = extra.iter().find(|(_, present)| *present) {
                     return invalid(format!("node `{}` has keyed state with `{f}`, which {} state does not have", n.id, if ranked { "a Rank's" } else { "an aggregate's" }));
+                }
+                if s.top.is_some() && s.keep.is_some() {
+                    return invalid(format!("node `{}` keeps both a `top` and a `keep`; a Rank keeps one or the other", n.id));
                 }
             }
             other => return invalid(format!("node `{}` has the state kind `{other}`; kinds are stateless and keyed", n.id)),
