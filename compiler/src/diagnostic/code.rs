@@ -231,6 +231,10 @@ codes! {
     RankOverUpdatingStream = "E0803",
     /// a Top-N of more than one row whose output does not carry its row number
     TopNWithoutRowNumber = "E0804",
+    /// a model ranks a kafka source that declares no `key` (which rows a Top-N or deduplication keeps may differ from the tests across partitions)
+    RankOverUnkeyedKafka = "W0820",
+    /// a Rank's PARTITION BY does not include the source's `key` columns
+    RankPartitionMissesSourceKey = "W0821",
     /// the fixture's model does not exist (did-you-mean)
     FixtureUnknownModel = "E0772",
     /// an expected row names a column the model does not produce
