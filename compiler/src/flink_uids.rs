@@ -8,7 +8,8 @@
 //! read positions are the state), a sink by its table, a ChangelogNormalize
 //! by the scan it reads, and an aggregate by its aggregate calls (the
 //! backend names each call by its canonical text, as the manifest names
-//! the accumulators) and the sinks it feeds. A node whose mapping is not
+//! the accumulators) and the sinks it feeds, a Rank or Deduplicate by what
+//! it keeps (N, first or last) and the sinks it feeds. A node whose mapping is not
 //! unique, or a stateful ExecNode this module does not know, makes the
 //! whole plan unpinnable: the caller falls back to topology uids.
 //!
@@ -211,6 +212,23 @@ fn agg_mismatch(n: &Value, x: &NodeEntry) -> Option<String> {
     (!same).then(|| format!("Flink's window for `{}` ({}) is not its {} window", x.id, fw, w.kind))
 }
 
+/// Whether Flink's Rank or Deduplicate `n` runs the Rank node `x`: a
+/// deduplication on event time keeping the row the node keeps, or a Top-N
+/// of the node's N from the first row; partitioned by as many columns.
+fn same_rank(n: &Value, x: &NodeEntry) -> bool {
+    let keys = x.state.keys.as_ref().map_or(0, Vec::len);
+    match exec_kind(n["type"].as_str().unwrap_or("")) {
+        "deduplicate" => {
+            let kept = if n["keepLastRow"].as_bool() == Some(true) { "last" } else { "first" };
+            n["isRowtime"].as_bool() == Some(true) && x.state.keep.as_deref() == Some(kept) && n["uniqueKeys"].as_array().map(Vec::len) == Some(keys)
+        }
+        _ => {
+            let range = &n["rankRange"];
+            range["start"].as_u64() == Some(1) && x.state.top.is_some() && range["end"].as_u64() == x.state.top && n["partition"]["fields"].as_array().map(Vec::len) == Some(keys)
+        }
+    }
+}
+
 // Whole: one pass over the ExecNodes, each kind's mapping rule next to the
 // others, so that every stateful kind is visibly either mapped or refused.
 /// Maps every stateful ExecNode of `plan` to Streamform's nodes and returns
@@ -281,6 +299,14 @@ pub fn pin_plan(plan: &Value, desired: &Manifest, sinks: &[SinkTable], keys: &Ha
                 }
                 [] => return Err(format!("Flink's {} (ExecNode {id}, aggregates [{}]) matches no Streamform node", kind, calls.join(", "))),
                 many => return Err(format!("Flink's {} (ExecNode {id}) could be any of {}", kind, many.iter().map(|x| x.id.as_str()).collect::<Vec<_>>().join(", "))),
+            }
+        } else if kind == "rank" || kind == "deduplicate" {
+            let feeds = fed.get(&id).cloned().unwrap_or_default();
+            let candidates: Vec<&NodeEntry> = desired.nodes.iter().filter(|x| x.operator == "rank" && same_rank(n, x) && streamform_fed.get(x.id.as_str()) == Some(&feeds)).collect();
+            match candidates.as_slice() {
+                [one] => (key_of(&one.id), vec![one.id.clone()], false),
+                [] => return Err(format!("Flink's {kind} (ExecNode {id}) matches no Streamform Rank")),
+                many => return Err(format!("Flink's {kind} (ExecNode {id}) could be any of {}", many.iter().map(|x| x.id.as_str()).collect::<Vec<_>>().join(", "))),
             }
         } else if STATELESS.contains(&kind) {
             continue;

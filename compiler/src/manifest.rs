@@ -13,7 +13,7 @@ use crate::identity::digest::sha256_hex;
 use crate::identity::fingerprint::{schema_fingerprint, state_fingerprint};
 use crate::model::{lower_model, model_plan};
 use crate::project::model_names;
-use crate::plan::node::{ModelPlan, PlanNode, TimeWindow};
+use crate::plan::node::{Column, ModelPlan, PlanNode, RankKeep, TimeWindow};
 use crate::segments;
 use crate::diagnostic::Code;
 
@@ -73,6 +73,19 @@ pub struct WindowEntry {
     pub emission: String,
 }
 
+/// One ORDER BY column of a Rank's state.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OrderEntry {
+    pub column: String,
+    /// `ASC` or `DESC`.
+    pub direction: String,
+    /// `NULLS FIRST` or `NULLS LAST`, only when not the direction's default
+    /// (NULL is the smallest value).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nulls: Option<String>,
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct StateEntry {
@@ -81,6 +94,18 @@ pub struct StateEntry {
     pub keys: Option<Vec<String>>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub accumulators: Option<Vec<ColumnEntry>>,
+    /// A Rank's ORDER BY.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub order: Option<Vec<OrderEntry>>,
+    /// A Top-N's N.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub top: Option<u64>,
+    /// A deduplication's kept row: `first` or `last`.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub keep: Option<String>,
+    /// A Rank's stored row: its columns and types.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub row: Option<Vec<ColumnEntry>>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub retention: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
@@ -134,11 +159,18 @@ pub fn node_entry(model: &str, node: &PlanNode) -> NodeEntry {
         boundedness: if node.bounded { "bounded" } else { "unbounded" }.to_string(),
         changelog: ChangelogEntry { mode: node.changelog.mode().to_string(), key: node.changelog.key().to_vec() },
         state: match &node.state {
-            None => StateEntry { kind: "stateless".into(), keys: None, accumulators: None, retention: None, digest: None, window: None },
+            None => StateEntry { kind: "stateless".into(), keys: None, accumulators: None, order: None, top: None, keep: None, row: None, retention: None, digest: None, window: None },
             Some(st) => StateEntry {
                 kind: "keyed".into(),
                 keys: Some(st.keys.clone()),
-                accumulators: Some(st.accumulators.iter().map(|c| ColumnEntry { name: c.name.clone(), ty: c.ty.to_string() }).collect()),
+                accumulators: st.rank.is_none().then(|| columns(&st.accumulators)),
+                order: st.rank.as_ref().map(|r| r.order.iter().map(|k| OrderEntry { column: k.column.clone(), direction: k.direction().into(), nulls: k.nulls().map(str::to_string) }).collect()),
+                top: st.rank.as_ref().and_then(|r| match r.keep {
+                    RankKeep::Top(n) => Some(n),
+                    _ => None,
+                }),
+                keep: st.rank.as_ref().and_then(|r| r.keep.kept()).map(str::to_string),
+                row: st.rank.as_ref().map(|r| columns(&r.row)),
                 retention: Some(st.retention.to_string()),
                 digest: Some(sha256_hex(&state_fingerprint(st))),
                 window: st.window.as_ref().map(|w| WindowEntry {
@@ -154,6 +186,10 @@ pub fn node_entry(model: &str, node: &PlanNode) -> NodeEntry {
         },
         time: node.time.clone(),
     }
+}
+
+fn columns(cols: &[Column]) -> Vec<ColumnEntry> {
+    cols.iter().map(|c| ColumnEntry { name: c.name.clone(), ty: c.ty.to_string() }).collect()
 }
 
 pub fn model_entry(plan: &ModelPlan) -> ModelEntry {

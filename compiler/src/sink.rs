@@ -41,6 +41,9 @@ fn never_null(db: &dyn Db, project: Project, plan: &ModelPlan, col: &str, depth:
             },
             NodeKind::Filter { predicate } if rejects_null(predicate, &col) => return true,
             NodeKind::Filter { .. } => {}
+            // A Rank's row number counts from 1; its other columns keep their names.
+            NodeKind::Rank { number: true, .. } if node.schema.last().is_some_and(|c| c.name == col) => return true,
+            NodeKind::Rank { .. } => {}
             NodeKind::Source(read) => {
                 let source = SourceName::new(db, read.source.clone());
                 let timed = source_config(db, project, source).as_ref().and_then(event_time).is_some_and(|t| t.clock() == Some(col.as_str()));

@@ -123,9 +123,9 @@ fn a_changed_row_layout_or_materializer_under_the_same_uid_does_not_restore() {
 #[test]
 fn an_unknown_stateful_exec_node_makes_the_plan_unpinnable() {
     let (mut plan, m) = case("v1-one-model");
-    plan["nodes"][1]["type"] = Value::from("stream-exec-rank_1");
+    plan["nodes"][1]["type"] = Value::from("stream-exec-over-aggregate_1");
     let err = pin_plan(&plan, &m, &sinks(&m), &keys(&m, None, &[])).unwrap_err();
-    assert!(err.contains("stream-exec-rank_1") && err.contains("does not map"), "{err}");
+    assert!(err.contains("stream-exec-over-aggregate_1") && err.contains("does not map"), "{err}");
 }
 
 /// Each window kind runs as one WindowAggregate on Flink 2.3 (no local or
@@ -215,4 +215,34 @@ fn an_aggregate_over_a_union_pins_both_scans_and_nothing_for_the_union() {
     let unpinned: Vec<&String> = f.iter().filter(|(_, v)| v.is_none()).map(|(k, _)| k).collect();
     assert_eq!(unpinned.len(), 4, "the union, the two projections and the exchange are not pinned: {unpinned:?}");
     assert!(unpinned.iter().any(|k| k.starts_with("Union")), "{unpinned:?}");
+}
+
+/// Flink runs each deduplication as a Deduplicate and each Top-N as a Rank
+/// (recorded from Flink 2.3): each is pinned to its Rank node, by what it
+/// keeps and the sink it feeds; one that keeps something else is refused.
+#[test]
+fn deduplications_and_top_n_pin_to_their_rank_nodes() {
+    let (_, pins, _) = pin("r1-dedup", None, &[]).unwrap();
+    let ranks: Vec<_> = summary(&pins).into_iter().filter(|p| p.0 == "deduplicate").collect();
+    assert_eq!(
+        ranks,
+        vec![
+            (s("deduplicate"), s("streamform/first_kind::rank::0"), vec![s("first_kind::rank::0")]),
+            (s("deduplicate"), s("streamform/latest_kind::rank::0"), vec![s("latest_kind::rank::0")]),
+        ]
+    );
+    let (_, pins, _) = pin("r2-rank", None, &[]).unwrap();
+    let ranks: Vec<_> = summary(&pins).into_iter().filter(|p| p.0 == "rank").collect();
+    assert_eq!(
+        ranks,
+        vec![
+            (s("rank"), s("streamform/biggest::rank::0"), vec![s("biggest::rank::0")]),
+            (s("rank"), s("streamform/top_amounts::rank::0"), vec![s("top_amounts::rank::0")]),
+        ]
+    );
+    // A Top-5 where Flink runs a Top-3: no node of Streamform's is that Rank.
+    let (plan, mut m) = case("r2-rank");
+    m.nodes.iter_mut().find(|n| n.id == "top_amounts::rank::0").unwrap().state.top = Some(5);
+    let err = pin_plan(&plan, &m, &sinks(&m), &keys(&m, None, &[])).unwrap_err();
+    assert!(err.contains("matches no Streamform Rank"), "{err}");
 }

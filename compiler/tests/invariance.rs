@@ -271,3 +271,27 @@ fn window_function_equals_window_config() {
         assert_eq!(compile("", tvf), by_config, "{tvf}");
     }
 }
+
+/// A Top-N: reformatting it, or writing its ranked query as a WITH query
+/// rather than a derived table, moves nothing; renaming an output column
+/// leaves the Rank's state as it is, dropping one the Rank stores moves
+/// its state digest (Flink stores only what is read), never its id.
+#[test]
+fn top_n_reformatted_moves_nothing() {
+    let config = CONFIG.replace("key: [customer_id]", "key: [customer_id, rn]");
+    let base = compile_with(&config, "SELECT customer_id, rn, order_id, amount FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY customer_id ORDER BY amount DESC) AS rn FROM source('orders')) WHERE rn <= 3");
+    for sql in [
+        "select customer_id, rn, order_id, amount\nfrom (\n  select *, row_number() over (partition by CUSTOMER_ID order by amount desc) as RN -- ranked\n  from source('orders')\n) as r\nwhere (r.rn <= 3)",
+        "WITH ranked AS (SELECT *, ROW_NUMBER() OVER (PARTITION BY customer_id ORDER BY amount DESC) AS rn FROM source('orders'))\nSELECT customer_id, rn, order_id, amount FROM ranked WHERE 3 >= rn",
+        "SELECT customer_id, rn, order_id, amount FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY customer_id ORDER BY amount DESC NULLS LAST) AS rn FROM source('orders')) WHERE rn < 4",
+    ] {
+        assert_eq!(compile_with(&config, sql), base, "reformatting changed the manifest:\n{sql}");
+    }
+    let rank = node(&base, "totals::rank::0");
+    assert_eq!(rank.definition, "partition=[customer_id] order=[amount DESC] top=3 number=rn");
+    let renamed = compile_with(&config, "SELECT customer_id, rn, order_id AS id, amount AS spent FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY customer_id ORDER BY amount DESC) AS rn FROM source('orders')) WHERE rn <= 3");
+    assert_eq!(node(&renamed, "totals::rank::0").state, rank.state, "renaming an output column moved the Rank's state");
+    let dropped = compile_with(&config, "SELECT customer_id, rn, amount FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY customer_id ORDER BY amount DESC) AS rn FROM source('orders')) WHERE rn <= 3");
+    assert_ne!(node(&dropped, "totals::rank::0").state.digest, rank.state.digest, "the stored row lost order_id, so its state moves");
+    assert_eq!(ids(&dropped), ids(&base));
+}

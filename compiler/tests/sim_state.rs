@@ -1,8 +1,9 @@
 //! The simulator's keyed store is shaped exactly as each node's state
 //! fingerprint says: for every keyed node of every project under
 //! testdata/, the store's key columns and accumulators (names and types)
-//! equal the fingerprint's, and after running the project's fixtures
-//! every stored value has its declared type. State inference and
+//! equal the fingerprint's — a Rank's key columns and stored row — and
+//! after running the project's fixtures every stored value has its
+//! declared type. State inference and
 //! execution cannot drift apart.
 
 use std::path::{Path, PathBuf};
@@ -59,6 +60,7 @@ fn projects() -> Vec<PathBuf> {
 fn keyed_stores_match_state_fingerprints() {
     let mut keyed_nodes = 0;
     let mut stored_values = 0;
+    let mut rank_nodes = 0;
     for root in projects() {
         let db = Database::default();
         let project = load(&db, &root);
@@ -108,9 +110,32 @@ fn keyed_stores_match_state_fingerprints() {
                     }
                     keyed_nodes += 1;
                 }
+                for (id, store) in m.rank_stores() {
+                    let node = plan.nodes.iter().find(|n| n.id(&plan.name) == id).expect("the store's node is in the plan");
+                    let state = node.state.as_ref().expect("a rank is keyed");
+                    let rank = state.rank.as_ref().expect("a rank's state has its rank part");
+                    let where_ = format!("{} ({})", id, root.display());
+                    let key_names: Vec<&str> = store.keys.iter().map(|c| c.name.as_str()).collect();
+                    assert_eq!(key_names, state.keys.iter().map(String::as_str).collect::<Vec<_>>(), "key columns of {where_}");
+                    assert_eq!(store.row, rank.row, "stored row of {where_}");
+                    for (key, rows) in store.partitions() {
+                        for (v, c) in key.iter().zip(&store.keys) {
+                            assert!(v.conforms_to(c.ty), "{where_}: key {} holds {v:?}", c.name);
+                        }
+                        for row in rows {
+                            assert_eq!(row.len(), rank.row.len(), "{where_}: a stored row of {} columns", row.len());
+                            for (v, c) in row.iter().zip(&rank.row) {
+                                assert!(v.conforms_to(c.ty), "{where_}: stored column {} holds {v:?}", c.name);
+                                stored_values += 1;
+                            }
+                        }
+                    }
+                    rank_nodes += 1;
+                }
             }
         }
     }
     assert!(keyed_nodes >= 10, "only {keyed_nodes} keyed nodes found under testdata/");
     assert!(stored_values > 0, "no fixture stored anything");
+    assert!(rank_nodes >= 4, "only {rank_nodes} rank nodes found under testdata/");
 }

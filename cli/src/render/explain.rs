@@ -56,6 +56,23 @@ pub fn model_explain(plan: &ModelPlan, sink_target: Option<(&str, &str)>, source
             NodeKind::Union => {
                 let _ = writeln!(s, "  inputs={}", n.inputs.join(", "));
             }
+            NodeKind::Rank { number, .. } => {
+                let st = n.state.as_ref().expect("ranks are keyed");
+                let rank = st.rank.as_ref().expect("a Rank's state has its rank part");
+                let _ = writeln!(s, "  partition={}", st.keys.join(", "));
+                let _ = writeln!(s, "  order={}", rank.order.iter().map(|k| k.text()).collect::<Vec<_>>().join(", "));
+                match rank.keep.kept() {
+                    Some(k) => {
+                        let _ = writeln!(s, "  keep={k}");
+                    }
+                    None => {
+                        let _ = writeln!(s, "  top={}", rank.keep.rows());
+                    }
+                }
+                if *number {
+                    let _ = writeln!(s, "  number={}", n.schema.last().map_or("", |c| c.name.as_str()));
+                }
+            }
             NodeKind::Sink { materialized } => {
                 let _ = writeln!(s, "  model={}", plan.name);
                 let _ = writeln!(s, "  materialized={}", materialized.as_str());

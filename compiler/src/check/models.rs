@@ -10,6 +10,7 @@ use crate::db::{Db, ModelName, Project, SourceFile, SourceName};
 use crate::diagnostic::{did_you_mean, Diagnostic, Span};
 use crate::model::{located_reads, lower_model, parse_model, upstream_sources};
 use crate::plan::lower::{declared_window_span, to_span, unwindowed_aggregate_keys};
+use crate::plan::node::Operator;
 use crate::plan::node::ModelPlan;
 use crate::project::{self, model_config, model_file, source_config, CONFIG_FILE};
 use crate::source::event_time;
@@ -72,8 +73,36 @@ pub fn model_checks<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>
         }
     }
     let Some(plan) = &lowered.plan else { return out };
+    if let (Some(rank), Some(root)) = (plan.nodes.iter().find(|x| x.operator == Operator::Rank).and_then(|x| x.state.as_ref()), upstream.first()) {
+        rank_order_checks(&n, &rank.keys, root, &mut out.key_order);
+    }
     unaliased_column_warnings(db, &n, file, plan, &mut out.planning);
     out
+}
+
+/// W0820/W0821: how the root Kafka source's partitioning key meets a
+/// Rank's partition. Unlike an aggregate's, a Rank's result depends on the
+/// order its rows arrive in (which of equal rows a Top-N keeps, which of
+/// two rows at one time a deduplication keeps last).
+fn rank_order_checks(n: &str, partition: &[String], root: &SourceConfig, out: &mut Vec<Diagnostic>) {
+    if root.connector != Connector::Kafka {
+        return;
+    }
+    let sn = &root.name;
+    let why = "rows of one partition of the ranking can arrive in another order than the tests show, and which of equal rows a Top-N keeps (or a deduplication keeps last, at equal times) follows that order";
+    match &root.key {
+        None => out.push(
+            Diagnostic::warning(Code::RankOverUnkeyedKafka, format!("model `{n}` ranks source `{sn}`, which declares no key; if its topic has several partitions, {why}"))
+                .at(project::SOURCES_FILE, Some(root.span.with_len(sn.len())))
+                .help(format!("declare `key:` on `{sn}`: the columns its producers partition messages by")),
+        ),
+        Some((skey, span)) if !skey.iter().all(|k| partition.contains(k)) => out.push(
+            Diagnostic::warning(Code::RankPartitionMissesSourceKey, format!("model `{n}` ranks rows partitioned by [{}], which does not include all of source `{sn}`'s key ({}); {why}", partition.join(", "), skey.join(", ")))
+                .at(project::SOURCES_FILE, Some(*span))
+                .help("partition by the source's key columns too, or order by enough columns that no two rows tie"),
+        ),
+        _ => {}
+    }
 }
 
 /// Each source() and ref() that names nothing, once per target, in the

@@ -227,6 +227,20 @@ codes! {
     InReferenceCycle = "E0608",
     /// reads an iceberg source
     ReadsIcebergSource = "E0609",
+    /// a window function (`… OVER`) outside the Top-N and deduplication shape
+    WindowFunctionOutsideTopN = "E0800",
+    /// the filter on the row number is not `rn = 1`, `rn <= N` or `rn < N` on its own
+    BadRowNumberFilter = "E0801",
+    /// `ROW_NUMBER()`'s window is not PARTITION BY and ORDER BY over selected columns, or the row number has no name
+    BadRowNumberWindow = "E0802",
+    /// a Top-N or deduplication over an updating (upsert) stream
+    RankOverUpdatingStream = "E0803",
+    /// a Top-N of more than one row whose output does not carry its row number
+    TopNWithoutRowNumber = "E0804",
+    /// a model ranks a kafka source that declares no `key` (which rows a Top-N or deduplication keeps may differ from the tests across partitions)
+    RankOverUnkeyedKafka = "W0820",
+    /// a Rank's PARTITION BY does not include the source's `key` columns
+    RankPartitionMissesSourceKey = "W0821",
     /// the fixture's model does not exist (did-you-mean)
     FixtureUnknownModel = "E0772",
     /// an expected row names a column the model does not produce
@@ -245,7 +259,7 @@ codes! {
     FixtureUnreadSource = "E0834",
     /// a `nodes:` hint names a node the model's plan does not have (the help lists the nodes)
     HintUnknownNode = "E0780",
-    /// a `nodes:` hint key is not `<kind>.<ordinal>` (kind one of source, filter, project, aggregate, sink, union; ordinal a plain number)
+    /// a `nodes:` hint key is not `<kind>.<ordinal>` (kind one of source, filter, project, aggregate, rank, sink, union; ordinal a plain number)
     HintMalformedNode = "E0781",
     /// a hint's `was` is not a node id `<model>::<kind>::<ordinal>`, so it can never match
     HintMalformedWas = "W0782",

@@ -4,7 +4,7 @@
 
 use std::fmt::Display;
 
-use super::text::{schema_text, state_text, ColumnView, StateView, WindowView};
+use super::text::{schema_text, state_text, ColumnView, RankView, StateView, WindowView};
 use crate::manifest::{ColumnEntry, NodeEntry, StateEntry, WindowEntry};
 
 impl ColumnView for ColumnEntry {
@@ -68,6 +68,16 @@ impl StateView for KeyedEntry<'_> {
     }
     fn window(&self) -> Option<&WindowEntry> {
         self.0.window.as_ref()
+    }
+    /// A Rank's part: an entry with a `row` (the stored row's columns).
+    fn rank(&self) -> Option<RankView<'_, ColumnEntry>> {
+        let s = self.0;
+        Some(RankView {
+            order: s.order.iter().flatten().map(|o| (o.column.as_str(), o.direction.as_str(), o.nulls.as_deref())).collect(),
+            top: s.top,
+            keep: s.keep.as_deref(),
+            row: s.row.as_deref()?,
+        })
     }
 }
 

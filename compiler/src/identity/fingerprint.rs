@@ -3,8 +3,8 @@
 
 use std::fmt::Display;
 
-use super::text::{schema_text, state_text, ColumnView, StateView, WindowView};
-use crate::plan::node::{Column, KeyedState, TimeWindow};
+use super::text::{schema_text, state_text, ColumnView, RankView, StateView, WindowView};
+use crate::plan::node::{Column, KeyedState, RankKeep, TimeWindow};
 use crate::window::WindowShape;
 
 impl ColumnView for Column {
@@ -64,6 +64,18 @@ impl StateView for KeyedState {
     fn window(&self) -> Option<&TimeWindow> {
         self.window.as_ref()
     }
+    fn rank(&self) -> Option<RankView<'_, Column>> {
+        let r = self.rank.as_ref()?;
+        Some(RankView {
+            order: r.order.iter().map(|k| (k.column.as_str(), k.direction(), k.nulls())).collect(),
+            top: match r.keep {
+                RankKeep::Top(n) => Some(n),
+                _ => None,
+            },
+            keep: r.keep.kept(),
+            row: &r.row,
+        })
+    }
 }
 
 /// `[name: type, ...]`: a node's schema fingerprint.
@@ -71,7 +83,8 @@ pub fn schema_fingerprint(columns: &[Column]) -> String {
     schema_text(columns)
 }
 
-/// `aggregate key=[..] accumulators=[..] retention=..[ window=..]`.
+/// `aggregate key=[..] accumulators=[..] retention=..[ window=..]`, or a
+/// Rank's `rank …` / `deduplicate …`.
 pub fn state_fingerprint(state: &KeyedState) -> String {
     state_text(state)
 }

@@ -38,6 +38,29 @@ pub trait StateView {
     fn accumulators(&self) -> &[Self::Column];
     fn retention(&self) -> &dyn Display;
     fn window(&self) -> Option<&Self::Window>;
+    /// A Rank's part; `None` for an aggregate.
+    fn rank(&self) -> Option<RankView<'_, Self::Column>>;
+}
+
+/// What a Rank stores besides its key: the order its rows are kept by,
+/// how many (`top`), or which one a deduplication keeps (`keep`), and the
+/// stored row's columns.
+pub struct RankView<'a, C> {
+    /// Each ORDER BY column: its name, `ASC`/`DESC`, and `NULLS FIRST` /
+    /// `NULLS LAST` when that is not the direction's default.
+    pub order: Vec<(&'a str, &'a str, Option<&'a str>)>,
+    pub top: Option<u64>,
+    pub keep: Option<&'a str>,
+    pub row: &'a [C],
+}
+
+/// `amount DESC`, `ts ASC`, `amount ASC NULLS LAST`: an ORDER BY column's
+/// one text, in definitions and state fingerprints.
+pub fn sort_key_text(column: &str, direction: &str, nulls: Option<&str>) -> String {
+    match nulls {
+        Some(n) => format!("{column} {direction} {n}"),
+        None => format!("{column} {direction}"),
+    }
 }
 
 /// `[a: int64, b: string]`: the schema fingerprint text, also how a list
@@ -66,15 +89,39 @@ pub fn window_text<W: WindowView>(w: &W) -> String {
 }
 
 /// `key=[..] accumulators=[..] retention=..`: the state fingerprint
-/// without its kind and window, as `inspect-plan` shows it.
+/// without its kind and window, as `inspect-plan` shows it. A Rank's:
+/// `key=[..] order=[..] top=N row=[..] retention=..`, or `keep=first` /
+/// `keep=last` in place of `top=1` for a deduplication.
 pub fn state_fields<S: StateView>(s: &S) -> String {
-    format!("key=[{}] accumulators={} retention={}", s.keys().join(", "), schema_text(s.accumulators()), s.retention())
+    match s.rank() {
+        None => format!("key=[{}] accumulators={} retention={}", s.keys().join(", "), schema_text(s.accumulators()), s.retention()),
+        Some(r) => {
+            let order: Vec<String> = r.order.iter().map(|(c, d, n)| sort_key_text(c, d, *n)).collect();
+            let kept = match (r.keep, r.top) {
+                (Some(k), _) => format!("keep={k}"),
+                (None, Some(n)) => format!("top={n}"),
+                (None, None) => "top=".to_string(),
+            };
+            format!("key=[{}] order=[{}] {kept} row={} retention={}", s.keys().join(", "), order.join(", "), schema_text(r.row), s.retention())
+        }
+    }
 }
 
-/// `aggregate key=[..] accumulators=[..] retention=..[ window=..]`: the
-/// state fingerprint text.
+/// The state's kind as its fingerprint names it: `aggregate`, `rank`, or
+/// `deduplicate` (a Rank that keeps the first or last row on event time).
+pub fn state_kind<S: StateView>(s: &S) -> &'static str {
+    match s.rank() {
+        None => "aggregate",
+        Some(r) if r.keep.is_some() => "deduplicate",
+        Some(_) => "rank",
+    }
+}
+
+/// `aggregate key=[..] accumulators=[..] retention=..[ window=..]`, or a
+/// Rank's `rank key=[..] order=[..] top=N row=[..] retention=..` (`deduplicate
+/// … keep=first …`): the state fingerprint text.
 pub fn state_text<S: StateView>(s: &S) -> String {
-    let mut out = format!("aggregate {}", state_fields(s));
+    let mut out = format!("{} {}", state_kind(s), state_fields(s));
     if let Some(w) = s.window() {
         out.push_str(" window=");
         out.push_str(&window_text(w));

@@ -19,13 +19,21 @@
 //!   Flink. An updating input is refused (E0832): Flink's union of
 //!   updating inputs carries no upsert key (two inputs may hold the same
 //!   key), which an upsert changelog here cannot say.
+//! - **Rank** (`ROW_NUMBER() OVER (…)` kept to a range; `rank`): reads
+//!   append only (Flink ranks updates with other functions, not simulated).
+//!   A deduplication keeping the first row on event time emits each row
+//!   once, when the watermark passes it: append. Every other Rank replaces
+//!   rows: upsert keyed by the partition columns, then the row number when
+//!   the output has it. A Top-N of several rows without its row number has
+//!   no key (Flink writes inserts and deletes of several rows per
+//!   partition), so it is refused.
 //! - **Sink**: the input's mode, which must fit the materialization: an
 //!   append model cannot write upserts, and an upsert model declares
 //!   exactly its upsert key. An upsert model may write an append changelog
 //!   when it declares the key its rows are replaced by; with no key, it is
 //!   refused, as the original refuses it.
 
-use super::node::Changelog;
+use super::node::{Changelog, RankKeep};
 use crate::config::Materialized;
 
 /// A mode a step cannot read or write; lowering turns it into an error.
@@ -42,6 +50,10 @@ pub enum Conflict {
     NoKeyOverAppend,
     /// An upsert model that declares another key than its output's.
     OtherKey { declared: Vec<String>, produced: Vec<String> },
+    /// A Rank over an updating stream.
+    UpdatingRankInput,
+    /// A Top-N of several rows whose output has no row number: no key.
+    TopNWithoutNumber { rows: u64 },
 }
 
 /// A Source node's mode.
@@ -88,6 +100,24 @@ pub fn aggregate(keys: &[String], windowed: bool) -> Changelog {
         Changelog::Append
     } else {
         Changelog::Upsert(keys.to_vec())
+    }
+}
+
+/// Whether a Rank may read `input`.
+pub fn rank_input(input: &Changelog) -> Result<(), Conflict> {
+    match input {
+        Changelog::Upsert(_) => Err(Conflict::UpdatingRankInput),
+        Changelog::Append => Ok(()),
+    }
+}
+
+/// A Rank node's mode: partitioned by `partition`, keeping `keep`, with its
+/// row number in the output under the name `number` (or not).
+pub fn rank(partition: &[String], keep: RankKeep, number: Option<&str>) -> Result<Changelog, Conflict> {
+    match (keep, number) {
+        (RankKeep::First, _) => Ok(Changelog::Append),
+        (RankKeep::Top(n), None) if n > 1 => Err(Conflict::TopNWithoutNumber { rows: n }),
+        (_, number) => Ok(Changelog::Upsert(partition.iter().map(String::clone).chain(number.map(str::to_string)).collect())),
     }
 }
 

@@ -14,6 +14,8 @@ pub enum Operator {
     Filter,
     Project,
     Aggregate,
+    /// `ROW_NUMBER() OVER (…)` kept to a range: a Top-N, or a deduplication.
+    Rank,
     Sink,
     /// `UNION ALL`: the rows of every input, unchanged; no state.
     Union,
@@ -21,7 +23,7 @@ pub enum Operator {
 
 impl Operator {
     /// In plan order: the names a manifest, an id and a `nodes:` hint use.
-    pub const ALL: [Operator; 6] = [Operator::Source, Operator::Filter, Operator::Project, Operator::Aggregate, Operator::Sink, Operator::Union];
+    pub const ALL: [Operator; 7] = [Operator::Source, Operator::Filter, Operator::Project, Operator::Aggregate, Operator::Rank, Operator::Sink, Operator::Union];
 
     /// The manifest's lowercase name, also used in node ids.
     pub fn as_str(self) -> &'static str {
@@ -30,6 +32,7 @@ impl Operator {
             Operator::Filter => "filter",
             Operator::Project => "project",
             Operator::Aggregate => "aggregate",
+            Operator::Rank => "rank",
             Operator::Sink => "sink",
             Operator::Union => "union",
         }
@@ -42,6 +45,7 @@ impl Operator {
             Operator::Filter => "Filter",
             Operator::Project => "Project",
             Operator::Aggregate => "Aggregate",
+            Operator::Rank => "Rank",
             Operator::Sink => "Sink",
             Operator::Union => "Union",
         }
@@ -51,7 +55,7 @@ impl Operator {
         Operator::ALL.into_iter().find(|o| o.as_str() == s)
     }
 
-    /// `source, filter, project, aggregate, sink, union`, for messages.
+    /// `source, filter, project, aggregate, rank, sink, union`, for messages.
     pub fn names() -> String {
         Operator::ALL.map(Operator::as_str).join(", ")
     }
@@ -136,9 +140,96 @@ impl TimeWindow {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct KeyedState {
     pub keys: Vec<String>,
+    /// An Aggregate's accumulators; empty for a Rank.
     pub accumulators: Vec<Column>,
     pub retention: Retention,
     pub window: Option<TimeWindow>,
+    /// A Rank's order, the rows it keeps and their layout.
+    pub rank: Option<RankState>,
+}
+
+/// One column of a Rank's ORDER BY.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct SortKey {
+    pub column: String,
+    pub descending: bool,
+    /// Where NULLs sort. As on Flink, NULL is the smallest value unless the
+    /// query says otherwise: first ascending, last descending.
+    pub nulls_last: bool,
+}
+
+impl SortKey {
+    /// The default NULL placement for a direction (NULL is the smallest value).
+    pub fn default_nulls_last(descending: bool) -> bool {
+        descending
+    }
+
+    /// `ASC` or `DESC`.
+    pub fn direction(&self) -> &'static str {
+        if self.descending {
+            "DESC"
+        } else {
+            "ASC"
+        }
+    }
+
+    /// `NULLS FIRST` or `NULLS LAST` when the query asks for the other
+    /// placement than the default; `None` otherwise.
+    pub fn nulls(&self) -> Option<&'static str> {
+        (self.nulls_last != SortKey::default_nulls_last(self.descending)).then_some(if self.nulls_last { "NULLS LAST" } else { "NULLS FIRST" })
+    }
+
+    /// `amount DESC`, `ts ASC`, `amount ASC NULLS LAST`: its one text, in
+    /// definitions and state fingerprints.
+    pub fn text(&self) -> String {
+        crate::identity::text::sort_key_text(&self.column, self.direction(), self.nulls())
+    }
+}
+
+/// Which rows a Rank keeps in each partition, and so which of Flink's
+/// operators runs it (docs/identity.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RankKeep {
+    /// The first N rows by the order: Flink's Rank (FastTop1Function for
+    /// N = 1, AppendOnlyTopNFunction above).
+    Top(u64),
+    /// `ORDER BY <event time> ASC`, one row: Flink's Deduplicate keeping the
+    /// first row (RowTimeDeduplicateKeepFirstRowFunction), emitted when the
+    /// watermark passes it.
+    First,
+    /// `ORDER BY <event time> DESC`, one row: Flink's Deduplicate keeping
+    /// the last row (RowTimeDeduplicateFunction).
+    Last,
+}
+
+impl RankKeep {
+    /// How many rows a partition shows.
+    pub fn rows(self) -> u64 {
+        match self {
+            RankKeep::Top(n) => n,
+            RankKeep::First | RankKeep::Last => 1,
+        }
+    }
+
+    /// A deduplication's `first` or `last`.
+    pub fn kept(self) -> Option<&'static str> {
+        match self {
+            RankKeep::Top(_) => None,
+            RankKeep::First => Some("first"),
+            RankKeep::Last => Some("last"),
+        }
+    }
+}
+
+/// What a Rank stores besides its key: the rank part of its state
+/// fingerprint.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct RankState {
+    pub order: Vec<SortKey>,
+    pub keep: RankKeep,
+    /// The columns of each stored row: the Rank's input as Flink keeps it,
+    /// pruned to what the partition, the order and the model's output read.
+    pub row: Vec<Column>,
 }
 
 /// Where a Source node reads from.
@@ -158,6 +249,10 @@ pub enum NodeKind {
     /// bounds when windowed, then one column per call. `retract`: the
     /// input is updating, so replaced and deleted rows are taken back.
     Aggregate { keys: Vec<usize>, calls: Vec<AggCall>, window: Option<TimeWindow>, retract: bool },
+    /// `partition`, `order` and `row` index the input; the output is the
+    /// `row` columns, then the row number (int64, from 1) when `number`.
+    /// `order` says how each of its columns sorts (`SortKey::column` names it).
+    Rank { partition: Vec<usize>, order: Vec<(usize, SortKey)>, keep: RankKeep, row: Vec<usize>, number: bool },
     Sink { materialized: Materialized },
     /// `UNION ALL` of its inputs (two or more), which have the same columns
     /// in the same order.

@@ -107,6 +107,14 @@ impl ModelExec {
         &self.plan.name
     }
 
+    /// The keyed stores of this model's Rank nodes, with their node ids.
+    pub fn rank_stores(&self) -> impl Iterator<Item = (&str, &super::rank::RankStore)> {
+        self.ops.iter().filter_map(|op| match op {
+            Operator::Rank(r) => Some((r.id.as_str(), &r.store)),
+            _ => None,
+        })
+    }
+
     /// The keyed stores of this model's Aggregate nodes, with their node ids.
     pub fn stores(&self) -> impl Iterator<Item = (&str, &KeyedStore)> {
         self.ops.iter().filter_map(|op| match op {
@@ -196,7 +204,7 @@ impl Dataflow {
             }
         }
         let delay = source.delay_ms;
-        let ctx = Context { event_time: ts.unwrap_or(0) };
+        let ctx = Context { event_time: ts.unwrap_or(0), watermark: None };
         for i in 0..self.roots[src].len() {
             let (m, entry) = self.roots[src][i];
             let input = Input { op: ChangeOp::Insert, row, before: None };
@@ -235,11 +243,13 @@ impl Dataflow {
                 continue;
             }
             self.models[m].watermark = Some(wm);
-            let ctx = Context { event_time: wm };
+            let ctx = Context { event_time: wm, watermark: Some(wm) };
             for k in 0..self.models[m].ops.len() {
                 let mut out = Vec::new();
-                if let Operator::Aggregate(a) = &mut self.models[m].ops[k] {
-                    a.on_watermark(wm, &mut out);
+                match &mut self.models[m].ops[k] {
+                    Operator::Aggregate(a) => a.on_watermark(wm, &mut out),
+                    Operator::Rank(r) => r.on_watermark(wm, &mut out),
+                    _ => {}
                 }
                 if !out.is_empty() {
                     let next = self.models[m].next[k];
@@ -266,6 +276,8 @@ impl Dataflow {
     /// One record through model `m`'s operators from `first` in the reused buffers.
     fn run_record(&mut self, m: usize, first: Option<usize>, input: Input<'_>, ctx: Context, emit: &mut Emit<'_>) -> Result<(), SimError> {
         let model = &mut self.models[m];
+        // Each model's operators meet its own watermark (its slowest source's).
+        let ctx = Context { watermark: model.watermark, ..ctx };
         let Some(i) = run_ops(&mut model.ops, &model.next, first, input, ctx, &mut model.bufs)? else { return Ok(()) };
         emit(m, &model.bufs[i].change);
         if model.readers.is_empty() {
@@ -289,12 +301,24 @@ impl Dataflow {
     /// operator taking them all in turn, emits what reaches its sink, and
     /// feeds that to the models reading it.
     fn run_from(&mut self, m: usize, start: Option<usize>, mut records: Vec<Change>, ctx: Context, emit: &mut Emit<'_>) -> Result<(), SimError> {
+        let ctx = Context { watermark: self.models[m].watermark, ..ctx };
         let mut next = Vec::new();
         let mut at = start;
         while let Some(k) = at {
             let op = &mut self.models[m].ops[k];
             if matches!(op, Operator::Aggregate(a) if a.retracts()) {
                 records = records.into_iter().flat_map(halves).collect();
+            }
+            if let Operator::Rank(r) = op {
+                for c in records.drain(..) {
+                    r.apply(c.input(), ctx.event_time, ctx.watermark, &mut next);
+                }
+                std::mem::swap(&mut records, &mut next);
+                if records.is_empty() {
+                    break;
+                }
+                at = self.models[m].next[k];
+                continue;
             }
             for c in records.drain(..) {
                 let mut out = RecordBuf::default();
@@ -384,7 +408,8 @@ fn build_model(plan: Arc<ModelPlan>, sources: &[SourceSpec], models: &[ModelExec
     }
     upstream.sort_unstable();
     upstream.dedup();
-    let splits_updates = ops.iter().any(|op| matches!(op, Operator::Aggregate(a) if a.retracts()));
+    // A Rank may write several records for one: the same path.
+    let splits_updates = ops.iter().any(|op| matches!(op, Operator::Aggregate(a) if a.retracts()) || matches!(op, Operator::Rank(_)));
     ModelExec { plan, ops, next, entries, readers: Vec::new(), sources: upstream, watermark: None, splits_updates, bufs: Default::default() }
 }
 

@@ -12,7 +12,8 @@
 //!   inline), [`raw_sums`] (integer-keyed SUM/COUNT state held raw) and
 //!   [`state`] (the keyed store of an Aggregate node, shaped by its state
 //!   fingerprint; [`accumulator`] its arithmetic), [`retract`] (what a group over an updating input keeps
-//!   to take a row back);
+//!   to take a row back), [`rank`] (a Top-N or deduplication, as Flink's
+//!   function for it runs, with its store shaped as its fingerprint);
 //! - [`record_buf`] (record buffers reused across events), [`operators`]
 //!   (the plan's nodes over changelog records) and [`dataflow`] (every model
 //!   rooted at one source, with the source's clock);
@@ -37,6 +38,7 @@ pub mod fixture;
 pub mod jsonl;
 pub mod line_feed;
 pub mod operators;
+pub mod rank;
 pub mod raw_sums;
 pub mod record_buf;
 pub mod retract;

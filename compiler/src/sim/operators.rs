@@ -27,6 +27,8 @@ pub struct Context {
     /// The event time of the source event behind the record (the
     /// watermark for records a closing window emits); 0 on processing time.
     pub event_time: i64,
+    /// The watermark the record meets: the one before its event.
+    pub watermark: Option<i64>,
 }
 
 #[derive(Debug)]
@@ -37,6 +39,9 @@ pub enum Operator {
     /// sum(x)` after the aggregate computing them): rows pass unchanged.
     PassThrough(usize),
     Aggregate(Aggregate),
+    /// A Top-N or deduplication (rank.rs); it may write several records
+    /// for one, so its model runs records through `Dataflow::run_from`.
+    Rank(super::rank::Rank),
 }
 
 /// How a windowed aggregate cuts windows, in milliseconds.
@@ -79,6 +84,7 @@ impl Operator {
     pub fn of(model: &str, node: &PlanNode, input: &[Column]) -> Option<Operator> {
         match &node.kind {
             NodeKind::Source(_) | NodeKind::Sink { .. } | NodeKind::Union => None,
+            NodeKind::Rank { .. } => super::rank::Rank::of(model, node, input).map(Operator::Rank),
             NodeKind::Filter { predicate } => Some(Operator::Filter(predicate.clone())),
             NodeKind::Project { items } if is_pass_through(items.iter().map(|(e, _)| e), input.len()) => Some(Operator::PassThrough(items.len())),
             NodeKind::Project { items } => Some(Operator::Project(items.iter().map(|(e, _)| e.clone()).collect())),
@@ -107,6 +113,7 @@ impl Operator {
             Operator::PassThrough(n) => Some(*n),
             // Keys, window bounds, accumulators: see `Aggregate::insert` and `output_row`.
             Operator::Aggregate(a) => Some(a.keys.len() + if a.window.is_some() { 2 } else { 0 } + a.store.outputs()),
+            Operator::Rank(r) => Some(r.width()),
         }
     }
 
@@ -152,6 +159,7 @@ impl Operator {
             // its new one (Flink's -U, +U), so no update reaches it.
             Operator::Aggregate(a) if input.op == ChangeOp::Delete => a.retract(input.row, out),
             Operator::Aggregate(_) => Ok(Step::Dropped),
+            Operator::Rank(_) => unreachable!("a model with a Rank runs its records through Dataflow::run_from"),
         }
     }
 }

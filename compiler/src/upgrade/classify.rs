@@ -2,14 +2,19 @@
 //! and application verdicts.
 //!
 //! A matched node lists the fields that differ, in a fixed order (inputs,
-//! definition, schema, changelog, materialized, key, accumulators,
-//! retention, window, state, state digest). Its change kind is chosen from
+//! definition, schema, changelog, materialized, key, accumulators, order,
+//! kept, row, retention, window, state, state digest). Its change kind is chosen from
 //! the kinds that apply, the most severe first; among kinds of one
 //! severity, the earlier in each operator's list below wins:
 //!
 //! - keyed → keyed: key-changed, accumulator-type-changed, window-changed
 //!   (STATE INCOMPATIBLE); accumulator-added, input-changed (BACKFILL);
 //!   accumulator-removed, retention-changed (MIGRATION); keyed-compatible.
+//! - Rank → Rank: key-changed, rank-order-changed, rank-range-changed
+//!   between a Top-1 or a deduplication and anything else, rank-row-changed
+//!   in its types (STATE INCOMPATIBLE); rank-range-changed of a Top-N's N,
+//!   input-changed (BACKFILL); rank-row-changed in names only, retention-changed
+//!   (MIGRATION); keyed-compatible. An aggregate ↔ a Rank is state-kind-changed.
 //! - a change of the kind of state: state-kind-changed (INCOMPATIBLE).
 //! - Sink: sink-key-changed (BACKFILL), then sink-target, sink-renamed,
 //!   sink-reshaped, stateless-definition (COMPATIBLE).
@@ -29,8 +34,8 @@ use std::collections::HashMap;
 use super::matching::Matching;
 use super::{Change, ChangeKind, Classification, FieldChange, ModelDiff, NodeDiff, PlanDiff};
 use crate::identity::entry::KeyedEntry;
-use crate::identity::text::{changelog_text, schema_text, window_text};
-use crate::manifest::{ColumnEntry, Manifest, ModelEntry, NodeEntry, WindowEntry};
+use crate::identity::text::{changelog_text, schema_text, sort_key_text, window_text};
+use crate::manifest::{ColumnEntry, Manifest, ModelEntry, NodeEntry, StateEntry, WindowEntry};
 
 /// Every model added, nothing to compare: the first deploy.
 pub(crate) fn fresh(desired: &Manifest) -> PlanDiff {
@@ -172,6 +177,9 @@ impl<'a> Ctx<'a> {
         if both_keyed {
             push("key", list_text(rs.keys.as_deref().unwrap_or(&[])), list_text(ds.keys.as_deref().unwrap_or(&[])));
             push("accumulators", schema_text(rs.accumulators.as_deref().unwrap_or(&[])), schema_text(ds.accumulators.as_deref().unwrap_or(&[])));
+            push("order", order_text(rs), order_text(ds));
+            push("kept", kept_text(rs), kept_text(ds));
+            push("row", rs.row.as_deref().map(schema_text).unwrap_or_default(), ds.row.as_deref().map(schema_text).unwrap_or_default());
             push("retention", rs.retention.clone().unwrap_or_default(), ds.retention.clone().unwrap_or_default());
             push("window", window_or_none(rs.window.as_ref()), window_or_none(ds.window.as_ref()));
         }
@@ -251,8 +259,16 @@ impl<'a> Ctx<'a> {
         let (rk, dk) = (rs.keys.as_deref().unwrap_or(&[]), ds.keys.as_deref().unwrap_or(&[]));
         let (ra, da) = (rs.accumulators.as_deref().unwrap_or(&[]), ds.accumulators.as_deref().unwrap_or(&[]));
         let mut c: Vec<Verdict> = Vec::new();
+        if rs.row.is_some() != ds.row.is_some() {
+            c.push((C::StateIncompatible, K::StateKindChanged, "the node's kind of state changed between an aggregate's and a Top-N's; existing state cannot be reused".into()));
+        }
+        let ranked = ds.row.is_some();
         if rk != dk || key_types(rn, rk) != key_types(dn, dk) {
-            c.push((C::StateIncompatible, K::KeyChanged, "the grouping key changed; existing state cannot be reused".into()));
+            let what = if ranked { "partition key" } else { "grouping key" };
+            c.push((C::StateIncompatible, K::KeyChanged, format!("the {what} changed; existing state cannot be reused")));
+        }
+        if ranked && rs.row.is_some() {
+            c.extend(rank_changes(rs, ds));
         }
         if let Some((old, new)) = da.iter().find_map(|n| ra.iter().find(|o| o.name == n.name && o.ty != n.ty).map(|o| (o, n))) {
             c.push((
@@ -289,6 +305,59 @@ impl<'a> Ctx<'a> {
         }
         worst(c)
     }
+}
+
+/// `[amount DESC, ts ASC]`, the order a Rank keeps its rows by; empty for
+/// an aggregate.
+fn order_text(s: &StateEntry) -> String {
+    match &s.order {
+        Some(o) => list_text(&o.iter().map(|k| sort_key_text(&k.column, &k.direction, k.nulls.as_deref())).collect::<Vec<_>>()),
+        None => String::new(),
+    }
+}
+
+/// `top 3`, or a deduplication's `first` or `last`; empty for an aggregate.
+fn kept_text(s: &StateEntry) -> String {
+    match (&s.keep, s.top) {
+        (Some(k), _) => k.clone(),
+        (None, Some(n)) => format!("top {n}"),
+        (None, None) => String::new(),
+    }
+}
+
+/// Whether a Rank keeps one row per partition in one value (Flink's
+/// FastTop1Function and its deduplications) rather than sorted rows.
+fn one_row(s: &StateEntry) -> bool {
+    s.keep.is_some() || s.top == Some(1)
+}
+
+/// What changed in two Ranks' order, range and stored row.
+fn rank_changes(rs: &StateEntry, ds: &StateEntry) -> Vec<Verdict> {
+    use ChangeKind as K;
+    use Classification as C;
+    let mut c = Vec::new();
+    if rs.order != ds.order {
+        c.push((C::StateIncompatible, K::RankOrderChanged, format!("the order changed from {} to {}; the stored rows were chosen by the old order", order_text(rs), order_text(ds))));
+    }
+    let (old, new) = (kept_text(rs), kept_text(ds));
+    if old != new {
+        let (class, reason) = match (rs.top, ds.top) {
+            (Some(a), Some(b)) if a > 1 && b > 1 && a < b => (C::BackfillRequired, format!("the Top-N keeps {b} rows instead of {a}; rows that ranked below {a} were not kept, replay history to fill ranks {} to {b}", a + 1)),
+            (Some(a), Some(b)) if a > 1 && b > 1 => (C::BackfillRequired, format!("the Top-N keeps {b} rows instead of {a}; rows already written for ranks {} to {a} are never taken back, rebuild the sink", b + 1)),
+            _ if one_row(rs) != one_row(ds) || rs.keep != ds.keep => (C::StateIncompatible, format!("the Rank keeps {new} instead of {old}; Flink stores those differently (one row per key, or sorted rows), so existing state cannot be reused")),
+            _ => (C::StateIncompatible, format!("the Rank keeps {new} instead of {old}; existing state cannot be reused")),
+        };
+        c.push((class, K::RankRangeChanged, reason));
+    }
+    let (ro, dw) = (rs.row.as_deref().unwrap_or(&[]), ds.row.as_deref().unwrap_or(&[]));
+    if ro != dw {
+        if same_types(ro, dw) {
+            c.push((C::StateMigrationRequired, K::RankRowChanged, format!("the stored row's columns were renamed from {} to {}; Flink restores its values by position, migrate them if the columns moved", schema_text(ro), schema_text(dw))));
+        } else {
+            c.push((C::StateIncompatible, K::RankRowChanged, format!("the stored row changed from {} to {}; rows already stored have the old layout", schema_text(ro), schema_text(dw))));
+        }
+    }
+    c
 }
 
 /// A keyed node's window that appeared, went or was re-cut.

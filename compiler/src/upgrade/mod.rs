@@ -126,10 +126,13 @@ pub enum ChangeKind {
     KeyedCompatible,
     StateKindChanged,
     ContractChanged,
+    RankOrderChanged,
+    RankRangeChanged,
+    RankRowChanged,
 }
 
 impl ChangeKind {
-    pub const ALL: [ChangeKind; 21] = [
+    pub const ALL: [ChangeKind; 24] = [
         ChangeKind::StatelessAdded,
         ChangeKind::StatelessRemoved,
         ChangeKind::StatelessDefinition,
@@ -151,6 +154,9 @@ impl ChangeKind {
         ChangeKind::KeyedCompatible,
         ChangeKind::StateKindChanged,
         ChangeKind::ContractChanged,
+        ChangeKind::RankOrderChanged,
+        ChangeKind::RankRangeChanged,
+        ChangeKind::RankRowChanged,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -176,6 +182,9 @@ impl ChangeKind {
             ChangeKind::KeyedCompatible => "keyed-compatible",
             ChangeKind::StateKindChanged => "state-kind-changed",
             ChangeKind::ContractChanged => "contract-changed",
+            ChangeKind::RankOrderChanged => "rank-order-changed",
+            ChangeKind::RankRangeChanged => "rank-range-changed",
+            ChangeKind::RankRowChanged => "rank-row-changed",
         }
     }
 }

@@ -335,15 +335,41 @@ fn validate(document: DocKind, m: &Manifest) -> Result<(), ReadError> {
         let s = &n.state;
         match s.kind.as_str() {
             "stateless" => {
-                let extra = [("keys", s.keys.is_some()), ("accumulators", s.accumulators.is_some()), ("retention", s.retention.is_some()), ("digest", s.digest.is_some()), ("window", s.window.is_some())];
+                let extra = [
+                    ("keys", s.keys.is_some()),
+                    ("accumulators", s.accumulators.is_some()),
+                    ("order", s.order.is_some()),
+                    ("top", s.top.is_some()),
+                    ("keep", s.keep.is_some()),
+                    ("row", s.row.is_some()),
+                    ("retention", s.retention.is_some()),
+                    ("digest", s.digest.is_some()),
+                    ("window", s.window.is_some()),
+                ];
                 if let Some((f, _)) = extra.iter().find(|(_, present)| *present) {
                     return invalid(format!("node `{}` is stateless but its state has `{f}`", n.id));
                 }
             }
             "keyed" => {
-                let missing = [("keys", s.keys.is_none()), ("accumulators", s.accumulators.is_none()), ("retention", s.retention.is_none()), ("digest", s.digest.is_none())];
+                // An aggregate's state has accumulators; a Rank's a stored row, its order, and a `top` or a `keep`.
+                let ranked = s.row.is_some();
+                let missing = [
+                    ("keys", s.keys.is_none()),
+                    ("accumulators", !ranked && s.accumulators.is_none()),
+                    ("order", ranked && s.order.is_none()),
+                    ("top", ranked && s.top.is_none() && s.keep.is_none()),
+                    ("retention", s.retention.is_none()),
+                    ("digest", s.digest.is_none()),
+                ];
                 if let Some((f, _)) = missing.iter().find(|(_, absent)| *absent) {
                     return invalid(format!("node `{}` is keyed but its state has no `{f}`", n.id));
+                }
+                let extra = [("accumulators", ranked && s.accumulators.is_some()), ("order", !ranked && s.order.is_some()), ("top", !ranked && s.top.is_some()), ("keep", !ranked && s.keep.is_some())];
+                if let Some((f, _)) = extra.iter().find(|(_, present)| *present) {
+                    return invalid(format!("node `{}` has keyed state with `{f}`, which {} state does not have", n.id, if ranked { "a Rank's" } else { "an aggregate's" }));
+                }
+                if s.top.is_some() && s.keep.is_some() {
+                    return invalid(format!("node `{}` keeps both a `top` and a `keep`; a Rank keeps one or the other", n.id));
                 }
             }
             other => return invalid(format!("node `{}` has the state kind `{other}`; kinds are stateless and keyed", n.id)),

@@ -5,7 +5,7 @@
 use super::expr::{ident, render, sql_type};
 use crate::duration::Duration;
 use crate::plan::expr::{AggCall, AggFunc, Expr};
-use crate::plan::node::{Column, ModelPlan, NodeKind, Retention, TimeWindow};
+use crate::plan::node::{Column, ModelPlan, NodeKind, PlanNode, RankKeep, Retention, TimeWindow};
 use crate::types::DataType;
 use crate::window::WindowShape;
 
@@ -39,7 +39,10 @@ struct Made {
 /// Renders the model's plan: each node reads the relation its input made
 /// (a source's table, an upstream model's view, or an earlier node's
 /// derived table); `upstream` gives the columns of a model it reads.
-pub fn model_query(plan: &ModelPlan, upstream: &dyn Fn(&str) -> Vec<Column>) -> ModelQuery {
+/// `job_ttl`: the job sets `table.exec.state.ttl` (for its Top-N and
+/// deduplications), so an aggregate that keeps its state forever says so
+/// with a `0s` hint.
+pub fn model_query(plan: &ModelPlan, upstream: &dyn Fn(&str) -> Vec<Column>, job_ttl: bool) -> ModelQuery {
     let view_name = &plan.name;
     let mut window_input = None;
     let mut made: Vec<(String, Made)> = Vec::new();
@@ -75,7 +78,7 @@ pub fn model_query(plan: &ModelPlan, upstream: &dyn Fn(&str) -> Vec<Column>) -> 
             }
             _ => {
                 let input = input_of(&mut made, node.inputs.first().map(String::as_str).unwrap_or_default());
-                node_select(view_name, node, &input, &mut window_input)
+                node_select(view_name, node, pos, &input, &mut window_input, job_ttl)
             }
         };
         if Some(pos) == last {
@@ -90,7 +93,7 @@ pub fn model_query(plan: &ModelPlan, upstream: &dyn Fn(&str) -> Vec<Column>) -> 
 
 /// The SELECT of one Filter, Project or Aggregate node over `input`, and
 /// the names of its output columns in the SQL.
-fn node_select(view_name: &str, node: &crate::plan::node::PlanNode, input: &Made, window_input: &mut Option<String>) -> (Vec<String>, String) {
+fn node_select(view_name: &str, node: &PlanNode, pos: usize, input: &Made, window_input: &mut Option<String>, job_ttl: bool) -> (Vec<String>, String) {
     let (rel, names) = (&input.rel, &input.names);
     match &node.kind {
         NodeKind::Filter { predicate } => (names.clone(), format!("SELECT * FROM {} WHERE {}", rel.from, render(&renamed(predicate, names)))),
@@ -132,12 +135,14 @@ fn node_select(view_name: &str, node: &crate::plan::node::PlanNode, input: &Made
                 }
                 None => rel.from.clone(),
             };
-            let hint = match node.state.as_ref().map(|s| s.retention) {
-                Some(Retention::After(d)) => format!("/*+ STATE_TTL({} = {}) */ ", super::expr::string_literal(&rel.hint_name), super::expr::string_literal(&d.to_string())),
-                _ => String::new(),
-            };
+            let hint = ttl_hint(node.state.as_ref().map(|s| s.retention), &rel.hint_name, job_ttl);
             let group_by = if keys.is_empty() { String::new() } else { format!(" GROUP BY {}", keys.join(", ")) };
             (out_names, format!("SELECT {hint}{} FROM {from}{group_by}", list.join(", ")))
+        }
+        NodeKind::Rank { .. } => {
+            let mut out_names = names.clone();
+            let select = rank_select(&rel.from, &mut out_names, node, pos + 2);
+            (out_names, select)
         }
         NodeKind::Source(_) | NodeKind::Sink { .. } | NodeKind::Union => unreachable!("rendered by model_query"),
     }
@@ -152,6 +157,57 @@ fn union_column(c: &Column, name: &str) -> String {
         _ if name == c.name => ident(name),
         _ => format!("{} AS {}", ident(name), ident(&c.name)),
     }
+}
+
+/// A Rank in Flink's Top-N shape, which Flink plans as its Rank or, ordered
+/// by the event time with one row kept, its Deduplicate: the row's columns
+/// and the row number over `from` (whose columns are `names`), kept to the
+/// range. Only the row's columns enter the ranking query, so Flink stores
+/// exactly the row the state fingerprint names. Returns the SELECT; `names`
+/// become its columns.
+fn rank_select(from: &str, names: &mut Vec<String>, node: &PlanNode, alias: usize) -> String {
+    let NodeKind::Rank { partition, order, keep, row, number } = &node.kind else { unreachable!("a Rank") };
+    let number = number.then(|| node.schema.last().map(|c| c.name.as_str())).flatten();
+    let col = |i: usize| ident(&names[i]);
+    let row_names: Vec<String> = row.iter().map(|&i| names[i].clone()).collect();
+    // The row number's name: the query's own, or one no row column has.
+    let rn = match number {
+        Some(n) => n.to_string(),
+        None => (1..).map(|k| if k == 1 { "rn".to_string() } else { format!("rn__{k}") }).find(|c| !row_names.contains(c)).expect("a free name"),
+    };
+    let listed: Vec<String> = row.iter().map(|&i| col(i)).collect();
+    let by = if partition.is_empty() { String::new() } else { format!("PARTITION BY {} ", partition.iter().map(|&i| col(i)).collect::<Vec<_>>().join(", ")) };
+    let order_by: Vec<String> = order
+        .iter()
+        .map(|(i, k)| match k.nulls() {
+            Some(nulls) => format!("{} {} {nulls}", col(*i), k.direction()),
+            None => format!("{} {}", col(*i), k.direction()),
+        })
+        .collect();
+    let range = match RankKeep::rows(*keep) {
+        1 => format!("{} = 1", ident(&rn)),
+        n => format!("{} <= {n}", ident(&rn)),
+    };
+    let ranked = format!("SELECT {}, ROW_NUMBER() OVER ({by}ORDER BY {}) AS {} FROM {from}", listed.join(", "), order_by.join(", "), ident(&rn));
+    let mut outer = listed;
+    if number.is_some() {
+        outer.push(ident(&rn));
+    }
+    *names = row_names.into_iter().chain(number.map(str::to_string)).collect();
+    format!("SELECT {} FROM ({ranked}) AS t{alias}n WHERE {range}", outer.join(", "))
+}
+
+/// An aggregate's STATE_TTL hint on the relation it reads (`hint_name`):
+/// its retention; or, in a job whose `table.exec.state.ttl` is set, `0s`
+/// (no expiry) when it keeps its state forever. A window's state ends with
+/// the window.
+fn ttl_hint(retention: Option<Retention>, hint_name: &str, job_ttl: bool) -> String {
+    let ttl = match retention {
+        Some(Retention::After(d)) => d.to_string(),
+        Some(Retention::Unbounded) if job_ttl => "0s".to_string(),
+        _ => return String::new(),
+    };
+    format!("/*+ STATE_TTL({} = {}) */ ", super::expr::string_literal(hint_name), super::expr::string_literal(&ttl))
 }
 
 /// `e` with each column named as the relation's SQL names it.

@@ -11,9 +11,10 @@ use super::query::{model_query, ModelQuery};
 use crate::config::{Connector, Format, Materialized, Target};
 use crate::db::{Db, Environment, ModelName, Project, SourceName};
 use crate::diagnostic::Diagnostic;
+use crate::duration::Duration;
 use crate::graph::dependency_graph;
 use crate::model::{model_contract, model_plan, model_reads};
-use crate::plan::node::{ModelPlan, NodeKind, Retention};
+use crate::plan::node::{Column, ModelPlan, NodeKind, Retention};
 use crate::project::{model_config, project_config, source_config, CONFIG_FILE};
 use crate::sink::sink_nullable_key;
 use crate::source::{applied_contracts, event_time};
@@ -38,8 +39,35 @@ pub type BuildErrors = Vec<String>;
 #[salsa::tracked(returns(ref))]
 pub fn flink_model_query<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>) -> Option<ModelQuery> {
     let plan = model_plan(db, project, name).as_ref()?;
-    let upstream = |m: &str| model_contract(db, project, ModelName::new(db, m.to_string())).as_ref().map(|c| c.schema.clone()).unwrap_or_default();
-    Some(model_query(plan, &upstream))
+    Some(model_query(plan, &upstream_schema(db, project), false))
+}
+
+/// The model's view in a job whose `table.exec.state.ttl` is set (see
+/// `job_ttl`): rendered again, not kept, as few jobs have one.
+fn model_query_under_job_ttl(db: &dyn Db, project: Project, plan: &ModelPlan) -> ModelQuery {
+    model_query(plan, &upstream_schema(db, project), true)
+}
+
+/// The columns of a model a view reads: its output contract.
+fn upstream_schema(db: &dyn Db, project: Project) -> impl Fn(&str) -> Vec<Column> + '_ {
+    move |m: &str| model_contract(db, project, ModelName::new(db, m.to_string())).as_ref().map(|c| c.schema.clone()).unwrap_or_default()
+}
+
+/// The job's `table.exec.state.ttl`: Flink's STATE_TTL hint does not reach
+/// a Top-N or a deduplication, so their retention is the job's. Every model
+/// that ranks rows must then agree on it (`Err` says which do not).
+fn job_ttl(plans: &[Arc<ModelPlan>]) -> Result<Option<Duration>, String> {
+    let ranks: Vec<(&str, Retention)> = plans.iter().flat_map(|p| p.nodes.iter().filter(|n| matches!(n.kind, NodeKind::Rank { .. })).filter_map(move |n| Some((p.name.as_str(), n.state.as_ref()?.retention)))).collect();
+    let Some((first, retention)) = ranks.iter().find(|(_, r)| matches!(r, Retention::After(_))).copied() else { return Ok(None) };
+    match ranks.iter().find(|(_, r)| *r != retention) {
+        Some((other, r)) => Err(format!(
+            "models `{first}` and `{other}` rank rows with retention {retention} and {r}; on Flink a Top-N or deduplication takes its retention from the job's one `table.exec.state.ttl`, so every model that ranks rows must declare the same retention (or none)"
+        )),
+        None => Ok(match retention {
+            Retention::After(d) => Some(d),
+            _ => None,
+        }),
+    }
 }
 
 /// A source's DDL for a target, as it resolves in `env`.
@@ -68,7 +96,11 @@ pub fn flink_script<'db>(db: &'db dyn Db, project: Project, env: Environment, ta
     let read_models: BTreeSet<String> = order.iter().flat_map(|m| model_reads(db, project, ModelName::new(db, m.clone())).models.clone()).collect();
     let iceberg_used = plans.iter().any(|p| sink_of(db, project, &p.name).is_some_and(|s| s.connector == Connector::Iceberg));
 
-    let mut script = Parts { body: set_statements(&plans, t, iceberg_used), ..Parts::default() };
+    let ttl = job_ttl(&plans).map_err(|e| vec![e])?;
+    let mut script = Parts { body: set_statements(&plans, t, iceberg_used), job_ttl: ttl.is_some(), ..Parts::default() };
+    if let Some(d) = ttl {
+        script.body.push(format!("SET 'table.exec.state.ttl' = '{d}';"));
+    }
     script.sources(db, project, &plans, env, target);
     if iceberg_used {
         script.iceberg(db, project, &plans, t);
@@ -88,6 +120,8 @@ struct Parts {
     quarantine_inserts: Vec<String>,
     warnings: Vec<Diagnostic>,
     errors: BuildErrors,
+    /// The job sets `table.exec.state.ttl` (`job_ttl`).
+    job_ttl: bool,
 }
 
 /// The SET statements the application needs: checkpoints when it writes
@@ -148,17 +182,25 @@ impl Parts {
     /// it differently (W0790) or not at all (W0791).
     fn model(&mut self, db: &dyn Db, project: Project, p: &ModelPlan, t: &Target, has_reader: bool) {
         let name = ModelName::new(db, p.name.clone());
-        let Some(q) = flink_model_query(db, project, name) else { return };
+        let under_ttl;
+        let q = if self.job_ttl {
+            under_ttl = model_query_under_job_ttl(db, project, p);
+            &under_ttl
+        } else {
+            let Some(q) = flink_model_query(db, project, name) else { return };
+            q
+        };
         if let Some(w) = &q.window_input {
             self.body.push(format!("CREATE TEMPORARY VIEW {} AS\n{w};", ident(&format!("{}__window_input", p.name))));
         }
         self.body.push(format!("CREATE TEMPORARY VIEW {} AS\n{};", ident(&p.name), q.view));
         let sink = p.sink();
         let cfg = model_config(db, project, name);
-        if let Some(st) = p.nodes.iter().find_map(|n| n.state.as_ref()) {
-            if let Retention::After(d) = st.retention {
+        if let Some(n) = p.nodes.iter().find(|n| n.state.is_some()) {
+            if let Some(Retention::After(d)) = n.state.as_ref().map(|s| s.retention) {
+                let how = if matches!(n.kind, NodeKind::Rank { .. }) { "the job's table.exec.state.ttl" } else { "a STATE_TTL hint" };
                 self.warnings.push(
-                    Diagnostic::warning(Code::RetentionAsProcessingTimeTtl, format!("model `{}` declares retention {d}; on Flink it is a STATE_TTL hint, enforced in processing time, so it is approximate — and under replay it may keep state a fresh run would have dropped", p.name))
+                    Diagnostic::warning(Code::RetentionAsProcessingTimeTtl, format!("model `{}` declares retention {d}; on Flink it is {how}, enforced in processing time, so it is approximate — and under replay it may keep state a fresh run would have dropped", p.name))
                         .at(CONFIG_FILE, cfg.retention_span)
                         .help("the simulator expires state by event time; docs/flink.md lists the differences"),
                 );

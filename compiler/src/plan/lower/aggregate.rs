@@ -201,6 +201,7 @@ impl<'a> Lowerer<'a> {
             accumulators: if agg.retract { retract_accumulators(&agg.calls) } else { agg.calls.iter().map(|c| Column { name: c.name.clone(), ty: c.ty }).collect() },
             retention,
             window: agg.window.clone(),
+            rank: None,
         }
     }
 
@@ -288,7 +289,7 @@ impl<'a> Lowerer<'a> {
     pub(super) fn aggregate_call(&self, func: AggFunc, f: &sql::Function, rel: &Rel) -> Result<AggCall> {
         let span = f.span();
         if f.over.is_some() {
-            return Err(unsupported(self.model, format_args!("the window function `{}() OVER`", func.name()), span));
+            return Err(super::rank::window_function(self.model, f, span));
         }
         let sql::FunctionArguments::List(list) = &f.args else {
             return Err(LowerError::new(Code::BadAggregateArguments, format!("model `{}` calls {}() without an argument", self.model, func.name()), span)

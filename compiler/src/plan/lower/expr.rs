@@ -48,6 +48,7 @@ impl<'a> Lowerer<'a> {
                 }
                 _ => return Err(unsupported(model, format_args!("the literal {e}"), e.span())),
             },
+            sql::Expr::Function(f) if f.over.is_some() => return Err(super::rank::window_function(model, f, e.span())),
             sql::Expr::Function(f) => match self.scalar_call(f, e, rel, grouping)? {
                 Some(call) => call,
                 None => return Err(self.misplaced_function(f, e)),
@@ -155,7 +156,7 @@ impl<'a> Lowerer<'a> {
         let name = object_name(&f.name).to_lowercase();
         if AggFunc::is_aggregate(&name) {
             if f.over.is_some() {
-                return unsupported(model, format_args!("the window function `{name}() OVER`"), e.span());
+                return super::rank::window_function(model, f, e.span());
             }
             return LowerError::new(Code::AggregateNotAllowedHere, format!("model `{model}` uses the aggregate {name}() where no aggregate is allowed"), e.span())
                 .help("aggregates belong in the SELECT list or HAVING of a grouped query, not in WHERE or GROUP BY");

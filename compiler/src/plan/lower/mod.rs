@@ -18,6 +18,7 @@ mod inputs;
 mod interval;
 mod literal;
 mod names;
+mod rank;
 mod scalar;
 mod select;
 mod union;
@@ -222,6 +223,11 @@ impl<'a> Lowerer<'a> {
         id
     }
 
+    /// Whether the model's output is keyed by a Rank (its last keyed node).
+    fn keyed_by_rank(&self) -> bool {
+        self.nodes.iter().rev().find(|n| n.state.is_some()).is_some_and(|n| n.operator == Operator::Rank)
+    }
+
     /// The error for a changelog `input` a step cannot take, at `span`.
     fn changelog_error(&self, c: Conflict, input: &Changelog, span: SqlSpan) -> LowerError {
         let model = self.model;
@@ -244,16 +250,34 @@ impl<'a> Lowerer<'a> {
                 LowerError::new(Code::UpsertWithoutKey, format!("model `{model}` is materialized as upsert over an append stream but declares no key"), span)
                     .help(format!("add `key: [...]` to `{model}` in streamform.yml, naming the columns that identify a row, or materialize it as append"))
             }
+            Conflict::OtherKey { declared, produced } if self.keyed_by_rank() => LowerError::new(
+                Code::KeyDiffersFromGroupBy,
+                format!("model `{model}` declares key [{}] but its ROW_NUMBER() produces key [{}]", declared.join(", "), produced.join(", ")),
+                span,
+            )
+            .help(format!("the upsert key of a Top-N is its PARTITION BY columns in order, then the row number when the query selects it: set `key: [{}]`", produced.join(", "))),
             Conflict::OtherKey { declared, produced } => LowerError::new(
                 Code::KeyDiffersFromGroupBy,
                 format!("model `{model}` declares key [{}] but its GROUP BY produces key [{}]", declared.join(", "), produced.join(", ")),
                 span,
             )
             .help(format!("the upsert key is the GROUP BY columns in order: set `key: [{}]`", produced.join(", "))),
+            Conflict::UpdatingRankInput => rank::updating_input(model, input, span),
+            Conflict::TopNWithoutNumber { rows } => rank::without_number(model, rows, span),
         }
     }
 
     fn query(&mut self, q: &'a sql::Query) -> Result<Rel> {
+        let scope = self.with_scope(q)?;
+        let rel = self.set_expr(&q.body);
+        self.ctes.truncate(scope);
+        rel
+    }
+
+    /// A query's clauses around its body: ORDER BY and LIMIT refused, its
+    /// WITH queries brought into scope. Returns the scope to truncate the
+    /// CTEs back to once the body is planned.
+    fn with_scope(&mut self, q: &'a sql::Query) -> Result<usize> {
         if let Some(order) = &q.order_by {
             return Err(LowerError::new(
                 Code::OrderByOverUnbounded,
@@ -280,9 +304,7 @@ impl<'a> Lowerer<'a> {
                 self.ctes.push((ident_name(&cte.alias.name), cte));
             }
         }
-        let rel = self.set_expr(&q.body);
-        self.ctes.truncate(scope);
-        rel
+        Ok(scope)
     }
 
     fn set_expr(&mut self, body: &'a sql::SetExpr) -> Result<Rel> {

@@ -36,6 +36,12 @@ fn refused_join(model: &str, j: &sql::Join) -> LowerError {
 
 impl<'a> Lowerer<'a> {
     pub(super) fn select(&mut self, s: &'a sql::Select) -> Result<Rel> {
+        self.select_skipping(s, None)
+    }
+
+    /// A SELECT, leaving out the item at `skip`: the ROW_NUMBER() of a
+    /// ranked query, which the Rank above it computes (rank.rs).
+    pub(super) fn select_skipping(&mut self, s: &'a sql::Select, skip: Option<usize>) -> Result<Rel> {
         if let Some(d) = &s.distinct {
             let span = match d {
                 sql::Distinct::On(e) => e.first().map(|e| e.span()).unwrap_or(s.span()),
@@ -53,10 +59,16 @@ impl<'a> Lowerer<'a> {
             [_, second, ..] => return Err(unsupported(self.model, "a join (`FROM a, b`)", second.relation.span()).help(JOIN_HELP)),
         };
         if s.qualify.is_some() || !s.named_window.is_empty() {
-            return Err(unsupported(self.model, "a window function", s.span()));
+            return Err(super::rank::window_clause(self.model, s.span()));
         }
-        let mut rel = self.table_factor(&from.relation)?;
-        if let Some(pred) = &s.selection {
+        // A query that numbers rows with ROW_NUMBER(): its rows, ranked and
+        // kept to the range this WHERE gives.
+        let ranked = self.ranked_from(&from.relation);
+        let (mut rel, rank_at) = match &ranked {
+            Some(r) => (self.ranked(s, r)?, Some(self.nodes.len() - 1)),
+            None => (self.table_factor(&from.relation)?, None),
+        };
+        if let (None, Some(pred)) = (rank_at, &s.selection) {
             if contains_aggregate(pred) {
                 return Err(LowerError::new(Code::AggregateNotAllowedHere, format!("model `{}` uses an aggregate in WHERE", self.model), pred.span())
                     .help("filter on aggregates with HAVING"));
@@ -73,22 +85,33 @@ impl<'a> Lowerer<'a> {
             sql::GroupByExpr::Expressions(exprs, mods) if mods.is_empty() => exprs.as_slice(),
             other => return Err(unsupported(self.model, "this form of GROUP BY", other.span())),
         };
-        let has_aggregates = s.projection.iter().any(|item| select_item_expr(item).is_some_and(contains_aggregate))
+        let has_aggregates = s.projection.iter().enumerate().any(|(i, item)| Some(i) != skip && select_item_expr(item).is_some_and(contains_aggregate))
             || s.having.as_ref().is_some_and(contains_aggregate);
         if group_by.is_empty() && !has_aggregates {
             if let Some(h) = &s.having {
                 return Err(LowerError::new(Code::HavingWithoutAggregate, format!("model `{}` has HAVING but does not aggregate", self.model), h.span())
                     .help("use WHERE to filter rows that are not grouped"));
             }
-            return self.plain_projection(s, rel);
+            let out = self.plain_projection(s, rel, skip)?;
+            return match rank_at {
+                Some(at) => self.prune_rank(at, s, out),
+                None => Ok(out),
+            };
         }
-        self.aggregate_select(s, rel, group_by)
+        if skip.is_some() {
+            return Err(self.ranked_aggregate(s, group_by, &rel));
+        }
+        let out = self.aggregate_select(s, rel, group_by)?;
+        match rank_at {
+            Some(at) => self.prune_rank(at, s, out),
+            None => Ok(out),
+        }
     }
 
-    fn plain_projection(&mut self, s: &'a sql::Select, rel: Rel) -> Result<Rel> {
+    fn plain_projection(&mut self, s: &'a sql::Select, rel: Rel, skip: Option<usize>) -> Result<Rel> {
         let mut items: Vec<(Expr, String, SqlSpan)> = Vec::new();
         let mut fields: Vec<String> = Vec::new();
-        for item in &s.projection {
+        for (_, item) in s.projection.iter().enumerate().filter(|(i, _)| Some(*i) != skip) {
             if let Some(f) = planner_field(item, &rel.qualifier) {
                 fields.push(f);
             }

@@ -1,0 +1,347 @@
+//! A Rank node: `ROW_NUMBER() OVER (PARTITION BY … ORDER BY …)` kept to a
+//! range, executed exactly as the Flink function that runs it (docs/semantics.md,
+//! "Top-N and deduplication"), over an append stream:
+//!
+//! - `Top(1)`: FastTop1Function. A partition's first row is inserted; a row
+//!   whose sort key is strictly better replaces it (an update); any other row
+//!   changes nothing.
+//! - `Top(N)`, N > 1: AppendOnlyTopNFunction with its row number. Rows are
+//!   kept by sort key, rows of equal keys in arrival order (TopNBuffer); a
+//!   row enters when it is better than the worst kept or fewer than N are
+//!   kept, and every rank from its own to N is updated.
+//! - `First`: RowTimeDeduplicateKeepFirstRowFunction. A row earlier than the
+//!   watermark is dropped; otherwise it waits, replaced by an earlier one,
+//!   until the watermark reaches its time, when it is inserted; nothing for
+//!   that partition follows.
+//! - `Last`: RowTimeDeduplicateFunction keeping the last row: a row at least
+//!   as late as the kept one replaces it (an update); an earlier one is
+//!   ignored. No watermark is involved.
+//!
+//! The store is shaped as the state fingerprint says: per partition key, rows
+//! of the `row=` columns (compiler/tests/sim_state.rs checks it).
+
+use std::cmp::{Ordering, Reverse};
+use std::collections::{BTreeMap, BinaryHeap};
+
+use super::change::{Change, ChangeOp, Input, Row};
+use super::value::Value;
+use crate::plan::node::{Column, NodeKind, PlanNode, RankKeep, Retention};
+
+/// A partition's key.
+pub type Key = Vec<Value>;
+
+/// One partition's state.
+#[derive(Clone, Debug, Default)]
+struct Partition {
+    /// Top-N: rows by sort key, best first; each key's rows in arrival
+    /// order. Top-1, keep-last: the one row. Keep-first: the row waiting
+    /// for the watermark.
+    rows: Vec<(Key, Vec<Row>)>,
+    /// Keep-first: the partition's row was emitted.
+    emitted: bool,
+    /// The event time of the latest row the partition stored (retention).
+    last_event: i64,
+}
+
+impl Partition {
+    fn count(&self) -> usize {
+        self.rows.iter().map(|(_, r)| r.len()).sum()
+    }
+}
+
+/// The keyed store of one Rank.
+#[derive(Debug)]
+pub struct RankStore {
+    /// The partition columns, with their types.
+    pub keys: Vec<Column>,
+    /// The columns of each stored row.
+    pub row: Vec<Column>,
+    partitions: BTreeMap<Key, Partition>,
+    /// Retention timers: (expiry, key), earliest first; stale ones skipped.
+    timers: BinaryHeap<Reverse<(i64, Key)>>,
+}
+
+impl RankStore {
+    /// Every partition key with its stored rows.
+    pub fn partitions(&self) -> impl Iterator<Item = (&Key, Vec<&Row>)> {
+        self.partitions.iter().map(|(k, p)| (k, p.rows.iter().flat_map(|(_, r)| r.iter()).collect()))
+    }
+}
+
+#[derive(Debug)]
+pub struct Rank {
+    /// Node id, for inspection.
+    pub id: String,
+    /// Input positions of the partition columns, and of the stored row's.
+    partition: Vec<usize>,
+    row: Vec<usize>,
+    /// The sort key: a position in the stored row, descending, nulls last.
+    order: Vec<(usize, bool, bool)>,
+    keep: RankKeep,
+    /// The output carries the row number.
+    number: bool,
+    retention_ms: Option<i64>,
+    pub store: RankStore,
+}
+
+/// Compares two sort keys as the order says: the better first.
+fn compare(order: &[(usize, bool, bool)], a: &[Value], b: &[Value]) -> Ordering {
+    for ((_, descending, nulls_last), (x, y)) in order.iter().zip(a.iter().zip(b)) {
+        let o = match (x.is_null(), y.is_null()) {
+            (true, true) => Ordering::Equal,
+            (true, false) => if *nulls_last { Ordering::Greater } else { Ordering::Less },
+            (false, true) => if *nulls_last { Ordering::Less } else { Ordering::Greater },
+            (false, false) => {
+                let o = x.cmp(y);
+                if *descending { o.reverse() } else { o }
+            }
+        };
+        if o != Ordering::Equal {
+            return o;
+        }
+    }
+    Ordering::Equal
+}
+
+/// A timestamp value's epoch milliseconds.
+fn millis(v: &Value) -> Option<i64> {
+    match v {
+        Value::Timestamp(t) => Some(*t),
+        Value::TimestampNanos(n) => Some(n.div_euclid(1_000_000)),
+        _ => None,
+    }
+}
+
+impl Rank {
+    /// The Rank of a plan node; `input` is the node's input schema.
+    pub fn of(model: &str, node: &PlanNode, input: &[Column]) -> Option<Rank> {
+        let NodeKind::Rank { partition, order, keep, row, number } = &node.kind else { return None };
+        let state = node.state.as_ref()?;
+        let rank = state.rank.as_ref()?;
+        let retention_ms = match state.retention {
+            Retention::After(d) => Some(d.millis().min(i64::MAX as u64) as i64),
+            _ => None,
+        };
+        let order = order.iter().map(|(i, k)| (row.iter().position(|r| r == i).expect("the order is stored"), k.descending, k.nulls_last)).collect();
+        let keys = partition.iter().map(|&i| input[i].clone()).collect();
+        Some(Rank {
+            id: node.id(model),
+            partition: partition.clone(),
+            row: row.clone(),
+            order,
+            keep: *keep,
+            number: *number,
+            retention_ms,
+            store: RankStore { keys, row: rank.row.clone(), partitions: BTreeMap::new(), timers: BinaryHeap::new() },
+        })
+    }
+
+    /// How many columns its output rows have.
+    pub fn width(&self) -> usize {
+        self.row.len() + usize::from(self.number)
+    }
+
+    fn sort_key(&self, row: &[Value]) -> Key {
+        self.order.iter().map(|(i, _, _)| row[*i].clone()).collect()
+    }
+
+    /// The output row of a stored row at rank `rank`.
+    fn output(&self, row: &[Value], rank: usize) -> Row {
+        let mut out = row.to_vec();
+        if self.number {
+            out.push(Value::Int(rank as i64));
+        }
+        out
+    }
+
+    fn touch(&mut self, key: &Key, ts: i64) {
+        if let Some(r) = self.retention_ms {
+            if let Some(p) = self.store.partitions.get_mut(key) {
+                p.last_event = ts;
+            }
+            self.store.timers.push(Reverse((ts.saturating_add(r), key.clone())));
+        }
+    }
+
+    /// Takes one record (an insert: lowering refuses updating input) of an
+    /// event at `event_time`, meeting `watermark`, and writes what it emits
+    /// to `out`.
+    pub fn apply(&mut self, input: Input<'_>, event_time: i64, watermark: Option<i64>, out: &mut Vec<Change>) {
+        if input.op != ChangeOp::Insert {
+            return;
+        }
+        let key: Key = self.partition.iter().map(|&i| input.row.get(i).cloned().unwrap_or(Value::Null)).collect();
+        let row: Row = self.row.iter().map(|&i| input.row.get(i).cloned().unwrap_or(Value::Null)).collect();
+        let stored = match self.keep {
+            RankKeep::Top(1) => self.top1(&key, row, out),
+            RankKeep::Top(n) => self.top_n(&key, row, n as usize, out),
+            RankKeep::First => self.keep_first(&key, row, watermark),
+            RankKeep::Last => self.keep_last(&key, row, out),
+        };
+        if stored {
+            self.touch(&key, event_time);
+        }
+    }
+
+    /// FastTop1Function: the best row of the partition.
+    fn top1(&mut self, key: &Key, row: Row, out: &mut Vec<Change>) -> bool {
+        let sk = self.sort_key(&row);
+        let order = self.order.clone();
+        let p = self.store.partitions.entry(key.clone()).or_default();
+        match p.rows.first_mut() {
+            None => {
+                p.rows.push((sk, vec![row.clone()]));
+                out.push(Change::insert(self.output(&row, 1)));
+                true
+            }
+            Some((old_key, rows)) if compare(&order, &sk, old_key) == Ordering::Less => {
+                let before = std::mem::replace(&mut rows[0], row.clone());
+                *old_key = sk;
+                out.push(Change { op: ChangeOp::Update, row: self.output(&row, 1), before: Some(self.output(&before, 1)) });
+                true
+            }
+            Some(_) => false,
+        }
+    }
+
+    /// AppendOnlyTopNFunction with the row number (lowering requires it
+    /// for N > 1): rank by rank, as Flink walks its TopNBuffer.
+    fn top_n(&mut self, key: &Key, row: Row, n: usize, out: &mut Vec<Change>) -> bool {
+        let sk = self.sort_key(&row);
+        let order = self.order.clone();
+        let p = self.store.partitions.entry(key.clone()).or_default();
+        // checkSortKeyInBufferRange: better than the worst kept, or room left.
+        let in_range = match p.rows.last() {
+            None => true,
+            Some((worst, _)) => compare(&order, &sk, worst) == Ordering::Less || p.count() < n,
+        };
+        if !in_range {
+            if p.rows.is_empty() {
+                self.store.partitions.remove(key);
+            }
+            return false;
+        }
+        let at = p.rows.partition_point(|(k, _)| compare(&order, k, &sk) == Ordering::Less);
+        match p.rows.get_mut(at) {
+            Some((k, rows)) if compare(&order, k, &sk) == Ordering::Equal => rows.push(row.clone()),
+            _ => p.rows.insert(at, (sk.clone(), vec![row.clone()])),
+        }
+        // processElementWithRowNumber.
+        let mut emitted = Vec::new();
+        let mut rank = 0usize;
+        let mut current: Option<Row> = None;
+        let mut next = 0;
+        while next < p.rows.len() && rank <= n {
+            let (k, rows) = &p.rows[next];
+            next += 1;
+            if current.is_none() && compare(&order, k, &sk) == Ordering::Equal {
+                rank += rows.len();
+                current = Some(row.clone());
+            } else if let Some(cur) = current.as_mut() {
+                for prev in rows {
+                    if rank > n {
+                        break;
+                    }
+                    emitted.push((ChangeOp::Update, std::mem::replace(cur, prev.clone()), Some(prev.clone()), rank));
+                    rank += 1;
+                }
+            } else {
+                rank += rows.len();
+            }
+        }
+        if rank <= n {
+            if let Some(cur) = current {
+                emitted.push((ChangeOp::Insert, cur, None, rank));
+            }
+        }
+        // The sort keys the walk did not reach are out of the top N.
+        p.rows.truncate(next);
+        for (op, after, before, rank) in emitted {
+            let before = before.map(|b| self.output(&b, rank));
+            out.push(Change { op, row: self.output(&after, rank), before });
+        }
+        true
+    }
+
+    /// RowTimeDeduplicateKeepFirstRowFunction: the earliest row waits for
+    /// the watermark; a late one, or any after the emitted one, is ignored.
+    fn keep_first(&mut self, key: &Key, row: Row, watermark: Option<i64>) -> bool {
+        let (t, _, _) = self.order[0];
+        let Some(ts) = millis(&row[t]) else { return false };
+        if watermark.is_some_and(|w| ts < w) {
+            return false;
+        }
+        let p = self.store.partitions.entry(key.clone()).or_default();
+        if p.emitted {
+            return false;
+        }
+        let earlier = match p.rows.first() {
+            None => true,
+            Some((_, rows)) => millis(&rows[0][t]).is_some_and(|w| ts < w),
+        };
+        if earlier {
+            p.rows = vec![(vec![row[t].clone()], vec![row])];
+        }
+        earlier
+    }
+
+    /// RowTimeDeduplicateFunction keeping the last row.
+    fn keep_last(&mut self, key: &Key, row: Row, out: &mut Vec<Change>) -> bool {
+        let (t, _, _) = self.order[0];
+        let ts = millis(&row[t]);
+        let p = self.store.partitions.entry(key.clone()).or_default();
+        match p.rows.first_mut() {
+            None => {
+                p.rows.push((vec![row[t].clone()], vec![row.clone()]));
+                out.push(Change::insert(self.output(&row, 1)));
+                true
+            }
+            Some((k, rows)) if millis(&rows[0][t]) <= ts => {
+                *k = vec![row[t].clone()];
+                let before = std::mem::replace(&mut rows[0], row.clone());
+                out.push(Change { op: ChangeOp::Update, row: self.output(&row, 1), before: Some(self.output(&before, 1)) });
+                true
+            }
+            Some(_) => false,
+        }
+    }
+
+    /// The watermark reached `watermark`: keep-first rows whose time it
+    /// passed are emitted (by time, then partition key), then partitions
+    /// whose retention ran out expire, silently.
+    pub fn on_watermark(&mut self, watermark: i64, out: &mut Vec<Change>) {
+        if self.keep == RankKeep::First {
+            let (t, _, _) = self.order[0];
+            let mut due: Vec<(i64, Key)> = Vec::new();
+            for (k, p) in &self.store.partitions {
+                if let Some((_, rows)) = p.rows.first() {
+                    if let Some(ts) = millis(&rows[0][t]).filter(|ts| *ts <= watermark) {
+                        due.push((ts, k.clone()));
+                    }
+                }
+            }
+            due.sort();
+            for (_, k) in due {
+                let p = self.store.partitions.get_mut(&k).expect("due");
+                let (_, rows) = p.rows.remove(0);
+                p.emitted = true;
+                out.push(Change::insert(self.output(&rows[0], 1)));
+                // What remains is the emitted flag, written now.
+                self.touch(&k, watermark);
+            }
+        }
+        let Some(_) = self.retention_ms else { return };
+        while let Some(Reverse((expiry, _))) = self.store.timers.peek() {
+            if *expiry > watermark {
+                break;
+            }
+            let Reverse((expiry, key)) = self.store.timers.pop().expect("peeked");
+            let Some(p) = self.store.partitions.get(&key) else { continue };
+            let current = p.last_event.saturating_add(self.retention_ms.unwrap_or(0));
+            // A keep-first row still waiting for the watermark is not expired (Flink's TTL covers only the emitted flag).
+            if current == expiry && (self.keep != RankKeep::First || p.rows.is_empty()) {
+                self.store.partitions.remove(&key);
+            }
+        }
+    }
+}

@@ -1,0 +1,3 @@
+SELECT user_id, url, amount
+FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY user_id ORDER BY amount DESC) AS rn FROM source('clicks'))
+WHERE rn <= 3

@@ -1,0 +1,1 @@
+SELECT user_id, url FROM ref('reformat') WHERE url <> 'x'
