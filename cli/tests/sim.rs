@@ -74,3 +74,39 @@ fn outputs_are_deterministic() {
         assert_eq!(run(&p, &["test", "--json"]), run(&p, &["test", "--json"]), "{}", p.display());
     }
 }
+
+#[test]
+fn run_refuses_a_missing_input_directory_and_a_misspelt_input_file() {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/sim/operators");
+    let base = std::env::temp_dir().join(format!("streamform-run-input-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&base);
+    let (input, output) = (base.join("in"), base.join("out"));
+    let args = |i: &Path| vec!["run".to_string(), "--input".into(), i.to_str().unwrap().into(), "--output".into(), output.to_str().unwrap().into()];
+    let call = |i: &Path| run(&p, &args(i).iter().map(String::as_str).collect::<Vec<_>>()).replace(base.to_str().unwrap(), "BASE");
+    expect_test::expect![[r#"
+        exit 2
+        --- stderr
+        error: cannot read the input directory BASE/in: it does not exist
+          help: --input names a directory with one `<source>.jsonl` per source (orders)
+    "#]]
+    .assert_eq(&call(&input));
+    assert!(!output.exists(), "nothing is written");
+    std::fs::create_dir_all(&input).unwrap();
+    std::fs::copy(p.join("input/orders.jsonl"), input.join("ordrs.jsonl")).unwrap();
+    std::fs::write(input.join("notes.jsonl"), "").unwrap();
+    std::fs::write(input.join("orders.late.jsonl"), "").unwrap();
+    expect_test::expect![[r#"
+        exit 2
+        --- stderr
+        warning: BASE/in/notes.jsonl matches no source and is not read (the sources are orders)
+        error: BASE/in/ordrs.jsonl matches no source
+          help: did you mean `orders.jsonl`? the sources are orders
+        nothing was run
+    "#]]
+    .assert_eq(&call(&input));
+    assert!(!output.exists(), "nothing is written");
+    std::fs::rename(input.join("ordrs.jsonl"), input.join("orders.jsonl")).unwrap();
+    let ok = call(&input);
+    assert!(ok.starts_with("exit 0\n") && ok.contains("notes.jsonl matches no source"), "{ok}");
+    std::fs::remove_dir_all(&base).unwrap();
+}

@@ -37,6 +37,9 @@ pub fn run(project: &str, input: &str, output: &str) -> u8 {
     };
     let db = &loaded.db;
     let p = loaded.project;
+    if let Err(code) = check_input(Path::new(input), streamform::project::source_names(db, p)) {
+        return code;
+    }
     // Models that share a source run in one dataflow, with every source
     // upstream of them; a dataflow is named by its sources.
     let mut flows: Vec<(Vec<String>, Vec<Arc<ModelPlan>>)> = Vec::new();
@@ -58,10 +61,10 @@ pub fn run(project: &str, input: &str, output: &str) -> u8 {
             flows.push(group);
         }
     }
+    let order = &dependency_graph(db, p).order;
     for f in &mut flows {
         f.0.sort();
-        let mut order = dependency_graph(db, p).order.iter();
-        f.1.sort_by_key(|plan| order.position(|m| *m == plan.name));
+        f.1.sort_by_key(|plan| order.iter().position(|m| *m == plan.name));
     }
     flows.sort_by(|a, b| a.0.cmp(&b.0));
     if let Err(e) = fs::create_dir_all(output) {
@@ -93,6 +96,52 @@ pub fn run(project: &str, input: &str, output: &str) -> u8 {
             2
         }
     }
+}
+
+/// The input directory must exist, and each `<name>.jsonl` in it must name
+/// a source: a misspelt file would otherwise be skipped, and its models
+/// run on no events. What `run` itself writes (`<source>.late.jsonl`,
+/// `<model>.changelog.jsonl`, …) may share the directory.
+fn check_input(input: &Path, sources: &[String]) -> Result<(), u8> {
+    let entries = match fs::read_dir(input) {
+        Ok(e) => e,
+        Err(e) => {
+            let why = if e.kind() == std::io::ErrorKind::NotFound { "it does not exist".to_string() } else { e.to_string() };
+            eprint(&format!(
+                "error: cannot read the input directory {}: {why}\n  help: --input names a directory with one `<source>.jsonl` per source ({})\n",
+                input.display(),
+                sources.join(", ")
+            ));
+            return Err(2);
+        }
+    };
+    let mut stray: Vec<(String, Option<String>)> = Vec::new();
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let Some(stem) = name.strip_suffix(".jsonl") else { continue };
+        // Outputs of a run: `<name>.changelog.jsonl`, `<source>.late.jsonl`, ….
+        if stem.contains('.') || sources.iter().any(|s| s == stem) {
+            continue;
+        }
+        let guess = streamform::diagnostic::did_you_mean(stem, sources.iter().map(String::as_str)).map(str::to_string);
+        stray.push((name, guess));
+    }
+    stray.sort();
+    let mut typo = false;
+    for (name, guess) in &stray {
+        match guess {
+            Some(g) => {
+                typo = true;
+                eprint(&format!("error: {} matches no source\n  help: did you mean `{g}.jsonl`? the sources are {}\n", input.join(name).display(), sources.join(", ")));
+            }
+            None => eprint(&format!("warning: {} matches no source and is not read (the sources are {})\n", input.join(name).display(), sources.join(", "))),
+        }
+    }
+    if typo {
+        eprint("nothing was run\n");
+        return Err(2);
+    }
+    Ok(())
 }
 
 /// Files being written: each to a temporary name beside its final one.
