@@ -175,6 +175,9 @@ enum Command {
         /// Run this fixture file instead of tests/ (repeatable; `-` reads stdin)
         #[arg(long)]
         fixture: Vec<String>,
+        /// Accept what the simulator emits: rewrite the `expect`, `late` and `quarantined` lists of every failing fixture, keeping the rest of each file
+        #[arg(long, alias = "update")]
+        bless: bool,
         /// Print the test report as JSON
         #[arg(long)]
         json: bool,
@@ -271,9 +274,9 @@ fn main() -> ExitCode {
         Command::Watch { project, test, json, quiet, debounce_ms } => {
             watch::run(&project.resolve(), watch::Options { json, test, quiet, debounce: std::time::Duration::from_millis(debounce_ms) })
         }
-        Command::Test { project, model, select, fixture, json } => {
+        Command::Test { project, model, select, fixture, json, bless } => {
             // A model name is a selector of just that model.
-            commands::test::run(&project.resolve(), &[model, select].concat(), &fixture, json)
+            commands::test::run(&project.resolve(), &[model, select].concat(), &fixture, json, bless)
         }
         Command::Run { project, input, output } => commands::run::run(&project.resolve(), &input, &output),
         Command::Build { backend, target, project, stdout } => commands::build::run(&project.resolve(), backend, target.as_deref(), stdout),

@@ -69,7 +69,7 @@ pub fn print_diagnostics_stderr(loaded: &Loaded, diags: &[Diagnostic]) {
 /// `work` is what the command reads next: the driver compiles it with the
 /// checks, on every core.
 pub fn load_checked(project: &str, verb: &str, work: Work) -> Result<Loaded, u8> {
-    load_gated(project, verb, work, true)
+    load_gated(project, verb, work, true, true)
 }
 
 /// As [`load_checked`], for commands that read no fixture (`build`, `plan`,
@@ -77,10 +77,16 @@ pub fn load_checked(project: &str, verb: &str, work: Work) -> Result<Loaded, u8>
 /// or no longer fits a changed model) do not block them; a warning says how
 /// many were left to `test`.
 pub fn load_checked_past_fixtures(project: &str, verb: &str, work: Work) -> Result<Loaded, u8> {
-    load_gated(project, verb, work, false)
+    load_gated(project, verb, work, false, true)
 }
 
-fn load_gated(project: &str, verb: &str, work: Work, fixtures_block: bool) -> Result<Loaded, u8> {
+/// As [`load_checked_past_fixtures`], silently: `test --bless` rewrites
+/// the fixtures whose errors it passes over.
+pub fn load_checked_to_bless(project: &str, verb: &str, work: Work) -> Result<Loaded, u8> {
+    load_gated(project, verb, work, false, false)
+}
+
+fn load_gated(project: &str, verb: &str, work: Work, fixtures_block: bool, warn_aside: bool) -> Result<Loaded, u8> {
     let is_fixture = |d: &Diagnostic| d.path.as_deref().and_then(classify_path) == Some(FileKind::Fixture);
     let mut loaded = crate::load::load(project);
     let mut aside = 0;
@@ -107,7 +113,7 @@ fn load_gated(project: &str, verb: &str, work: Work, fixtures_block: bool) -> Re
         print_diagnostics_stderr(&loaded, &errors);
         return Err(2);
     }
-    if aside > 0 {
+    if aside > 0 && warn_aside {
         eprint(&format!(
             "warning: {aside} fixture error{} left aside; {verb} does not read fixtures (`streamform test` reports them)\n",
             if aside == 1 { "" } else { "s" }

@@ -8,14 +8,21 @@ use streamform::check::{fixture, fixture_checks};
 use streamform::sim::{fixture_report, fixture_report_rows, FixtureReport};
 use streamform::SourceFile;
 
+use camino::Utf8PathBuf;
+
+use crate::atomic::write_all_atomically;
 use crate::load::Loaded;
+use crate::render::bless::blessed;
 use crate::out::{eprint, print, print_text};
 use crate::render::diagnostic::render;
 use crate::render::test::{fixture_text, report_json, summary};
 
 /// `select`: `--model` names and `--select` selectors; empty runs every fixture.
-pub fn run(project: &str, select: &[String], fixtures: &[String], json: bool) -> u8 {
-    let loaded = match super::load_checked(project, "testing", Work::Checks) {
+pub fn run(project: &str, select: &[String], fixtures: &[String], json: bool, bless: bool) -> u8 {
+    // Blessing is how a fixture that no longer fits its model is brought up
+    // to date, so fixture errors do not stop it.
+    let load = if bless { super::load_checked_to_bless } else { super::load_checked };
+    let loaded = match load(project, "testing", Work::Checks) {
         Ok(l) => l,
         Err(code) => return code,
     };
@@ -33,6 +40,9 @@ pub fn run(project: &str, select: &[String], fixtures: &[String], json: bool) ->
         .into_iter()
         .filter(|f| models.as_ref().is_none_or(|ms| fixture(db, *f).as_ref().is_ok_and(|fx| ms.contains(&fx.model))))
         .collect();
+    if bless {
+        return bless_fixtures(&loaded, &selected);
+    }
     // JSON lists every changelog row; the text report only a failing one's.
     let report = if json { fixture_report_rows } else { fixture_report };
     let reports: Vec<&FixtureReport> = selected.iter().filter_map(|f| report(db, p, *f).as_ref()).collect();
@@ -57,6 +67,53 @@ pub fn run(project: &str, select: &[String], fixtures: &[String], json: bool) ->
         print_text(&format!("{}\n{}", blocks.join("\n"), summary(&reports)));
     }
     if reports.iter().all(|r| r.passed) {
+        0
+    } else {
+        1
+    }
+}
+
+/// `--bless`: each failing fixture's lists rewritten from the run, written
+/// atomically. Exit 0 when every fixture now passes or was rewritten.
+fn bless_fixtures(loaded: &Loaded, fixtures: &[SourceFile]) -> u8 {
+    let db = &loaded.db;
+    let (mut written, mut failed, mut passed) = (Vec::new(), 0, 0);
+    for f in fixtures {
+        let Some(r) = fixture_report_rows(db, loaded.project, *f).as_ref() else { continue };
+        if r.passed {
+            passed += 1;
+            continue;
+        }
+        let path = f.path(db);
+        if path == "<stdin>" {
+            eprint("error: a fixture read from standard input cannot be blessed\n");
+            failed += 1;
+            continue;
+        }
+        let dest = if std::path::Path::new(path).is_absolute() { Utf8PathBuf::from(path) } else { Utf8PathBuf::from(&loaded.root).join(path) };
+        match blessed(f.text(db), r) {
+            Ok(Some(text)) => match write_all_atomically(&[(dest.clone(), text.as_bytes())]) {
+                Ok(()) => written.push(path.to_string()),
+                Err(e) => {
+                    eprint(&format!("error: could not write {dest}: {e}\n"));
+                    failed += 1;
+                }
+            },
+            Ok(None) => passed += 1,
+            Err(why) => {
+                eprint(&format!("error: cannot bless {path}: {why}\n"));
+                failed += 1;
+            }
+        }
+    }
+    let mut out = String::new();
+    for w in &written {
+        out.push_str(&format!("blessed {w}\n"));
+    }
+    let verdict = if failed == 0 { "ok" } else { "failed" };
+    out.push_str(&format!("{verdict}: {} rewritten, {passed} already passing, {failed} not blessed\n", written.len()));
+    print_text(&out);
+    if failed == 0 {
         0
     } else {
         1

@@ -1,6 +1,7 @@
 //! Text renderings of the compiler's documents.
 
 pub mod check;
+pub mod bless;
 pub mod color;
 pub mod diagnostic;
 pub mod explain;
