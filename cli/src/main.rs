@@ -178,6 +178,9 @@ enum Command {
         /// Accept what the simulator emits: rewrite the `expect`, `late` and `quarantined` lists of every failing fixture, keeping the rest of each file
         #[arg(long, alias = "update")]
         bless: bool,
+        /// Show every fixture's block at a terminal too (a passing one is a line there; pipes always get every block)
+        #[arg(long, short = 'v')]
+        verbose: bool,
         /// Print the test report as JSON
         #[arg(long)]
         json: bool,
@@ -274,9 +277,9 @@ fn main() -> ExitCode {
         Command::Watch { project, test, json, quiet, debounce_ms } => {
             watch::run(&project.resolve(), watch::Options { json, test, quiet, debounce: std::time::Duration::from_millis(debounce_ms) })
         }
-        Command::Test { project, model, select, fixture, json, bless } => {
+        Command::Test { project, model, select, fixture, json, bless, verbose } => {
             // A model name is a selector of just that model.
-            commands::test::run(&project.resolve(), &[model, select].concat(), &fixture, json, bless)
+            commands::test::run(&project.resolve(), &[model, select].concat(), &fixture, json, bless, verbose)
         }
         Command::Run { project, input, output } => commands::run::run(&project.resolve(), &input, &output),
         Command::Build { backend, target, project, stdout } => commands::build::run(&project.resolve(), backend, target.as_deref(), stdout),

@@ -175,3 +175,33 @@ fn fixture_errors_block_test_and_check_but_not_plan_or_build() {
     assert!(stderr(&build).contains("fixture error"), "{}", stderr(&build));
     let _ = fs::remove_dir_all(app.parent().expect("parent"));
 }
+
+/// Runs `streamform ARGS` in `dir` under a pseudo-terminal (util-linux's
+/// `script`), as a person at a terminal runs it.
+fn at_a_terminal(dir: &Path, args: &str) -> String {
+    let cmd = format!("{} {args}", env!("CARGO_BIN_EXE_streamform"));
+    let out = Command::new("script").args(["-qec", &cmd, "/dev/null"]).current_dir(dir).env_remove("NO_COLOR").output().expect("script (util-linux) runs");
+    String::from_utf8_lossy(&out.stdout).replace("\r\n", "\n")
+}
+
+#[test]
+fn at_a_terminal_a_passing_fixture_is_one_line() {
+    let app = project("compact");
+    assert_eq!(
+        at_a_terminal(&app, "test --color never"),
+        "PASS tests/big_spenders.yml (big_spenders)\nPASS tests/customer_totals.yml (customer_totals)\n\nok: 2 fixtures passed\n"
+    );
+    // --verbose, and any pipe, get every block.
+    let verbose = at_a_terminal(&app, "test --color never --verbose");
+    assert_eq!(verbose, stdout(&streamform(&app, &["test"], &[])));
+    assert!(verbose.contains("3 events processed"), "{verbose}");
+    // A failing fixture shows its whole block among the one-liners.
+    let fx = app.join("tests/customer_totals.yml");
+    fs::write(&fx, fs::read_to_string(&fx).unwrap().replace("\"115.50\"", "\"115.51\"")).unwrap();
+    let failing = at_a_terminal(&app, "test --color never");
+    assert!(failing.starts_with("PASS tests/big_spenders.yml (big_spenders)\n\ncustomer_totals\n\nFAIL\n  --> tests/customer_totals.yml\n"), "{failing}");
+    assert!(failing.ends_with("failed: 1 of 2 fixtures\n"), "{failing}");
+    // Colour reaches the terminal by default.
+    assert!(at_a_terminal(&app, "test").contains("\u{1b}["));
+    let _ = fs::remove_dir_all(app.parent().expect("parent"));
+}

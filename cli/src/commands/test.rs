@@ -15,10 +15,10 @@ use crate::load::Loaded;
 use crate::render::bless::blessed;
 use crate::out::{eprint, print, print_text};
 use crate::render::diagnostic::render;
-use crate::render::test::{fixture_text, report_json, summary};
+use crate::render::test::{compact_text, fixture_text, report_json, summary};
 
 /// `select`: `--model` names and `--select` selectors; empty runs every fixture.
-pub fn run(project: &str, select: &[String], fixtures: &[String], json: bool, bless: bool) -> u8 {
+pub fn run(project: &str, select: &[String], fixtures: &[String], json: bool, bless: bool, verbose: bool) -> u8 {
     // Blessing is how a fixture that no longer fits its model is brought up
     // to date, so fixture errors do not stop it.
     let load = if bless { super::load_checked_to_bless } else { super::load_checked };
@@ -63,8 +63,14 @@ pub fn run(project: &str, select: &[String], fixtures: &[String], json: bool, bl
             (Some(ms), _) => print(&format!("ok: no fixtures for the {} selected models\n", ms.len())),
         }
     } else {
-        let blocks: Vec<String> = reports.iter().map(|r| fixture_text(r)).collect();
-        print_text(&format!("{}\n{}", blocks.join("\n"), summary(&reports)));
+        // At a terminal a passing fixture is one line; pipes and files get
+        // every block, the layout scripts read.
+        if !verbose && std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+            print_text(&compact_text(&reports));
+        } else {
+            let blocks: Vec<String> = reports.iter().map(|r| fixture_text(r)).collect();
+            print_text(&format!("{}\n{}", blocks.join("\n"), summary(&reports)));
+        }
     }
     if reports.iter().all(|r| r.passed) {
         0

@@ -131,6 +131,12 @@ fn paint_line(out: &mut String, line: &str, marker: &mut Style) -> Option<()> {
             return Some(());
         }
     }
+    if let Some(rest) = line.strip_prefix("PASS ") {
+        styled(out, GOOD, "PASS");
+        out.push(' ');
+        out.push_str(rest);
+        return Some(());
+    }
     match line {
         "PASS" => styled(out, GOOD, line),
         "FAIL" => styled(out, ERROR, line),
@@ -208,9 +214,10 @@ mod tests {
 
     #[test]
     fn verdicts_and_classifications() {
-        let text = "PASS\nFAIL\nok: 2 fixtures passed\nfailed: 1 error\nm  SAFE\n    BACKFILL REQUIRED: replay\n  STATE INCOMPATIBLE: rebuild required\nverdict: STATE MIGRATION REQUIRED (1 model)\n";
+        let text = "PASS\nPASS tests/a.yml (a)\nFAIL\nok: 2 fixtures passed\nfailed: 1 error\nm  SAFE\n    BACKFILL REQUIRED: replay\n  STATE INCOMPATIBLE: rebuild required\nverdict: STATE MIGRATION REQUIRED (1 model)\n";
         expect_test::expect![[r#"
             <green>PASS</>
+            <green>PASS</> tests/a.yml (a)
             <red>FAIL</>
             <green>ok:</> 2 fixtures passed
             <red>failed:</> 1 error

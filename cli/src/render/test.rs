@@ -130,6 +130,23 @@ fn written_text(w: &WrittenEvent) -> String {
     w.iter().map(|(k, v)| format!("{k}={}", v.render())).collect::<Vec<_>>().join(" ")
 }
 
+/// The report for a person at a terminal: a line per passing fixture,
+/// the whole block of a failing one, then the summary.
+pub fn compact_text(reports: &[&FixtureReport]) -> String {
+    let mut s = String::new();
+    for r in reports {
+        if r.passed {
+            s.push_str(&format!("PASS {} ({})\n", r.path, r.model));
+        } else {
+            s.push_str(&format!("\n{}\n", fixture_text(r).trim_end()));
+            s.push('\n');
+        }
+    }
+    s.push('\n');
+    s.push_str(&summary(reports));
+    s
+}
+
 /// The summary line.
 pub fn summary(reports: &[&FixtureReport]) -> String {
     let failed = reports.iter().filter(|r| !r.passed).count();
