@@ -24,6 +24,7 @@ impl Loaded {
 
 /// Loads a project for a one-shot command.
 pub fn load(root: &str) -> Loaded {
+    warn_misnamed(root);
     let db = Database::default();
     let files = Files::load(&db, root);
     Loaded { project: files.project, env: files.env, db, root: root.to_string(), files }
@@ -34,5 +35,20 @@ impl Drop for Loaded {
     /// of a large project took a fifth of the run.
     fn drop(&mut self) {
         std::mem::forget(std::mem::take(&mut self.db));
+    }
+}
+
+/// A project file spelt `.yaml` where its `.yml` is missing is never read:
+/// say so, before the error or the silence that follows.
+fn warn_misnamed(root: &str) {
+    let dir = std::path::Path::new(root);
+    for wanted in [streamform::project::CONFIG_FILE, streamform::project::SOURCES_FILE] {
+        let found = wanted.replace(".yml", ".yaml");
+        if !dir.join(wanted).exists() && dir.join(&found).is_file() {
+            crate::out::eprint(&format!(
+                "warning: {} is not read: Streamform reads {wanted}\n  help: rename it: mv {found} {wanted}\n",
+                dir.join(&found).display()
+            ));
+        }
     }
 }

@@ -205,3 +205,20 @@ fn at_a_terminal_a_passing_fixture_is_one_line() {
     assert!(at_a_terminal(&app, "test").contains("\u{1b}["));
     let _ = fs::remove_dir_all(app.parent().expect("parent"));
 }
+
+#[test]
+fn a_yaml_spelling_beside_a_missing_yml_is_named() {
+    let app = project("yaml");
+    fs::rename(app.join("sources.yml"), app.join("sources.yaml")).unwrap();
+    let check = streamform(&app, &["check"], &[]);
+    assert!(stderr(&check).starts_with("warning: ./sources.yaml is not read: Streamform reads sources.yml\n  help: rename it: mv sources.yaml sources.yml\n"), "{}", stderr(&check));
+    fs::rename(app.join("streamform.yml"), app.join("streamform.yaml")).unwrap();
+    let check = streamform(&app, &["check", "-p", "."], &[]);
+    assert_eq!(check.status.code(), Some(2));
+    assert!(stderr(&check).contains("warning: ./streamform.yaml is not read: Streamform reads streamform.yml"), "{}", stderr(&check));
+    // With the .yml present, a stray .yaml is none of Streamform's business.
+    fs::write(app.join("streamform.yml"), fs::read(app.join("streamform.yaml")).unwrap()).unwrap();
+    fs::write(app.join("sources.yml"), fs::read(app.join("sources.yaml")).unwrap()).unwrap();
+    assert!(stderr(&streamform(&app, &["check"], &[])).is_empty());
+    let _ = fs::remove_dir_all(app.parent().expect("parent"));
+}
