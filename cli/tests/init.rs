@@ -76,6 +76,9 @@ fn prints_what_it_created_and_what_to_run() {
           models/paid_orders.sql
           tests/big_spenders.yml
           tests/customer_totals.yml
+          .schemas/fixture.json
+          .schemas/project.json
+          .schemas/sources.json
 
         next:
           streamform check

@@ -15,7 +15,8 @@ use crate::out::{eprint, print};
 const FILES: &[(&str, &str)] = &[
     (
         "sources.yml",
-        r#"# The streams models read with source('…'): see `streamform schema sources`.
+        r#"# yaml-language-server: $schema=.schemas/sources.json
+# The streams models read with source('…'): see `streamform schema sources`.
 sources:
   orders:
     connector: kafka
@@ -64,7 +65,8 @@ WHERE status = 'paid'
     ),
     (
         "tests/big_spenders.yml",
-        r#"# A customer becomes a big spender once their total passes 100. The third
+        r#"# yaml-language-server: $schema=../.schemas/fixture.json
+# A customer becomes a big spender once their total passes 100. The third
 # order arrives after the watermark (5s behind the latest event) passed its
 # timestamp, so it is dropped as late.
 model: big_spenders
@@ -80,7 +82,8 @@ late:
     ),
     (
         "tests/customer_totals.yml",
-        r#"# Events for source `orders`, and the changelog customer_totals must emit.
+        r#"# yaml-language-server: $schema=../.schemas/fixture.json
+# Events for source `orders`, and the changelog customer_totals must emit.
 model: customer_totals
 given:
   - {order_id: 1, customer_id: 7, amount: "40.00", status: paid, ts: "2024-01-01T00:00:00Z"}
@@ -103,7 +106,8 @@ build/
     ),
     (
         "streamform.yml",
-        r#"# A Streamform project: see `streamform schema project` for every key.
+        r#"# yaml-language-server: $schema=.schemas/project.json
+# A Streamform project: see `streamform schema project` for every key.
 name: {name}
 version: 1
 
@@ -139,7 +143,8 @@ pub fn run(dir: &str) -> u8 {
         ));
         return 2;
     }
-    let taken: Vec<&str> = FILES.iter().map(|(p, _)| *p).filter(|p| root.join(p).exists()).collect();
+    let files = files();
+    let taken: Vec<&str> = files.iter().map(|(p, _)| *p).filter(|p| root.join(p).exists()).collect();
     if !taken.is_empty() {
         eprint(&format!(
             "error: init would overwrite {} in {dir}\n  help: run `streamform init` in an empty directory\n",
@@ -148,7 +153,7 @@ pub fn run(dir: &str) -> u8 {
         return 2;
     }
     let mut written: Vec<PathBuf> = Vec::new();
-    for (rel, text) in FILES {
+    for (rel, text) in &files {
         let dest = root.join(rel);
         let text = text.replace("{name}", &yaml_scalar(&name));
         if let Err(e) = write_new(&dest, &text) {
@@ -162,6 +167,18 @@ pub fn run(dir: &str) -> u8 {
     }
     print(&summary(dir, &name));
     0
+}
+
+/// The files to write: the project's, then, for editors whose YAML
+/// language server validates as you type (the `yaml-language-server`
+/// comment atop each file points at them), the JSON Schemas of the
+/// project, sources and fixture files; `streamform schema DOC` refreshes
+/// them. streamform.yml comes last: a directory with one is a project.
+fn files() -> Vec<(&'static str, &'static str)> {
+    let schemas = [(".schemas/project.json", "project"), (".schemas/sources.json", "sources"), (".schemas/fixture.json", "fixture")];
+    let mut out: Vec<(&str, &str)> = schemas.iter().filter_map(|(path, doc)| Some((*path, streamform::schemas::find(doc)?.schema))).collect();
+    out.extend(FILES.iter().copied());
+    out
 }
 
 /// The project is named after its directory (`init orders-app` makes
@@ -200,8 +217,8 @@ fn yaml_scalar(name: &str) -> String {
 
 fn summary(dir: &str, name: &str) -> String {
     let mut s = format!("created project `{name}` in {dir}\n\n");
-    let mut files: Vec<&str> = FILES.iter().map(|(p, _)| *p).collect();
-    files.sort_by_key(|p| (p.contains('/'), *p != "streamform.yml", *p == ".gitignore", *p));
+    let mut files: Vec<&str> = files().iter().map(|(p, _)| *p).collect();
+    files.sort_by_key(|p| (p.contains('/'), *p != "streamform.yml", *p == ".gitignore", p.starts_with(".schemas/"), *p));
     for f in files {
         s.push_str(&format!("  {f}\n"));
     }
