@@ -201,6 +201,13 @@ fn at_a_terminal_a_passing_fixture_is_one_line() {
     let failing = at_a_terminal(&app, "test --color never");
     assert!(failing.starts_with("PASS tests/big_spenders.yml (big_spenders)\n\ncustomer_totals\n\nFAIL\n  --> tests/customer_totals.yml\n"), "{failing}");
     assert!(failing.ends_with("failed: 1 of 2 fixtures\n"), "{failing}");
+    // The failing record: a column per line, both sides written alike, the differing one marked, with its line.
+    assert!(
+        failing.contains(
+            "  record 2  --> tests/customer_totals.yml:11\n    column       expected  actual\n    op           update    update\n    customer_id  7         7\n  ! total_spend  \"115.51\"  \"115.50\"\n    order_count  2         2\n    ^ total_spend: expected \"115.51\", got 115.5\n"
+        ),
+        "{failing}"
+    );
     // Colour reaches the terminal by default.
     assert!(at_a_terminal(&app, "test").contains("\u{1b}["));
     let _ = fs::remove_dir_all(app.parent().expect("parent"));

@@ -66,7 +66,8 @@ pub fn run(project: &str, select: &[String], fixtures: &[String], json: bool, bl
         // At a terminal a passing fixture is one line; pipes and files get
         // every block, the layout scripts read.
         if !verbose && std::io::IsTerminal::is_terminal(&std::io::stdout()) {
-            print_text(&compact_text(&reports));
+            let line = |r: &FixtureReport, n: usize| expect_item_line(selected.iter().find(|f| *f.path(db) == r.path).map(|f| f.text(db))?, n);
+            print_text(&compact_text(&reports, &line));
         } else {
             let blocks: Vec<String> = reports.iter().map(|r| fixture_text(r)).collect();
             print_text(&format!("{}\n{}", blocks.join("\n"), summary(&reports)));
@@ -76,6 +77,16 @@ pub fn run(project: &str, select: &[String], fixtures: &[String], json: bool, bl
         0
     } else {
         1
+    }
+}
+
+/// The line of item `n` of a fixture's `expect` list.
+fn expect_item_line(text: &str, n: usize) -> Option<usize> {
+    let root = streamform::yaml::parse(text).ok()?;
+    let (_, list) = root.as_map()?.iter().find(|(k, _)| k.as_str() == Some("expect"))?;
+    match &list.value {
+        streamform::yaml::Value::Seq(items) => items.get(n).map(|i| i.span.line as usize),
+        _ => None,
     }
 }
 

@@ -131,20 +131,90 @@ fn written_text(w: &WrittenEvent) -> String {
 }
 
 /// The report for a person at a terminal: a line per passing fixture,
-/// the whole block of a failing one, then the summary.
-pub fn compact_text(reports: &[&FixtureReport]) -> String {
+/// the whole report of a failing one, its changelog as one block per
+/// failing row (see [`failing_rows`]), then the summary. `expect_line`
+/// gives the fixture line of expected row N.
+pub fn compact_text(reports: &[&FixtureReport], expect_line: &dyn Fn(&FixtureReport, usize) -> Option<usize>) -> String {
     let mut s = String::new();
     for r in reports {
         if r.passed {
             s.push_str(&format!("PASS {} ({})\n", r.path, r.model));
-        } else {
-            s.push_str(&format!("\n{}\n", fixture_text(r).trim_end()));
-            s.push('\n');
+            continue;
         }
+        let mut block = format!("{}\n\nFAIL\n  --> {}\n\n", r.model, r.path);
+        if r.error.is_some() || r.changelog_matches() {
+            block.push_str(&fixture_detail(r));
+        } else {
+            // The counts, then the rows that differ instead of the wide table.
+            let detail = fixture_detail(r);
+            block.push_str(detail.split("\n\n").next().unwrap_or_default().trim_end());
+            block.push('\n');
+            block.push_str(&failing_rows(r, expect_line));
+            if let Some(rest) = detail.find("\n  #  late").or_else(|| detail.find("\n  #  quarantined")) {
+                block.push_str(&detail[rest..]);
+            }
+        }
+        s.push_str(&format!("\n{}\n\n", block.trim_end()));
     }
-    s.push('\n');
+    if !s.ends_with("\n\n") {
+        s.push('\n');
+    }
     s.push_str(&summary(reports));
     s
+}
+
+/// Each failing changelog row as a column per line, expected beside
+/// actual, in one format for both (decimals at their scale, timestamps as
+/// RFC 3339 text), the differing columns marked `!`, with the fixture line
+/// the expected row is on.
+fn failing_rows(r: &FixtureReport, expect_line: &dyn Fn(&FixtureReport, usize) -> Option<usize>) -> String {
+    let mut s = String::new();
+    let mut expected_at = 0;
+    for (i, row) in r.rows.iter().enumerate() {
+        let index = row.expected.as_ref().map(|_| {
+            expected_at += 1;
+            expected_at - 1
+        });
+        let Some(problem) = &row.problem else { continue };
+        let at = index.and_then(|n| expect_line(r, n)).map_or(String::new(), |l| format!("  --> {}:{l}", r.path));
+        s.push_str(&format!("\n  record {}{at}\n", i + 1));
+        let mut cells: Vec<(String, String, String, bool)> = Vec::new();
+        let op_e = row.expected.as_ref().map_or("(missing)".to_string(), |e| e.op.as_str().to_string());
+        let op_a = row.actual.as_ref().map_or("(no record)".to_string(), |a| a.op.as_str().to_string());
+        cells.push(("op".into(), op_e.clone(), op_a.clone(), op_e != op_a));
+        for (c, col) in r.columns.iter().enumerate() {
+            let cell = row.expected.as_ref().and_then(|e| e.cells.get(c));
+            let value = row.actual.as_ref().and_then(|a| a.row.get(c));
+            let e = cell.map_or(String::new(), |x| x.written.render());
+            let a = value.map_or(String::new(), readable);
+            let differs = match (cell, value) {
+                (Some(x), Some(v)) => x.typed.as_ref().map_or(true, |t| t != v),
+                (None, None) => false,
+                _ => true,
+            };
+            cells.push((col.name.clone(), e, a, differs));
+        }
+        let w0 = cells.iter().map(|c| c.0.chars().count()).max().unwrap_or(0).max("column".len());
+        let w1 = cells.iter().map(|c| c.1.chars().count()).max().unwrap_or(0).max("expected".len());
+        s.push_str(&format!("    {}  {}  actual\n", pad("column", w0), pad("expected", w1)));
+        for (name, e, a, differs) in &cells {
+            let mark = if *differs { "!" } else { " " };
+            s.push_str(&format!("  {mark} {}  {}  {a}\n", pad(name, w0), pad(e, w1)));
+        }
+        s.push_str(&format!("    ^ {problem}\n"));
+    }
+    s
+}
+
+/// A value as a fixture would write it: decimals at their scale and
+/// timestamps as RFC 3339, both quoted; strings quoted.
+fn readable(v: &Value) -> String {
+    match v {
+        Value::Decimal(d) => format!("\"{}\"", d.to_scaled_string()),
+        Value::Timestamp(ms) => format!("\"{}\"", format_timestamp_ms(*ms).replace(".000Z", "Z")),
+        Value::TimestampNanos(ns) => format!("\"{}\"", format_timestamp_ms(ns.div_euclid(1_000_000)).replace(".000Z", "Z")),
+        other => other.render_text(),
+    }
 }
 
 /// The summary line.
