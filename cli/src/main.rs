@@ -206,6 +206,9 @@ enum Command {
         target: Option<String>,
         #[command(flatten)]
         project: ProjectArg,
+        /// Only these models' sinks (with the views they read), into build/flink/selected.sql: `m`, `m+`, `+m`, `source:s`; repeatable
+        #[arg(long, short = 's', value_name = "SELECTOR")]
+        select: Vec<String>,
         /// Print the script instead of writing build/
         #[arg(long)]
         stdout: bool,
@@ -282,7 +285,7 @@ fn main() -> ExitCode {
             commands::test::run(&project.resolve(), &[model, select].concat(), &fixture, json, bless, verbose)
         }
         Command::Run { project, input, output } => commands::run::run(&project.resolve(), &input, &output),
-        Command::Build { backend, target, project, stdout } => commands::build::run(&project.resolve(), backend, target.as_deref(), stdout),
+        Command::Build { backend, target, project, select, stdout } => commands::build::run(&project.resolve(), backend, target.as_deref(), &select, stdout),
         Command::Init { dir } => commands::init::run(dir.as_deref().unwrap_or(".")),
         Command::Completions { shell } => {
             let mut out = Vec::new();

@@ -136,3 +136,31 @@ fn test_selects_fixtures_by_model() {
     assert_eq!(test(&["--model", "paid_orders"]), ("ok: no fixtures for model `paid_orders`".into(), Some(0)));
     assert_eq!(test(&["-s", "source:orders"]), ("ok: no fixtures for the 1 selected models".into(), Some(0)));
 }
+
+#[test]
+fn build_writes_a_selection_beside_the_whole_application() {
+    let parent = std::env::temp_dir().join(format!("streamform-select-build-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&parent);
+    std::fs::create_dir_all(&parent).unwrap();
+    let st = |args: &[&str]| Command::new(env!("CARGO_BIN_EXE_streamform")).args(args).current_dir(&parent).output().expect("runs");
+    assert_eq!(st(&["init", "app"]).status.code(), Some(0));
+    let app = parent.join("app");
+    let run_in = |args: &[&str]| Command::new(env!("CARGO_BIN_EXE_streamform")).args(args).current_dir(&app).output().expect("runs");
+    assert_eq!(run_in(&["build"]).status.code(), Some(0));
+    let whole = std::fs::read_to_string(app.join("build/flink/application.sql")).unwrap();
+    let out = run_in(&["build", "--select", "customer_totals"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "ok: 9 statements for target `dev` writing `customer_totals` written to build/flink/selected.sql\nok: plan manifest written to build/plan.json\n"
+    );
+    let selected = std::fs::read_to_string(app.join("build/flink/selected.sql")).unwrap();
+    let inserts: Vec<&str> = selected.lines().filter(|l| l.trim_start().starts_with("INSERT INTO")).map(|l| l.split_whitespace().nth(2).unwrap_or_default()).collect();
+    assert_eq!(inserts, ["`sink_customer_totals`", "`quarantine_orders`"], "{selected}");
+    assert!(selected.contains("CREATE TEMPORARY VIEW `paid_orders`"), "the view it reads is there");
+    assert!(!selected.contains("big_spenders"), "nothing downstream");
+    assert_eq!(std::fs::read_to_string(app.join("build/flink/application.sql")).unwrap(), whole, "the whole application's script is left as it was");
+    // The selected script is the whole one less what it does not write.
+    assert!(selected.lines().all(|l| whole.contains(l)), "{selected}");
+    let _ = std::fs::remove_dir_all(&parent);
+}

@@ -3,7 +3,7 @@
 
 use camino::Utf8Path;
 use streamform::driver::Work;
-use streamform::backend::flink::{flink_script, TargetName};
+use streamform::backend::flink::{flink_script, flink_script_selected, TargetName};
 use streamform::manifest::manifest;
 use streamform::project::project_config;
 use streamform::target::PLACEHOLDER_SETTINGS;
@@ -18,9 +18,15 @@ pub enum Backend {
     Flink,
 }
 
-pub fn run(project: &str, _backend: Backend, target: Option<&str>, stdout: bool) -> u8 {
+/// `select`: `--select` selectors; a selection's script goes to
+/// build/flink/selected.sql, beside the whole application's.
+pub fn run(project: &str, _backend: Backend, target: Option<&str>, select: &[String], stdout: bool) -> u8 {
     let loaded = match super::load_checked_past_fixtures(project, "building", Work::All) {
         Ok(l) => l,
+        Err(code) => return code,
+    };
+    let selected = match super::selection(&loaded, select) {
+        Ok(s) => s,
         Err(code) => return code,
     };
     let db = &loaded.db;
@@ -50,7 +56,12 @@ pub fn run(project: &str, _backend: Backend, target: Option<&str>, stdout: bool)
             return 2;
         }
     };
-    let script = match flink_script(db, p, loaded.env, TargetName::new(db, target.clone())) {
+    let target_name = TargetName::new(db, target.clone());
+    let built = match &selected {
+        Some(models) => flink_script_selected(db, p, loaded.env, target_name, models),
+        None => flink_script(db, p, loaded.env, target_name).clone(),
+    };
+    let script = match built {
         Ok(s) => s,
         Err(errors) => {
             let mut out = String::new();
@@ -83,15 +94,19 @@ pub fn run(project: &str, _backend: Backend, target: Option<&str>, stdout: bool)
         return 2;
     }
     let root = Utf8Path::new(&loaded.root);
-    let files = [(root.join("build/flink/application.sql"), script.text.as_bytes()), (root.join("build/plan.json"), plan_json.as_slice())];
+    let sql_file = if selected.is_some() { "build/flink/selected.sql" } else { "build/flink/application.sql" };
+    let files = [(root.join(sql_file), script.text.as_bytes()), (root.join("build/plan.json"), plan_json.as_slice())];
     if let Err(e) = write_all_atomically(&files) {
         eprint(&format!("error: could not write the build: {e}\n"));
         return 2;
     }
     let s = script.statements;
-    let what = if placeholders { "with placeholders for the connection settings".to_string() } else { format!("for target `{target}`") };
+    let mut what = if placeholders { "with placeholders for the connection settings".to_string() } else { format!("for target `{target}`") };
+    if let Some(models) = &selected {
+        what.push_str(&format!(" writing {}", models.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(", ")));
+    }
     print(&format!(
-        "ok: {s} statement{} {what} written to build/flink/application.sql\nok: plan manifest written to build/plan.json\n",
+        "ok: {s} statement{} {what} written to {sql_file}\nok: plan manifest written to build/plan.json\n",
         if s == 1 { "" } else { "s" }
     ));
     0

@@ -11,4 +11,4 @@ pub mod query;
 pub mod script;
 
 pub use crate::target::TargetName;
-pub use script::{flink_model_query, flink_script, reveal, FlinkScript};
+pub use script::{flink_model_query, flink_script, flink_script_selected, reveal, FlinkScript};

@@ -84,6 +84,17 @@ pub fn flink_source_ddl<'db>(db: &'db dyn Db, project: Project, source: SourceNa
 /// so every model has a plan.
 #[salsa::tracked(returns(ref))]
 pub fn flink_script<'db>(db: &'db dyn Db, project: Project, env: Environment, target: TargetName<'db>) -> Result<FlinkScript, BuildErrors> {
+    assemble(db, project, env, target, None)
+}
+
+/// The script of a selection of models (`build --select`): the views of
+/// the selected models and of every model they read, and the INSERTs of
+/// the selected ones alone. Not tracked: a selection is asked for once.
+pub fn flink_script_selected<'db>(db: &'db dyn Db, project: Project, env: Environment, target: TargetName<'db>, selected: &[String]) -> Result<FlinkScript, BuildErrors> {
+    assemble(db, project, env, target, Some(selected))
+}
+
+fn assemble<'db>(db: &'db dyn Db, project: Project, env: Environment, target: TargetName<'db>, selected: Option<&[String]>) -> Result<FlinkScript, BuildErrors> {
     if project_config(db, project).is_err() {
         return Err(vec!["the project does not load".into()]);
     }
@@ -92,7 +103,12 @@ pub fn flink_script<'db>(db: &'db dyn Db, project: Project, env: Environment, ta
     };
     let t = &resolved.target;
     let order = &dependency_graph(db, project).order;
-    let plans: Vec<Arc<ModelPlan>> = order.iter().filter_map(|m| model_plan(db, project, ModelName::new(db, m.clone())).clone()).collect();
+    let needed = selected.map(|sel| upstream_closure(db, project, sel));
+    let plans: Vec<Arc<ModelPlan>> = order
+        .iter()
+        .filter(|m| needed.as_ref().is_none_or(|n| n.contains(*m)))
+        .filter_map(|m| model_plan(db, project, ModelName::new(db, m.clone())).clone())
+        .collect();
     let read_models: BTreeSet<String> = order.iter().flat_map(|m| model_reads(db, project, ModelName::new(db, m.clone())).models.clone()).collect();
     let iceberg_used = plans.iter().any(|p| sink_of(db, project, &p.name).is_some_and(|s| s.connector == Connector::Iceberg));
 
@@ -106,9 +122,22 @@ pub fn flink_script<'db>(db: &'db dyn Db, project: Project, env: Environment, ta
         script.iceberg(db, project, &plans, t);
     }
     for p in &plans {
-        script.model(db, project, p, t, read_models.contains(&p.name));
+        let written = selected.is_none_or(|sel| sel.contains(&p.name));
+        script.model(db, project, p, t, read_models.contains(&p.name), written);
     }
     script.finish()
+}
+
+/// The selected models and every model upstream of them.
+fn upstream_closure(db: &dyn Db, project: Project, selected: &[String]) -> BTreeSet<String> {
+    let mut seen: BTreeSet<String> = BTreeSet::new();
+    let mut stack: Vec<String> = selected.to_vec();
+    while let Some(m) = stack.pop() {
+        if seen.insert(m.clone()) {
+            stack.extend(model_reads(db, project, ModelName::new(db, m)).models.iter().cloned());
+        }
+    }
+    seen
 }
 
 /// The script as it is assembled: statements in order, the INSERTs of the
@@ -180,7 +209,8 @@ impl Parts {
 
     /// A model's views, then its sink table and INSERT; or why Flink runs
     /// it differently (W0790) or not at all (W0791).
-    fn model(&mut self, db: &dyn Db, project: Project, p: &ModelPlan, t: &Target, has_reader: bool) {
+    /// A model's views and, when `written`, its sink and INSERT.
+    fn model(&mut self, db: &dyn Db, project: Project, p: &ModelPlan, t: &Target, has_reader: bool, written: bool) {
         let name = ModelName::new(db, p.name.clone());
         let under_ttl;
         let q = if self.job_ttl {
@@ -194,6 +224,9 @@ impl Parts {
             self.body.push(format!("CREATE TEMPORARY VIEW {} AS\n{w};", ident(&format!("{}__window_input", p.name))));
         }
         self.body.push(format!("CREATE TEMPORARY VIEW {} AS\n{};", ident(&p.name), q.view));
+        if !written {
+            return;
+        }
         let sink = p.sink();
         let cfg = model_config(db, project, name);
         if let Some(n) = p.nodes.iter().find(|n| n.state.is_some()) {
