@@ -56,6 +56,10 @@ pub fn model_explain(plan: &ModelPlan, sink_target: Option<(&str, &str)>, source
             NodeKind::Union => {
                 let _ = writeln!(s, "  inputs={}", n.inputs.join(", "));
             }
+            NodeKind::Join { .. } => {
+                let _ = writeln!(s, "  inputs={}", n.inputs.join(", "));
+                let _ = writeln!(s, "  condition={}", n.definition);
+            }
             NodeKind::Sink { materialized } => {
                 let _ = writeln!(s, "  model={}", plan.name);
                 let _ = writeln!(s, "  materialized={}", materialized.as_str());

@@ -4,8 +4,8 @@
 
 use std::fmt::Display;
 
-use super::text::{schema_text, state_text, ColumnView, StateView, WindowView};
-use crate::manifest::{ColumnEntry, NodeEntry, StateEntry, WindowEntry};
+use super::text::{schema_text, state_text, ColumnView, JoinSideView, JoinView, StateView, WindowView};
+use crate::manifest::{ColumnEntry, JoinEntry, JoinSideEntry, NodeEntry, StateEntry, WindowEntry};
 
 impl ColumnView for ColumnEntry {
     fn name(&self) -> &str {
@@ -51,9 +51,36 @@ impl<'a> KeyedEntry<'a> {
     }
 }
 
+impl JoinSideView for JoinSideEntry {
+    type Column = ColumnEntry;
+    fn keys(&self) -> &[String] {
+        &self.keys
+    }
+    fn stored(&self) -> &[ColumnEntry] {
+        &self.stored
+    }
+    fn unique(&self) -> &[String] {
+        &self.unique
+    }
+}
+
+impl JoinView for JoinEntry {
+    type Side = JoinSideEntry;
+    fn join_type(&self) -> &str {
+        &self.join_type
+    }
+    fn left(&self) -> &JoinSideEntry {
+        &self.left
+    }
+    fn right(&self) -> &JoinSideEntry {
+        &self.right
+    }
+}
+
 impl StateView for KeyedEntry<'_> {
     type Column = ColumnEntry;
     type Window = WindowEntry;
+    type Join = JoinEntry;
     fn keys(&self) -> &[String] {
         self.0.keys.as_deref().unwrap_or(&[])
     }
@@ -68,6 +95,9 @@ impl StateView for KeyedEntry<'_> {
     }
     fn window(&self) -> Option<&WindowEntry> {
         self.0.window.as_ref()
+    }
+    fn join(&self) -> Option<&JoinEntry> {
+        self.0.join.as_ref()
     }
 }
 

@@ -3,8 +3,8 @@
 
 use std::fmt::Display;
 
-use super::text::{schema_text, state_text, ColumnView, StateView, WindowView};
-use crate::plan::node::{Column, KeyedState, TimeWindow};
+use super::text::{schema_text, state_text, ColumnView, JoinSideView, JoinView, StateView, WindowView};
+use crate::plan::node::{Column, JoinSideState, JoinState, KeyedState, TimeWindow};
 use crate::window::WindowShape;
 
 impl ColumnView for Column {
@@ -49,9 +49,36 @@ impl WindowView for TimeWindow {
     }
 }
 
+impl JoinSideView for JoinSideState {
+    type Column = Column;
+    fn keys(&self) -> &[String] {
+        &self.keys
+    }
+    fn stored(&self) -> &[Column] {
+        &self.stored
+    }
+    fn unique(&self) -> &[String] {
+        &self.unique
+    }
+}
+
+impl JoinView for JoinState {
+    type Side = JoinSideState;
+    fn join_type(&self) -> &str {
+        self.join_type.as_str()
+    }
+    fn left(&self) -> &JoinSideState {
+        &self.left
+    }
+    fn right(&self) -> &JoinSideState {
+        &self.right
+    }
+}
+
 impl StateView for KeyedState {
     type Column = Column;
     type Window = TimeWindow;
+    type Join = JoinState;
     fn keys(&self) -> &[String] {
         &self.keys
     }
@@ -63,6 +90,9 @@ impl StateView for KeyedState {
     }
     fn window(&self) -> Option<&TimeWindow> {
         self.window.as_ref()
+    }
+    fn join(&self) -> Option<&JoinState> {
+        self.join.as_ref()
     }
 }
 

@@ -17,11 +17,13 @@ pub enum Operator {
     Sink,
     /// `UNION ALL`: the rows of every input, unchanged; no state.
     Union,
+    /// A regular join of two inputs; both sides are kept in state.
+    Join,
 }
 
 impl Operator {
     /// In plan order: the names a manifest, an id and a `nodes:` hint use.
-    pub const ALL: [Operator; 6] = [Operator::Source, Operator::Filter, Operator::Project, Operator::Aggregate, Operator::Sink, Operator::Union];
+    pub const ALL: [Operator; 7] = [Operator::Source, Operator::Filter, Operator::Project, Operator::Aggregate, Operator::Sink, Operator::Union, Operator::Join];
 
     /// The manifest's lowercase name, also used in node ids.
     pub fn as_str(self) -> &'static str {
@@ -32,6 +34,7 @@ impl Operator {
             Operator::Aggregate => "aggregate",
             Operator::Sink => "sink",
             Operator::Union => "union",
+            Operator::Join => "join",
         }
     }
 
@@ -44,6 +47,7 @@ impl Operator {
             Operator::Aggregate => "Aggregate",
             Operator::Sink => "Sink",
             Operator::Union => "Union",
+            Operator::Join => "Join",
         }
     }
 
@@ -51,7 +55,7 @@ impl Operator {
         Operator::ALL.into_iter().find(|o| o.as_str() == s)
     }
 
-    /// `source, filter, project, aggregate, sink, union`, for messages.
+    /// `source, filter, project, aggregate, sink, union, join`, for messages.
     pub fn names() -> String {
         Operator::ALL.map(Operator::as_str).join(", ")
     }
@@ -139,6 +143,40 @@ pub struct KeyedState {
     pub accumulators: Vec<Column>,
     pub retention: Retention,
     pub window: Option<TimeWindow>,
+    /// A join's two stores; `keys` and `accumulators` are then empty.
+    pub join: Option<JoinState>,
+}
+
+/// A regular join's type, as Flink names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum JoinType {
+    Inner,
+}
+
+impl JoinType {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            JoinType::Inner => "inner",
+        }
+    }
+}
+
+/// What a join keeps for one input, as Flink's JoinRecordStateViews
+/// lays it out: rows by join key, and the input's unique key (empty when
+/// Flink infers none: each distinct row is kept with a count).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct JoinSideState {
+    pub keys: Vec<String>,
+    pub stored: Vec<Column>,
+    pub unique: Vec<String>,
+}
+
+/// A join's state: its type and each side's store.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct JoinState {
+    pub join_type: JoinType,
+    pub left: JoinSideState,
+    pub right: JoinSideState,
 }
 
 /// Where a Source node reads from.
@@ -162,6 +200,12 @@ pub enum NodeKind {
     /// `UNION ALL` of its inputs (two or more), which have the same columns
     /// in the same order.
     Union,
+    /// A join of `inputs[0]` (left) and `inputs[1]` (right). The output
+    /// is the left's `left_stored` columns, then the right's
+    /// `right_stored` (indices into each input); `left_keys[i]` equals
+    /// `right_keys[i]` (indices into the output); `residual` is over the
+    /// output.
+    Join { join_type: JoinType, left_stored: Vec<usize>, right_stored: Vec<usize>, left_keys: Vec<usize>, right_keys: Vec<usize>, residual: Option<Expr> },
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -37,6 +37,11 @@ pub enum Operator {
     /// sum(x)` after the aggregate computing them): rows pass unchanged.
     PassThrough(usize),
     Aggregate(Aggregate),
+    /// A join; records reach it from its left input, or through
+    /// `JoinRight` from its right input (the dataflow runs both).
+    Join(super::join::Join),
+    /// Marks the records of a join's right input; they pass unchanged.
+    JoinRight,
 }
 
 /// How a windowed aggregate cuts windows, in milliseconds.
@@ -79,6 +84,7 @@ impl Operator {
     pub fn of(model: &str, node: &PlanNode, input: &[Column]) -> Option<Operator> {
         match &node.kind {
             NodeKind::Source(_) | NodeKind::Sink { .. } | NodeKind::Union => None,
+            NodeKind::Join { .. } => Some(Operator::Join(super::join::Join::of(model, node))),
             NodeKind::Filter { predicate } => Some(Operator::Filter(predicate.clone())),
             NodeKind::Project { items } if is_pass_through(items.iter().map(|(e, _)| e), input.len()) => Some(Operator::PassThrough(items.len())),
             NodeKind::Project { items } => Some(Operator::Project(items.iter().map(|(e, _)| e.clone()).collect())),
@@ -107,6 +113,8 @@ impl Operator {
             Operator::PassThrough(n) => Some(*n),
             // Keys, window bounds, accumulators: see `Aggregate::insert` and `output_row`.
             Operator::Aggregate(a) => Some(a.keys.len() + if a.window.is_some() { 2 } else { 0 } + a.store.outputs()),
+            Operator::Join(j) => Some(j.width()),
+            Operator::JoinRight => None,
         }
     }
 
@@ -152,6 +160,9 @@ impl Operator {
             // its new one (Flink's -U, +U), so no update reaches it.
             Operator::Aggregate(a) if input.op == ChangeOp::Delete => a.retract(input.row, out),
             Operator::Aggregate(_) => Ok(Step::Dropped),
+            // The dataflow runs joins itself: one record may join many.
+            Operator::JoinRight => Ok(Step::Same),
+            Operator::Join(_) => unreachable!("the dataflow runs a join with Join::insert"),
         }
     }
 }

@@ -182,6 +182,7 @@ impl<'a> Lowerer<'a> {
             bounded: rel.bounded,
             time: None,
             windowable: false,
+            sides: Vec::new(),
         }
     }
 
@@ -201,6 +202,7 @@ impl<'a> Lowerer<'a> {
             accumulators: if agg.retract { retract_accumulators(&agg.calls) } else { agg.calls.iter().map(|c| Column { name: c.name.clone(), ty: c.ty }).collect() },
             retention,
             window: agg.window.clone(),
+            join: None,
         }
     }
 
