@@ -94,6 +94,7 @@ golden!(scalar, 1); //              SQL past the original: a CASE inside SUM cha
 golden!(retract, 1); //             an aggregate's upstream became an upsert model: its MIN/MAX turned retracting (WITH RETRACT)
 golden!(union, 1); //               a UNION ALL reformatted and given an input (ordinals kept: COMPATIBLE); a union's inputs swapped (the aggregate after it: BACKFILL, and the hints)
 golden!(union_hint, 0); //          the same swap with `nodes:` hints: a union's inputs compare as a set, so nothing changed (SAFE)
+golden!(join, 1); //                joins: a key added, the stored columns grown (STATE INCOMPATIBLE), the residual condition changed (BACKFILL), retention turned on (MIGRATION), the equality swapped and reformatted (SAFE)
 golden!(safe, 0); //                formatting, canonical retention, idle_timeout, source key, sink format
 
 /// A copy of a case's v2 project in the test's scratch space.

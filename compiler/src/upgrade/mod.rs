@@ -126,10 +126,11 @@ pub enum ChangeKind {
     KeyedCompatible,
     StateKindChanged,
     ContractChanged,
+    JoinChanged,
 }
 
 impl ChangeKind {
-    pub const ALL: [ChangeKind; 21] = [
+    pub const ALL: [ChangeKind; 22] = [
         ChangeKind::StatelessAdded,
         ChangeKind::StatelessRemoved,
         ChangeKind::StatelessDefinition,
@@ -151,6 +152,7 @@ impl ChangeKind {
         ChangeKind::KeyedCompatible,
         ChangeKind::StateKindChanged,
         ChangeKind::ContractChanged,
+        ChangeKind::JoinChanged,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -175,6 +177,7 @@ impl ChangeKind {
             ChangeKind::InputChanged => "input-changed",
             ChangeKind::KeyedCompatible => "keyed-compatible",
             ChangeKind::StateKindChanged => "state-kind-changed",
+            ChangeKind::JoinChanged => "join-changed",
             ChangeKind::ContractChanged => "contract-changed",
         }
     }

@@ -137,7 +137,7 @@ impl<'a> Lowerer<'a> {
                     if at != bt {
                         let (q, n) = &both.sides[*k];
                         return Err(LowerError::new(Code::JoinKeyTypesDiffer, format!("model `{}` joins `{an}` ({at}) with `{bn}` ({bt}); join keys must have the same type", self.model), c.span())
-                            .help(format!("CAST one side, for example `CAST({q}.{n} AS {})`", at.to_string().to_uppercase())));
+                            .help(format!("cast one side where it is read, then join on the cast column: `JOIN (SELECT CAST({n} AS {}) AS {n}, … FROM …) {q} ON …`", at.to_string().to_uppercase())));
                     }
                     return Ok(if *i < lw { Conjunct::Key(*i, *k) } else { Conjunct::Key(*k, *i) });
                 }
