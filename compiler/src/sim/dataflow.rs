@@ -392,25 +392,10 @@ fn build_model(plan: Arc<ModelPlan>, sources: &[SourceSpec], models: &[ModelExec
             }
         }
         if let (NodeKind::Join { .. }, [_, _]) = (&node.kind, ins.as_slice()) {
-            // The right input reaches the join through a marker.
             let right = ins.pop().expect("two inputs");
             let left = ins.pop().expect("two inputs");
-            let marker = ops.len();
-            ops.push(Operator::JoinRight);
-            next.push(None);
-            let k = ops.len();
-            let Some(join) = Operator::of(&plan.name, node, &left.schema) else { unreachable!("a join operates") };
-            let width = join.width();
-            ops.push(join);
-            next.push(None);
-            next[marker] = Some(k);
-            for (o, to) in left.open.into_iter().map(|o| (o, k)).chain(right.open.into_iter().map(|o| (o, marker))) {
-                match o {
-                    Open::Entry(e) => entries[e].1 = Some(to),
-                    Open::Op(j) => next[j] = Some(to),
-                }
-            }
-            built.push((node.id(&plan.name), Built { schema: node.schema.clone(), width, open: vec![Open::Op(k)] }));
+            let out = wire_join(&plan.name, node, left, right, &mut ops, &mut next, &mut entries);
+            built.push((node.id(&plan.name), out));
             continue;
         }
         let schema = ins.first().map(|b| b.schema.clone()).unwrap_or_default();
@@ -441,6 +426,27 @@ fn build_model(plan: Arc<ModelPlan>, sources: &[SourceSpec], models: &[ModelExec
     let splits_updates = ops.iter().any(|op| matches!(op, Operator::Aggregate(a) if a.retracts()));
     let joins = ops.iter().any(|op| matches!(op, Operator::Join(_)));
     ModelExec { plan, ops, next, entries, readers: Vec::new(), sources: upstream, watermark: None, splits_updates, joins, bufs: Default::default() }
+}
+
+/// A join's operator, its left input's records sent to it and its right
+/// input's through a `JoinRight` marker before it; its output, still open.
+fn wire_join(model: &str, node: &crate::plan::node::PlanNode, left: Built, right: Built, ops: &mut Vec<Operator>, next: &mut Vec<Option<usize>>, entries: &mut [(Entry, Option<usize>)]) -> Built {
+    let marker = ops.len();
+    ops.push(Operator::JoinRight);
+    next.push(None);
+    let k = ops.len();
+    let Some(join) = Operator::of(model, node, &left.schema) else { unreachable!("a join operates") };
+    let width = join.width();
+    ops.push(join);
+    next.push(None);
+    next[marker] = Some(k);
+    for (o, to) in left.open.into_iter().map(|o| (o, k)).chain(right.open.into_iter().map(|o| (o, marker))) {
+        match o {
+            Open::Entry(e) => entries[e].1 = Some(to),
+            Open::Op(j) => next[j] = Some(to),
+        }
+    }
+    Built { schema: node.schema.clone(), width, open: vec![Open::Op(k)] }
 }
 
 /// An update as the delete of its old row and the insert of its new one;

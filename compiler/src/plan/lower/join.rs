@@ -84,22 +84,7 @@ impl<'a> Lowerer<'a> {
         let left = self.side_filter(left, planned.iter().filter_map(|c| if let Conjunct::Left(e) = c { Some(*e) } else { None }).collect())?;
         let right = self.side_filter(right, planned.iter().filter_map(|c| if let Conjunct::Right(e) = c { Some(*e) } else { None }).collect())?;
         let residual = planned.into_iter().filter_map(|c| if let Conjunct::Residual(e) = c { Some(e) } else { None }).reduce(and);
-        let retention = match self.settings.retention {
-            Some(d) => Retention::After(d),
-            None => Retention::Unbounded,
-        };
-        let side = |rel: &Rel, keys: Vec<String>| JoinSideState { keys, stored: rel_schema(rel), unique: Vec::new() };
-        let state = KeyedState {
-            keys: Vec::new(),
-            accumulators: Vec::new(),
-            retention,
-            window: None,
-            join: Some(JoinState {
-                join_type: JoinType::Inner,
-                left: side(&left, keys.iter().map(|(l, _)| left.cols[*l].name.clone()).collect()),
-                right: side(&right, keys.iter().map(|(_, r)| right.cols[*r - lw].name.clone()).collect()),
-            }),
-        };
+        let state = self.join_state(&left, &right, &keys);
         let kind = NodeKind::Join {
             join_type: JoinType::Inner,
             left_stored: (0..lw).collect(),
@@ -116,6 +101,30 @@ impl<'a> Lowerer<'a> {
         node.inputs = vec![left.input_id.clone(), right.input_id.clone()];
         node.definition = join_definition(node);
         Ok((Rel { input_id: id, ..out }, at))
+    }
+
+    /// What the join stores, its state fingerprint's content: for each
+    /// side its keys (`keys` index the joined columns), every column (pruned
+    /// once the SELECT is planned) and its unique key (none: its input is
+    /// append), and the model's retention for both.
+    fn join_state(&self, left: &Rel, right: &Rel, keys: &[(usize, usize)]) -> KeyedState {
+        let lw = left.cols.len();
+        let retention = match self.settings.retention {
+            Some(d) => Retention::After(d),
+            None => Retention::Unbounded,
+        };
+        let side = |rel: &Rel, keys: Vec<String>| JoinSideState { keys, stored: rel_schema(rel), unique: Vec::new() };
+        KeyedState {
+            keys: Vec::new(),
+            accumulators: Vec::new(),
+            retention,
+            window: None,
+            join: Some(JoinState {
+                join_type: JoinType::Inner,
+                left: side(left, keys.iter().map(|(l, _)| left.cols[*l].name.clone()).collect()),
+                right: side(right, keys.iter().map(|(_, r)| right.cols[*r - lw].name.clone()).collect()),
+            }),
+        }
     }
 
     fn no_equality(&self, span: SqlSpan) -> LowerError {
@@ -178,12 +187,7 @@ impl<'a> Lowerer<'a> {
             _ => return Err(unsupported(self.model, "a column name with more than two parts", span)),
         };
         let found: Vec<usize> = (0..rel.sides.len()).filter(|&i| rel.sides[i].1 == name && qualifier.as_ref().is_none_or(|q| *q == rel.sides[i].0)).collect();
-        let quals: Vec<&str> = rel.sides.iter().map(|(q, _)| q.as_str()).fold(Vec::new(), |mut v, q| {
-            if !v.contains(&q) {
-                v.push(q);
-            }
-            v
-        });
+        let quals = qualifiers(rel);
         match (found.as_slice(), &qualifier) {
             ([i], _) => Ok(Expr::Column { index: *i, name: rel.cols[*i].name.clone(), ty: rel.cols[*i].ty }),
             ([a, b, ..], _) => Err(LowerError::new(
@@ -226,12 +230,7 @@ impl<'a> Lowerer<'a> {
                 let q = super::names::object_name(name);
                 let cols: Vec<usize> = (0..rel.sides.len()).filter(|&i| rel.sides[i].0 == q).collect();
                 if cols.is_empty() {
-                    let quals: Vec<String> = rel.sides.iter().map(|(q, _)| format!("`{q}.*`")).fold(Vec::new(), |mut v, q| {
-                        if !v.contains(&q) {
-                            v.push(q);
-                        }
-                        v
-                    });
+                    let quals: Vec<String> = qualifiers(rel).iter().map(|q| format!("`{q}.*`")).collect();
                     return Err(LowerError::new(Code::UnknownQualifier, format!("model `{}` selects `{q}.*`, but the join does not read `{q}`", self.model), item.span()).help(format!("write {}", quals.join(" or "))));
                 }
                 Ok(Some(cols))
@@ -340,6 +339,17 @@ fn joined(left: &Rel, right: &Rel) -> Rel {
         sides.push((right.qualifier.clone(), c.name.clone()));
     }
     Rel { qualifier: String::new(), cols, input_id: String::new(), changelog: left.changelog.clone(), bounded: false, time: None, windowable: false, sides }
+}
+
+/// The aliases of a join's two sides, left first.
+fn qualifiers(rel: &Rel) -> Vec<&str> {
+    let mut v: Vec<&str> = Vec::new();
+    for (q, _) in &rel.sides {
+        if !v.contains(&q.as_str()) {
+            v.push(q);
+        }
+    }
+    v
 }
 
 fn split_and<'e>(e: &'e sql::Expr, out: &mut Vec<&'e sql::Expr>) {
