@@ -186,6 +186,10 @@ impl<'a> Lowerer<'a> {
             [q, n] => (Some(ident_name(q)), ident_name(n)),
             _ => return Err(unsupported(self.model, "a column name with more than two parts", span)),
         };
+        if qualifier.is_none() && (name == "window_start" || name == "window_end") && self.settings.window.is_some() {
+            return Err(unsupported(self.model, "a window over a join", span)
+                .help("a regular join's output has no event time (Flink turns it into a plain timestamp), so it cannot be cut into windows: aggregate the join without `window:`, or window each input in its own model and join their results"));
+        }
         let found: Vec<usize> = (0..rel.sides.len()).filter(|&i| rel.sides[i].1 == name && qualifier.as_ref().is_none_or(|q| *q == rel.sides[i].0)).collect();
         let quals = qualifiers(rel);
         match (found.as_slice(), &qualifier) {
