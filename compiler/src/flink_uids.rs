@@ -286,7 +286,7 @@ pub fn pin_plan(plan: &Value, desired: &Manifest, sinks: &[SinkTable], keys: &Ha
             let candidates: Vec<&NodeEntry> = desired
                 .nodes
                 .iter()
-                .filter(|x| x.state.kind == "keyed")
+                .filter(|x| x.state.kind == "keyed" && x.state.join.is_none())
                 .filter(|x| x.state.accumulators.as_ref().is_some_and(|a| a.iter().map(|c| call_name(&c.name)).eq(calls.iter().map(String::as_str))))
                 .filter(|x| streamform_fed.get(x.id.as_str()) == Some(&feeds))
                 .collect();

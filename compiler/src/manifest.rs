@@ -112,6 +112,29 @@ pub struct StateEntry {
     pub digest: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub window: Option<WindowEntry>,
+    /// A join's two stores.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub join: Option<JoinEntry>,
+}
+
+/// A join's state: its type and each side's store.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JoinEntry {
+    #[serde(rename = "type")]
+    pub join_type: String,
+    pub left: JoinSideEntry,
+    pub right: JoinSideEntry,
+}
+
+/// One side of a join: its join key, the columns it stores, and the
+/// unique key Flink infers for it (empty: none).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JoinSideEntry {
+    pub keys: Vec<String>,
+    pub stored: Vec<ColumnEntry>,
+    pub unique: Vec<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -159,7 +182,7 @@ pub fn node_entry(model: &str, node: &PlanNode) -> NodeEntry {
         boundedness: if node.bounded { "bounded" } else { "unbounded" }.to_string(),
         changelog: ChangelogEntry { mode: node.changelog.mode().to_string(), key: node.changelog.key().to_vec() },
         state: match &node.state {
-            None => StateEntry { kind: "stateless".into(), keys: None, accumulators: None, order: None, top: None, keep: None, row: None, retention: None, digest: None, window: None },
+            None => StateEntry { kind: "stateless".into(), keys: None, accumulators: None, order: None, top: None, keep: None, row: None, retention: None, digest: None, window: None, join: None },
             Some(st) => StateEntry {
                 kind: "keyed".into(),
                 keys: Some(st.keys.clone()),
@@ -181,6 +204,14 @@ pub fn node_entry(model: &str, node: &PlanNode) -> NodeEntry {
                     gap: w.shape.gap().map(|s| s.to_string()),
                     alignment: w.alignment().map(str::to_string),
                     emission: TimeWindow::EMISSION.into(),
+                }),
+                join: st.join.as_ref().map(|j| {
+                    let side = |s: &crate::plan::node::JoinSideState| JoinSideEntry {
+                        keys: s.keys.clone(),
+                        stored: s.stored.iter().map(|c| ColumnEntry { name: c.name.clone(), ty: c.ty.to_string() }).collect(),
+                        unique: s.unique.clone(),
+                    };
+                    JoinEntry { join_type: j.join_type.as_str().into(), left: side(&j.left), right: side(&j.right) }
                 }),
             },
         },

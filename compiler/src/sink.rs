@@ -32,8 +32,8 @@ fn never_null(db: &dyn Db, project: Project, plan: &ModelPlan, col: &str, depth:
     let mut col = col.to_string();
     for node in plan.nodes.iter().rev() {
         match &node.kind {
-            // Not followed into each input: a union's column is taken as nullable.
-            NodeKind::Union => return false,
+            // Not followed into each input: a union's or a join's column is taken as nullable.
+            NodeKind::Union | NodeKind::Join { .. } => return false,
             NodeKind::Sink { .. } | NodeKind::Aggregate { .. } => {} // group keys keep their names
             NodeKind::Project { items } => match items.iter().find(|(_, n)| *n == col) {
                 Some((Expr::Column { name, .. }, _)) => col = name.clone(),

@@ -80,3 +80,18 @@ fn reformatting_a_union_keeps_its_ordinals() {
     assert_eq!(ids(&one), ids(&two));
     assert_eq!(one.nodes[0].definition.split(' ').next(), Some("eu"));
 }
+
+#[test]
+fn a_join_numbers_its_sources_in_from_order_and_a_swapped_equality_moves_nothing() {
+    let one = project(&[("j", "SELECT e.id, u.id AS other FROM source('eu') e JOIN source('us') u ON e.id = u.id")]).manifest();
+    let two = project(&[("j", "select e.id, u.id as other\n  from source('eu') e\n  join source('us') u on u.id = e.id -- swapped")]).manifest();
+    assert_eq!(one.application_digest, two.application_digest, "a swapped ON equality and a reformat change no identity");
+    let join = one.nodes.iter().find(|n| n.operator == "join").expect("a join node");
+    assert_eq!(join.inputs, ["j::source::0", "j::source::1"]);
+    assert_eq!(one.nodes[0].definition.split(' ').next(), Some("eu"));
+    assert_eq!(join.definition, "INNER JOIN ON id = id0");
+    // The sources swapped in FROM do move: source::0 reads `us` now.
+    let three = project(&[("j", "SELECT e.id, u.id AS other FROM source('us') u JOIN source('eu') e ON e.id = u.id")]).manifest();
+    assert_eq!(three.nodes[0].definition.split(' ').next(), Some("us"));
+    assert_ne!(one.application_digest, three.application_digest);
+}

@@ -61,6 +61,7 @@ fn keyed_stores_match_state_fingerprints() {
     let mut keyed_nodes = 0;
     let mut stored_values = 0;
     let mut rank_nodes = 0;
+    let mut joined_rows = 0;
     for root in projects() {
         let db = Database::default();
         let project = load(&db, &root);
@@ -132,10 +133,33 @@ fn keyed_stores_match_state_fingerprints() {
                     }
                     rank_nodes += 1;
                 }
+                // A join's store per side: its key and stored columns are the fingerprint's.
+                for join in m.joins() {
+                    let node = plan.nodes.iter().find(|n| n.id(&plan.name) == join.id).expect("the join's node is in the plan");
+                    let state = node.state.as_ref().and_then(|s| s.join.as_ref()).expect("a join is keyed");
+                    let where_ = format!("{} ({})", join.id, root.display());
+                    for (store, side) in [(&join.left, &state.left), (&join.right, &state.right)] {
+                        assert_eq!(store.keys.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(), side.keys.iter().map(String::as_str).collect::<Vec<_>>(), "join keys of {where_}");
+                        assert_eq!(store.stored, side.stored, "stored columns of {where_}");
+                        for (key, s) in store.entries() {
+                            for (v, c) in key.iter().zip(&store.keys) {
+                                assert!(v.conforms_to(c.ty), "{where_}: join key {} holds {v:?}", c.name);
+                            }
+                            assert_eq!(s.row.len(), store.stored.len(), "{where_}: a stored row's width");
+                            for (v, c) in s.row.iter().zip(&store.stored) {
+                                assert!(v.conforms_to(c.ty), "{where_}: stored {} holds {v:?}", c.name);
+                                stored_values += 1;
+                            }
+                            joined_rows += 1;
+                        }
+                    }
+                    keyed_nodes += 1;
+                }
             }
         }
     }
     assert!(keyed_nodes >= 10, "only {keyed_nodes} keyed nodes found under testdata/");
     assert!(stored_values > 0, "no fixture stored anything");
     assert!(rank_nodes >= 4, "only {rank_nodes} rank nodes found under testdata/");
+    assert!(joined_rows > 0, "no fixture stored a row in a join");
 }

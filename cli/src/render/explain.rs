@@ -73,6 +73,10 @@ pub fn model_explain(plan: &ModelPlan, sink_target: Option<(&str, &str)>, source
                     let _ = writeln!(s, "  number={}", n.schema.last().map_or("", |c| c.name.as_str()));
                 }
             }
+            NodeKind::Join { .. } => {
+                let _ = writeln!(s, "  inputs={}", n.inputs.join(", "));
+                let _ = writeln!(s, "  condition={}", n.definition);
+            }
             NodeKind::Sink { materialized } => {
                 let _ = writeln!(s, "  model={}", plan.name);
                 let _ = writeln!(s, "  materialized={}", materialized.as_str());

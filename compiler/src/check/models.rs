@@ -10,8 +10,7 @@ use crate::db::{Db, ModelName, Project, SourceFile, SourceName};
 use crate::diagnostic::{did_you_mean, Diagnostic, Span};
 use crate::model::{located_reads, lower_model, parse_model, upstream_sources};
 use crate::plan::lower::{declared_window_span, to_span, unwindowed_aggregate_keys};
-use crate::plan::node::Operator;
-use crate::plan::node::ModelPlan;
+use crate::plan::node::{ModelPlan, Operator, Retention};
 use crate::project::{self, model_config, model_file, source_config, CONFIG_FILE};
 use crate::source::event_time;
 use crate::diagnostic::Code;
@@ -77,6 +76,7 @@ pub fn model_checks<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>
         rank_order_checks(&n, &rank.keys, root, &mut out.key_order);
     }
     unaliased_column_warnings(db, &n, file, plan, &mut out.planning);
+    unbounded_join_warnings(db, &n, file, plan, &mut out.planning);
     out
 }
 
@@ -101,6 +101,53 @@ fn rank_order_checks(n: &str, partition: &[String], root: &SourceConfig, out: &m
                 .at(project::SOURCES_FILE, Some(*span))
                 .help("partition by the source's key columns too, or order by enough columns that no two rows tie"),
         ),
+        _ => {}
+    }
+}
+
+/// W0860: a join without retention keeps every row of both inputs.
+fn unbounded_join_warnings(db: &dyn Db, n: &str, file: SourceFile, plan: &ModelPlan, out: &mut Vec<Diagnostic>) {
+    let unbounded = plan.nodes.iter().any(|node| node.state.as_ref().is_some_and(|s| s.join.is_some() && s.retention == Retention::Unbounded));
+    if !unbounded {
+        return;
+    }
+    let Ok(query) = parse_model(db, file) else { return };
+    let mut spans = Vec::new();
+    join_spans(query, &mut spans);
+    for span in spans {
+        out.push(
+            Diagnostic::warning(Code::UnboundedJoinState, format!("model `{n}` joins two inputs and keeps every row of both in state, with no retention, so its state grows without bound"))
+                .at(file.path(db).clone(), to_span(file.text(db), span))
+                .help(format!("set `retention:` on `{n}` in streamform.yml (for example `retention: 1d`) so a row not updated for that long is dropped from the join's state; on Flink it is the join's STATE_TTL")),
+        );
+    }
+}
+
+/// Where each JOIN of a query is: the relation it joins.
+fn join_spans(q: &sql::Query, out: &mut Vec<sqlparser::tokenizer::Span>) {
+    for cte in q.with.iter().flat_map(|w| &w.cte_tables) {
+        join_spans(&cte.query, out);
+    }
+    join_spans_in(&q.body, out);
+}
+
+fn join_spans_in(body: &sql::SetExpr, out: &mut Vec<sqlparser::tokenizer::Span>) {
+    match body {
+        sql::SetExpr::Select(sel) => {
+            for from in &sel.from {
+                for t in std::iter::once(&from.relation).chain(from.joins.iter().map(|j| &j.relation)) {
+                    if let sql::TableFactor::Derived { subquery, .. } = t {
+                        join_spans(subquery, out);
+                    }
+                }
+                out.extend(from.joins.iter().map(|j| j.relation.span()));
+            }
+        }
+        sql::SetExpr::Query(q) => join_spans(q, out),
+        sql::SetExpr::SetOperation { left, right, .. } => {
+            join_spans_in(left, out);
+            join_spans_in(right, out);
+        }
         _ => {}
     }
 }

@@ -211,6 +211,18 @@ codes! {
     UnionColumnTypesDiffer = "E0831",
     /// an input of a UNION ALL is updating (reads an upsert model or aggregates)
     UnionOverUpdatingInput = "E0832",
+    /// a column both inputs of a join have, used unqualified (or one relation read on both sides without aliases)
+    AmbiguousColumn = "E0850",
+    /// the two columns of a join's equality have different types
+    JoinKeyTypesDiffer = "E0851",
+    /// a join whose ON has no equality of a column of each side
+    JoinWithoutEquality = "E0852",
+    /// an input of a join is updating (reads an upsert model or aggregates)
+    JoinOverUpdatingInput = "E0853",
+    /// `SELECT *` over a join whose inputs share a column name
+    JoinWildcardNameClash = "E0854",
+    /// a join keeps both inputs in state with no retention, so its state grows without bound
+    UnboundedJoinState = "W0860",
     /// a bare table name
     BareTableName = "E0601",
     /// `source()`/`ref()` without one single-quoted name
@@ -259,7 +271,7 @@ codes! {
     FixtureUnreadSource = "E0834",
     /// a `nodes:` hint names a node the model's plan does not have (the help lists the nodes)
     HintUnknownNode = "E0780",
-    /// a `nodes:` hint key is not `<kind>.<ordinal>` (kind one of source, filter, project, aggregate, rank, sink, union; ordinal a plain number)
+    /// a `nodes:` hint key is not `<kind>.<ordinal>` (kind one of source, filter, project, aggregate, rank, sink, union, join; ordinal a plain number)
     HintMalformedNode = "E0781",
     /// a hint's `was` is not a node id `<model>::<kind>::<ordinal>`, so it can never match
     HintMalformedWas = "W0782",

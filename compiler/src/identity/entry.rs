@@ -4,8 +4,8 @@
 
 use std::fmt::Display;
 
-use super::text::{schema_text, state_text, ColumnView, RankView, StateView, WindowView};
-use crate::manifest::{ColumnEntry, NodeEntry, StateEntry, WindowEntry};
+use super::text::{schema_text, state_text, ColumnView, JoinSideView, JoinView, RankView, StateView, WindowView};
+use crate::manifest::{ColumnEntry, JoinEntry, JoinSideEntry, NodeEntry, StateEntry, WindowEntry};
 
 impl ColumnView for ColumnEntry {
     fn name(&self) -> &str {
@@ -51,9 +51,36 @@ impl<'a> KeyedEntry<'a> {
     }
 }
 
+impl JoinSideView for JoinSideEntry {
+    type Column = ColumnEntry;
+    fn keys(&self) -> &[String] {
+        &self.keys
+    }
+    fn stored(&self) -> &[ColumnEntry] {
+        &self.stored
+    }
+    fn unique(&self) -> &[String] {
+        &self.unique
+    }
+}
+
+impl JoinView for JoinEntry {
+    type Side = JoinSideEntry;
+    fn join_type(&self) -> &str {
+        &self.join_type
+    }
+    fn left(&self) -> &JoinSideEntry {
+        &self.left
+    }
+    fn right(&self) -> &JoinSideEntry {
+        &self.right
+    }
+}
+
 impl StateView for KeyedEntry<'_> {
     type Column = ColumnEntry;
     type Window = WindowEntry;
+    type Join = JoinEntry;
     fn keys(&self) -> &[String] {
         self.0.keys.as_deref().unwrap_or(&[])
     }
@@ -78,6 +105,9 @@ impl StateView for KeyedEntry<'_> {
             keep: s.keep.as_deref(),
             row: s.row.as_deref()?,
         })
+    }
+    fn join(&self) -> Option<&JoinEntry> {
+        self.0.join.as_ref()
     }
 }
 

@@ -3,8 +3,8 @@
 
 use std::fmt::Display;
 
-use super::text::{schema_text, state_text, ColumnView, RankView, StateView, WindowView};
-use crate::plan::node::{Column, KeyedState, RankKeep, TimeWindow};
+use super::text::{schema_text, state_text, ColumnView, JoinSideView, JoinView, RankView, StateView, WindowView};
+use crate::plan::node::{Column, JoinSideState, JoinState, KeyedState, RankKeep, TimeWindow};
 use crate::window::WindowShape;
 
 impl ColumnView for Column {
@@ -49,9 +49,36 @@ impl WindowView for TimeWindow {
     }
 }
 
+impl JoinSideView for JoinSideState {
+    type Column = Column;
+    fn keys(&self) -> &[String] {
+        &self.keys
+    }
+    fn stored(&self) -> &[Column] {
+        &self.stored
+    }
+    fn unique(&self) -> &[String] {
+        &self.unique
+    }
+}
+
+impl JoinView for JoinState {
+    type Side = JoinSideState;
+    fn join_type(&self) -> &str {
+        self.join_type.as_str()
+    }
+    fn left(&self) -> &JoinSideState {
+        &self.left
+    }
+    fn right(&self) -> &JoinSideState {
+        &self.right
+    }
+}
+
 impl StateView for KeyedState {
     type Column = Column;
     type Window = TimeWindow;
+    type Join = JoinState;
     fn keys(&self) -> &[String] {
         &self.keys
     }
@@ -75,6 +102,9 @@ impl StateView for KeyedState {
             keep: r.keep.kept(),
             row: &r.row,
         })
+    }
+    fn join(&self) -> Option<&JoinState> {
+        self.join.as_ref()
     }
 }
 

@@ -30,16 +30,35 @@ pub trait WindowView {
     fn emission(&self) -> &str;
 }
 
+/// One side of a join's state.
+pub trait JoinSideView {
+    type Column: ColumnView;
+    fn keys(&self) -> &[String];
+    fn stored(&self) -> &[Self::Column];
+    fn unique(&self) -> &[String];
+}
+
+/// A join's state: its type and its two sides.
+pub trait JoinView {
+    type Side: JoinSideView;
+    /// `inner`.
+    fn join_type(&self) -> &str;
+    fn left(&self) -> &Self::Side;
+    fn right(&self) -> &Self::Side;
+}
+
 /// What a keyed node stores: the content of its state fingerprint.
 pub trait StateView {
     type Column: ColumnView;
     type Window: WindowView;
+    type Join: JoinView;
     fn keys(&self) -> &[String];
     fn accumulators(&self) -> &[Self::Column];
     fn retention(&self) -> &dyn Display;
     fn window(&self) -> Option<&Self::Window>;
     /// A Rank's part; `None` for an aggregate.
     fn rank(&self) -> Option<RankView<'_, Self::Column>>;
+    fn join(&self) -> Option<&Self::Join>;
 }
 
 /// What a Rank stores besides its key: the order its rows are kept by,
@@ -93,6 +112,9 @@ pub fn window_text<W: WindowView>(w: &W) -> String {
 /// `key=[..] order=[..] top=N row=[..] retention=..`, or `keep=first` /
 /// `keep=last` in place of `top=1` for a deduplication.
 pub fn state_fields<S: StateView>(s: &S) -> String {
+    if let Some(j) = s.join() {
+        return join_fields(j, s.retention());
+    }
     match s.rank() {
         None => format!("key=[{}] accumulators={} retention={}", s.keys().join(", "), schema_text(s.accumulators()), s.retention()),
         Some(r) => {
@@ -121,12 +143,22 @@ pub fn state_kind<S: StateView>(s: &S) -> &'static str {
 /// Rank's `rank key=[..] order=[..] top=N row=[..] retention=..` (`deduplicate
 /// … keep=first …`): the state fingerprint text.
 pub fn state_text<S: StateView>(s: &S) -> String {
+    if let Some(j) = s.join() {
+        return format!("join {}", join_fields(j, s.retention()));
+    }
     let mut out = format!("{} {}", state_kind(s), state_fields(s));
     if let Some(w) = s.window() {
         out.push_str(" window=");
         out.push_str(&window_text(w));
     }
     out
+}
+
+/// `type=inner left=[key=[..] stored=[..] unique=[..]] right=[..]
+/// retention=..`: a join's state without its kind.
+fn join_fields<J: JoinView>(j: &J, retention: &dyn Display) -> String {
+    let side = |s: &J::Side| format!("[key=[{}] stored={} unique=[{}]]", s.keys().join(", "), schema_text(s.stored()), s.unique().join(", "));
+    format!("type={} left={} right={} retention={retention}", j.join_type(), side(j.left()), side(j.right()))
 }
 
 /// `append`, `upsert(a, b)`, `upsert` (an empty key).

@@ -27,6 +27,11 @@
 //!   the output has it. A Top-N of several rows without its row number has
 //!   no key (Flink writes inserts and deletes of several rows per
 //!   partition), so it is refused.
+//! - **Join** (a regular INNER join): append over two append inputs, as
+//!   Flink's StreamingJoinOperator emits only inserts then. An updating
+//!   input is refused (E0852): Flink's join output then carries no upsert
+//!   key unless both inputs are keyed on the join key, and a retract
+//!   changelog without a key is what an upsert changelog here cannot say.
 //! - **Sink**: the input's mode, which must fit the materialization: an
 //!   append model cannot write upserts, and an upsert model declares
 //!   exactly its upsert key. An upsert model may write an append changelog
@@ -92,6 +97,12 @@ pub fn union(inputs: &[&Changelog]) -> Result<Changelog, usize> {
         Some(i) => Err(i),
         None => Ok(Changelog::Append),
     }
+}
+
+/// A Join node's mode over `left` and `right`; `Err(i)`: input `i`
+/// (0 left, 1 right) is updating.
+pub fn join(left: &Changelog, right: &Changelog) -> Result<Changelog, usize> {
+    union(&[left, right])
 }
 
 /// An Aggregate node's mode, grouped by the columns `keys`.

@@ -19,11 +19,13 @@ pub enum Operator {
     Sink,
     /// `UNION ALL`: the rows of every input, unchanged; no state.
     Union,
+    /// A regular join of two inputs; both sides are kept in state.
+    Join,
 }
 
 impl Operator {
     /// In plan order: the names a manifest, an id and a `nodes:` hint use.
-    pub const ALL: [Operator; 7] = [Operator::Source, Operator::Filter, Operator::Project, Operator::Aggregate, Operator::Rank, Operator::Sink, Operator::Union];
+    pub const ALL: [Operator; 8] = [Operator::Source, Operator::Filter, Operator::Project, Operator::Aggregate, Operator::Rank, Operator::Sink, Operator::Union, Operator::Join];
 
     /// The manifest's lowercase name, also used in node ids.
     pub fn as_str(self) -> &'static str {
@@ -35,6 +37,7 @@ impl Operator {
             Operator::Rank => "rank",
             Operator::Sink => "sink",
             Operator::Union => "union",
+            Operator::Join => "join",
         }
     }
 
@@ -48,6 +51,7 @@ impl Operator {
             Operator::Rank => "Rank",
             Operator::Sink => "Sink",
             Operator::Union => "Union",
+            Operator::Join => "Join",
         }
     }
 
@@ -55,7 +59,7 @@ impl Operator {
         Operator::ALL.into_iter().find(|o| o.as_str() == s)
     }
 
-    /// `source, filter, project, aggregate, rank, sink, union`, for messages.
+    /// `source, filter, project, aggregate, rank, sink, union, join`, for messages.
     pub fn names() -> String {
         Operator::ALL.map(Operator::as_str).join(", ")
     }
@@ -146,6 +150,8 @@ pub struct KeyedState {
     pub window: Option<TimeWindow>,
     /// A Rank's order, the rows it keeps and their layout.
     pub rank: Option<RankState>,
+    /// A join's two stores; `keys` and `accumulators` are then empty.
+    pub join: Option<JoinState>,
 }
 
 /// One column of a Rank's ORDER BY.
@@ -232,6 +238,38 @@ pub struct RankState {
     pub row: Vec<Column>,
 }
 
+/// A regular join's type, as Flink names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum JoinType {
+    Inner,
+}
+
+impl JoinType {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            JoinType::Inner => "inner",
+        }
+    }
+}
+
+/// What a join keeps for one input, as Flink's JoinRecordStateViews
+/// lays it out: rows by join key, and the input's unique key (empty when
+/// Flink infers none: each distinct row is kept with a count).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct JoinSideState {
+    pub keys: Vec<String>,
+    pub stored: Vec<Column>,
+    pub unique: Vec<String>,
+}
+
+/// A join's state: its type and each side's store.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct JoinState {
+    pub join_type: JoinType,
+    pub left: JoinSideState,
+    pub right: JoinSideState,
+}
+
 /// Where a Source node reads from.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct SourceRead {
@@ -257,6 +295,12 @@ pub enum NodeKind {
     /// `UNION ALL` of its inputs (two or more), which have the same columns
     /// in the same order.
     Union,
+    /// A join of `inputs[0]` (left) and `inputs[1]` (right). The output
+    /// is the left's `left_stored` columns, then the right's
+    /// `right_stored` (indices into each input); `left_keys[i]` equals
+    /// `right_keys[i]` (indices into the output); `residual` is over the
+    /// output.
+    Join { join_type: JoinType, left_stored: Vec<usize>, right_stored: Vec<usize>, left_keys: Vec<usize>, right_keys: Vec<usize>, residual: Option<Expr> },
 }
 
 #[derive(Clone, Debug, PartialEq)]

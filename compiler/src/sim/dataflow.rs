@@ -98,6 +98,9 @@ pub struct ModelExec {
     /// aggregate runs as the delete of the old row, then the insert of the
     /// new one, as Flink's retraction pair (-U, +U) does.
     splits_updates: bool,
+    /// It joins: a record may make several, so records take the path of
+    /// several (`run_from`).
+    joins: bool,
     /// Where the operators write the record of an event, by turns.
     bufs: [RecordBuf; 2],
 }
@@ -119,6 +122,14 @@ impl ModelExec {
     pub fn stores(&self) -> impl Iterator<Item = (&str, &KeyedStore)> {
         self.ops.iter().filter_map(|op| match op {
             Operator::Aggregate(a) => Some((a.id.as_str(), &a.store)),
+            _ => None,
+        })
+    }
+
+    /// The joins of this model, each with its two stores.
+    pub fn joins(&self) -> impl Iterator<Item = &crate::sim::join::Join> {
+        self.ops.iter().filter_map(|op| match op {
+            Operator::Join(j) => Some(j),
             _ => None,
         })
     }
@@ -249,6 +260,7 @@ impl Dataflow {
                 match &mut self.models[m].ops[k] {
                     Operator::Aggregate(a) => a.on_watermark(wm, &mut out),
                     Operator::Rank(r) => r.on_watermark(wm, &mut out),
+                    Operator::Join(j) => j.on_watermark(wm),
                     _ => {}
                 }
                 if !out.is_empty() {
@@ -266,7 +278,7 @@ impl Dataflow {
     /// aggregate as two.
     fn run_one(&mut self, m: usize, entry: usize, input: Input<'_>, ctx: Context, emit: &mut Emit<'_>) -> Result<(), SimError> {
         let first = self.models[m].entries[entry].1;
-        if self.models[m].splits_updates {
+        if self.models[m].splits_updates || self.models[m].joins {
             let change = Change { op: input.op, row: input.row.to_vec(), before: input.before.map(<[Value]>::to_vec) };
             return self.run_from(m, first, vec![change], ctx, emit);
         }
@@ -304,6 +316,8 @@ impl Dataflow {
         let ctx = Context { watermark: self.models[m].watermark, ..ctx };
         let mut next = Vec::new();
         let mut at = start;
+        // The records come from a join's right input.
+        let mut right = false;
         while let Some(k) = at {
             let op = &mut self.models[m].ops[k];
             if matches!(op, Operator::Aggregate(a) if a.retracts()) {
@@ -313,6 +327,23 @@ impl Dataflow {
                 for c in records.drain(..) {
                     r.apply(c.input(), ctx.event_time, ctx.watermark, &mut next);
                 }
+                std::mem::swap(&mut records, &mut next);
+                if records.is_empty() {
+                    break;
+                }
+                at = self.models[m].next[k];
+                continue;
+            }
+            if let Operator::JoinRight = op {
+                right = true;
+                at = self.models[m].next[k];
+                continue;
+            }
+            if let Operator::Join(j) = op {
+                for c in records.drain(..) {
+                    j.insert(right, &c.row, ctx.event_time, &mut next)?;
+                }
+                right = false;
                 std::mem::swap(&mut records, &mut next);
                 if records.is_empty() {
                     break;
@@ -383,6 +414,13 @@ fn build_model(plan: Arc<ModelPlan>, sources: &[SourceSpec], models: &[ModelExec
                 ins.push(Built { schema: models[u].plan.sink().schema.clone(), width: None, open: vec![Open::Entry(entries.len() - 1)] });
             }
         }
+        if let (NodeKind::Join { .. }, [_, _]) = (&node.kind, ins.as_slice()) {
+            let right = ins.pop().expect("two inputs");
+            let left = ins.pop().expect("two inputs");
+            let out = wire_join(&plan.name, node, left, right, &mut ops, &mut next, &mut entries);
+            built.push((node.id(&plan.name), out));
+            continue;
+        }
         let schema = ins.first().map(|b| b.schema.clone()).unwrap_or_default();
         let width = ins.iter().map(|b| b.width).reduce(|a, b| if a == b { a } else { None }).flatten();
         let mut open: Vec<Open> = ins.into_iter().flat_map(|b| b.open).collect();
@@ -410,7 +448,29 @@ fn build_model(plan: Arc<ModelPlan>, sources: &[SourceSpec], models: &[ModelExec
     upstream.dedup();
     // A Rank may write several records for one: the same path.
     let splits_updates = ops.iter().any(|op| matches!(op, Operator::Aggregate(a) if a.retracts()) || matches!(op, Operator::Rank(_)));
-    ModelExec { plan, ops, next, entries, readers: Vec::new(), sources: upstream, watermark: None, splits_updates, bufs: Default::default() }
+    let joins = ops.iter().any(|op| matches!(op, Operator::Join(_)));
+    ModelExec { plan, ops, next, entries, readers: Vec::new(), sources: upstream, watermark: None, splits_updates, joins, bufs: Default::default() }
+}
+
+/// A join's operator, its left input's records sent to it and its right
+/// input's through a `JoinRight` marker before it; its output, still open.
+fn wire_join(model: &str, node: &crate::plan::node::PlanNode, left: Built, right: Built, ops: &mut Vec<Operator>, next: &mut Vec<Option<usize>>, entries: &mut [(Entry, Option<usize>)]) -> Built {
+    let marker = ops.len();
+    ops.push(Operator::JoinRight);
+    next.push(None);
+    let k = ops.len();
+    let Some(join) = Operator::of(model, node, &left.schema) else { unreachable!("a join operates") };
+    let width = join.width();
+    ops.push(join);
+    next.push(None);
+    next[marker] = Some(k);
+    for (o, to) in left.open.into_iter().map(|o| (o, k)).chain(right.open.into_iter().map(|o| (o, marker))) {
+        match o {
+            Open::Entry(e) => entries[e].1 = Some(to),
+            Open::Op(j) => next[j] = Some(to),
+        }
+    }
+    Built { schema: node.schema.clone(), width, open: vec![Open::Op(k)] }
 }
 
 /// An update as the delete of its old row and the insert of its new one;

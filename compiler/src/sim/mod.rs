@@ -35,6 +35,7 @@ pub mod functions;
 pub mod event;
 pub mod final_table;
 pub mod fixture;
+pub mod join;
 pub mod jsonl;
 pub mod line_feed;
 pub mod operators;

@@ -42,6 +42,11 @@ pub enum Operator {
     /// A Top-N or deduplication (rank.rs); it may write several records
     /// for one, so its model runs records through `Dataflow::run_from`.
     Rank(super::rank::Rank),
+    /// A join; records reach it from its left input, or through
+    /// `JoinRight` from its right input (the dataflow runs both).
+    Join(super::join::Join),
+    /// Marks the records of a join's right input; they pass unchanged.
+    JoinRight,
 }
 
 /// How a windowed aggregate cuts windows, in milliseconds.
@@ -85,6 +90,7 @@ impl Operator {
         match &node.kind {
             NodeKind::Source(_) | NodeKind::Sink { .. } | NodeKind::Union => None,
             NodeKind::Rank { .. } => super::rank::Rank::of(model, node, input).map(Operator::Rank),
+            NodeKind::Join { .. } => Some(Operator::Join(super::join::Join::of(model, node))),
             NodeKind::Filter { predicate } => Some(Operator::Filter(predicate.clone())),
             NodeKind::Project { items } if is_pass_through(items.iter().map(|(e, _)| e), input.len()) => Some(Operator::PassThrough(items.len())),
             NodeKind::Project { items } => Some(Operator::Project(items.iter().map(|(e, _)| e.clone()).collect())),
@@ -114,6 +120,8 @@ impl Operator {
             // Keys, window bounds, accumulators: see `Aggregate::insert` and `output_row`.
             Operator::Aggregate(a) => Some(a.keys.len() + if a.window.is_some() { 2 } else { 0 } + a.store.outputs()),
             Operator::Rank(r) => Some(r.width()),
+            Operator::Join(j) => Some(j.width()),
+            Operator::JoinRight => None,
         }
     }
 
@@ -160,6 +168,9 @@ impl Operator {
             Operator::Aggregate(a) if input.op == ChangeOp::Delete => a.retract(input.row, out),
             Operator::Aggregate(_) => Ok(Step::Dropped),
             Operator::Rank(_) => unreachable!("a model with a Rank runs its records through Dataflow::run_from"),
+            // The dataflow runs joins itself: one record may join many.
+            Operator::JoinRight => Ok(Step::Same),
+            Operator::Join(_) => unreachable!("the dataflow runs a join with Join::insert"),
         }
     }
 }

@@ -34,7 +34,7 @@ use std::collections::HashMap;
 use super::matching::Matching;
 use super::{Change, ChangeKind, Classification, FieldChange, ModelDiff, NodeDiff, PlanDiff};
 use crate::identity::entry::KeyedEntry;
-use crate::identity::text::{changelog_text, schema_text, sort_key_text, window_text};
+use crate::identity::text::{changelog_text, schema_text, sort_key_text, state_fields, window_text, StateView};
 use crate::manifest::{ColumnEntry, Manifest, ModelEntry, NodeEntry, StateEntry, WindowEntry};
 
 /// Every model added, nothing to compare: the first deploy.
@@ -182,6 +182,7 @@ impl<'a> Ctx<'a> {
             push("row", rs.row.as_deref().map(schema_text).unwrap_or_default(), ds.row.as_deref().map(schema_text).unwrap_or_default());
             push("retention", rs.retention.clone().unwrap_or_default(), ds.retention.clone().unwrap_or_default());
             push("window", window_or_none(rs.window.as_ref()), window_or_none(ds.window.as_ref()));
+            push("join", join_or_none(rn), join_or_none(dn));
         }
         push("state", rs.kind.clone(), ds.kind.clone());
         if both_keyed {
@@ -297,6 +298,7 @@ impl<'a> Ctx<'a> {
         if let Some(o) = ra.iter().find(|o| !da.iter().any(|n| n.name == o.name)) {
             c.push((C::StateMigrationRequired, K::AccumulatorRemoved, format!("accumulator `{}` removed; drop it from existing state", o.name)));
         }
+        c.extend(join_change(rn, dn));
         if rs.retention != ds.retention {
             c.push((C::StateMigrationRequired, K::RetentionChanged, "retention changed; timers change, stored values do not".into()));
         }
@@ -505,4 +507,27 @@ pub(crate) fn classify(running: &Manifest, desired: &Manifest, m: &Matching) -> 
     }
     let verdict = models.iter().map(|m| m.verdict).max().unwrap_or(Classification::Safe);
     PlanDiff { models, verdict, notices: m.warnings.clone() }
+}
+
+/// A join's state as `plan` shows it, or `none`.
+fn join_or_none(n: &NodeEntry) -> String {
+    match KeyedEntry::of(&n.state).filter(|s| s.join().is_some()) {
+        Some(s) => state_fields(&s),
+        None => "none".into(),
+    }
+}
+
+/// What a change to a join costs: its stores' layout (a key, the stored
+/// columns or an input's unique key) cannot be read by the new join; a
+/// changed condition keeps the stores, but the rows already emitted were
+/// matched under the old one.
+fn join_change(rn: &NodeEntry, dn: &NodeEntry) -> Option<Verdict> {
+    let (rj, dj) = (rn.state.join.as_ref(), dn.state.join.as_ref());
+    if rj.is_none() && dj.is_none() {
+        return None;
+    }
+    if rj != dj {
+        return Some((Classification::StateIncompatible, ChangeKind::JoinChanged, "the join's stores changed (its type, a side's key, stored columns or unique key); existing state cannot be reused".into()));
+    }
+    (rn.definition != dn.definition).then(|| (Classification::BackfillRequired, ChangeKind::JoinChanged, "the join condition changed; the rows it emitted were matched under the previous condition".into()))
 }

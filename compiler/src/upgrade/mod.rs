@@ -129,10 +129,11 @@ pub enum ChangeKind {
     RankOrderChanged,
     RankRangeChanged,
     RankRowChanged,
+    JoinChanged,
 }
 
 impl ChangeKind {
-    pub const ALL: [ChangeKind; 24] = [
+    pub const ALL: [ChangeKind; 25] = [
         ChangeKind::StatelessAdded,
         ChangeKind::StatelessRemoved,
         ChangeKind::StatelessDefinition,
@@ -157,6 +158,7 @@ impl ChangeKind {
         ChangeKind::RankOrderChanged,
         ChangeKind::RankRangeChanged,
         ChangeKind::RankRowChanged,
+        ChangeKind::JoinChanged,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -181,6 +183,7 @@ impl ChangeKind {
             ChangeKind::InputChanged => "input-changed",
             ChangeKind::KeyedCompatible => "keyed-compatible",
             ChangeKind::StateKindChanged => "state-kind-changed",
+            ChangeKind::JoinChanged => "join-changed",
             ChangeKind::ContractChanged => "contract-changed",
             ChangeKind::RankOrderChanged => "rank-order-changed",
             ChangeKind::RankRangeChanged => "rank-range-changed",

@@ -76,6 +76,10 @@ pub fn model_query(plan: &ModelPlan, upstream: &dyn Fn(&str) -> Vec<Column>, job
                     .collect();
                 (node.schema.iter().map(|c| c.name.clone()).collect(), selects.join(" UNION ALL "))
             }
+            NodeKind::Join { .. } => {
+                let sides: Vec<Made> = node.inputs.iter().map(|id| input_of(&mut made, id)).collect();
+                (node.schema.iter().map(|c| c.name.clone()).collect(), join_select(node, &sides[0], &sides[1]))
+            }
             _ => {
                 let input = input_of(&mut made, node.inputs.first().map(String::as_str).unwrap_or_default());
                 node_select(view_name, node, pos, &input, &mut window_input, job_ttl)
@@ -144,7 +148,46 @@ fn node_select(view_name: &str, node: &PlanNode, pos: usize, input: &Made, windo
             let select = rank_select(&rel.from, &mut out_names, node, pos + 2);
             (out_names, select)
         }
-        NodeKind::Source(_) | NodeKind::Sink { .. } | NodeKind::Union => unreachable!("rendered by model_query"),
+        NodeKind::Source(_) | NodeKind::Sink { .. } | NodeKind::Union | NodeKind::Join { .. } => unreachable!("rendered by model_query"),
+    }
+}
+
+/// A join: `SELECT l.a AS a, …, r.k AS k0 FROM L AS l JOIN R AS r ON l.k
+/// = r.k`, each side's stored columns under the node's names; the
+/// residual condition a WHERE over that (Flink pulls it into the join),
+/// and retention a STATE_TTL hint naming both sides.
+fn join_select(node: &crate::plan::node::PlanNode, left: &Made, right: &Made) -> String {
+    let NodeKind::Join { left_stored, right_stored, left_keys, right_keys, residual, .. } = &node.kind else { unreachable!("a join") };
+    // A derived table is named by its alias; a table or view gets one.
+    let side = |m: &Made, alias: &str| -> (String, String) {
+        if m.rel.from.starts_with('(') {
+            (m.rel.from.clone(), m.rel.hint_name.clone())
+        } else {
+            (format!("{} AS {}", m.rel.from, ident(alias)), alias.to_string())
+        }
+    };
+    let ((lf, lq), (rf, rq)) = (side(left, "l"), side(right, "r"));
+    let lw = left_stored.len();
+    let col = |out: usize| -> String {
+        if out < lw {
+            format!("{}.{}", ident(&lq), ident(&left.names[left_stored[out]]))
+        } else {
+            format!("{}.{}", ident(&rq), ident(&right.names[right_stored[out - lw]]))
+        }
+    };
+    let list: Vec<String> = node.schema.iter().enumerate().map(|(i, c)| format!("{} AS {}", col(i), ident(&c.name))).collect();
+    let on: Vec<String> = left_keys.iter().zip(right_keys).map(|(l, r)| format!("{} = {}", col(*l), col(*r))).collect();
+    let hint = match node.state.as_ref().map(|s| s.retention) {
+        Some(Retention::After(d)) => {
+            let ttl = super::expr::string_literal(&d.to_string());
+            format!("/*+ STATE_TTL({} = {ttl}, {} = {ttl}) */ ", super::expr::string_literal(&lq), super::expr::string_literal(&rq))
+        }
+        _ => String::new(),
+    };
+    let select = format!("SELECT {hint}{} FROM {lf} JOIN {rf} ON {}", list.join(", "), on.join(" AND "));
+    match residual {
+        None => select,
+        Some(r) => format!("SELECT * FROM ({select}) AS {} WHERE {}", ident("j"), render(r)),
     }
 }
 

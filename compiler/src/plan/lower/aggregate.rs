@@ -182,6 +182,7 @@ impl<'a> Lowerer<'a> {
             bounded: rel.bounded,
             time: None,
             windowable: false,
+            sides: Vec::new(),
         }
     }
 
@@ -202,6 +203,7 @@ impl<'a> Lowerer<'a> {
             retention,
             window: agg.window.clone(),
             rank: None,
+            join: None,
         }
     }
 

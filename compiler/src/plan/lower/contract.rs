@@ -42,6 +42,7 @@ pub fn plan_check(source: &str, columns: &[Column], text: &str) -> std::result::
         bounded: false,
         time: None,
         windowable: false,
+        sides: Vec::new(),
     };
     let planned = l.expr(&e, &rel, None).map_err(|e| e.message.replace(&format!("model `{source}` "), ""))?;
     match planned.ty() {

@@ -226,6 +226,9 @@ impl<'a> Lowerer<'a> {
     }
 
     fn column(&self, parts: &[sql::Ident], rel: &Rel, span: SqlSpan) -> Result<Expr> {
+        if !rel.sides.is_empty() {
+            return self.join_column(parts, rel, span);
+        }
         let (qualifier, name) = match parts {
             [n] => (None, ident_name(n)),
             [q, n] => (Some(ident_name(q)), ident_name(n)),

@@ -145,6 +145,7 @@ impl<'a> Lowerer<'a> {
             bounded: src.connector == Connector::File,
             time: None,
             windowable: false,
+            sides: Vec::new(),
         };
         let schema = src.columns.clone();
         let id = self.push(
@@ -165,6 +166,7 @@ impl<'a> Lowerer<'a> {
             bounded: root.bounded,
             time: src.time,
             windowable: self.settings.window.is_some(),
+            sides: Vec::new(),
         })
     }
 
@@ -182,6 +184,7 @@ impl<'a> Lowerer<'a> {
                     bounded: up.bounded,
                     time: up.time,
                     windowable: self.settings.window.is_some(),
+                    sides: Vec::new(),
                 })
             }
             Upstream::Missing => {

@@ -16,6 +16,7 @@ mod expr;
 mod from;
 mod inputs;
 mod interval;
+mod join;
 mod literal;
 mod names;
 mod rank;
@@ -121,6 +122,9 @@ struct Rel {
     /// Read straight from source() or ref() in a windowed model: the
     /// aggregate over it may group by `window_start` and `window_end`.
     windowable: bool,
+    /// Over a join: each column's relation (its alias) and its name
+    /// there, by which a column is resolved; empty otherwise.
+    sides: Vec<(String, String)>,
 }
 
 /// Above an aggregate: what its input was grouped by and computed.

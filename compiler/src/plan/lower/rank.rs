@@ -166,6 +166,7 @@ impl RankSpec {
             retention: retention.map_or(Retention::Unbounded, Retention::After),
             window: None,
             rank: Some(RankState { order: self.order.iter().map(|(_, k)| k.clone()).collect(), keep: self.keep, row: stored }),
+            join: None,
         };
         let changelog = changelog::rank(&partition, self.keep, number.then_some(self.number.as_str()));
         let time = input_time.filter(|t| row.iter().any(|&i| input[i].name == *t)).map(str::to_string);
@@ -264,7 +265,7 @@ impl<'a> Lowerer<'a> {
         if let Some(q) = &r.qualifier {
             rel.qualifier = q.clone();
         }
-        Ok(Rel { qualifier: rel.qualifier, cols, input_id: id, changelog, bounded: rel.bounded, time: parts.time, windowable: false })
+        Ok(Rel { qualifier: rel.qualifier, cols, input_id: id, changelog, bounded: rel.bounded, time: parts.time, windowable: false, sides: Vec::new() })
     }
 
     /// The ranked query's own clauses, its WITH queries, and its SELECT

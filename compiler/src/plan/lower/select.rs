@@ -13,12 +13,12 @@ use crate::plan::node::{Column, NodeKind, Operator};
 use crate::types::{DataType, Unsupported};
 use crate::diagnostic::Code;
 
-/// What to write while joins are refused: several inputs combine with
-/// UNION ALL, and rows meet by key in a GROUP BY after it.
-const JOIN_HELP: &str = "joins are not supported yet; to combine inputs by a key, UNION ALL them (NULL for the columns only the other input has) and GROUP BY the key, e.g. `SELECT id, MAX(name) AS name, SUM(amount) AS amount FROM (SELECT id, name, CAST(NULL AS DECIMAL(10,2)) AS amount FROM source('customers') UNION ALL SELECT id, CAST(NULL AS VARCHAR) AS name, amount FROM source('orders')) GROUP BY id`";
+/// What to write for a join form still refused: an INNER JOIN on equal
+/// keys, or inputs combined with UNION ALL and met by key in a GROUP BY.
+const JOIN_HELP: &str = "only INNER JOIN with an equality of a column of each side is supported, e.g. `FROM source('orders') o JOIN source('customers') c ON o.customer_id = c.customer_id`; to keep the rows without a match, UNION ALL both inputs (NULL for the columns only the other input has) and GROUP BY the key, e.g. `SELECT id, MAX(name) AS name, SUM(amount) AS amount FROM (SELECT id, name, CAST(NULL AS DECIMAL(10,2)) AS amount FROM source('customers') UNION ALL SELECT id, CAST(NULL AS VARCHAR) AS name, amount FROM source('orders')) GROUP BY id`";
 
 /// The error for a join, by its kind, with what to write instead.
-fn refused_join(model: &str, j: &sql::Join) -> LowerError {
+pub(super) fn refused_join(model: &str, j: &sql::Join) -> LowerError {
     if let sql::TableFactor::UNNEST { .. } = &j.relation {
         return unsupported(model, "CROSS JOIN UNNEST", j.relation.span())
             .help("a source's columns are scalars, so there is no array to unnest: have the producer write one event per element");
@@ -54,8 +54,7 @@ impl<'a> Lowerer<'a> {
                 return Err(LowerError::new(Code::SelectWithoutFrom, format!("model `{}` reads nothing: its SELECT has no FROM", self.model), s.span())
                     .help("read a source with FROM source('name') or another model with FROM ref('name')"))
             }
-            [one] if one.joins.is_empty() => one,
-            [one] => return Err(refused_join(self.model, &one.joins[0])),
+            [one] => one,
             [_, second, ..] => return Err(unsupported(self.model, "a join (`FROM a, b`)", second.relation.span()).help(JOIN_HELP)),
         };
         if s.qualify.is_some() || !s.named_window.is_empty() {
@@ -63,12 +62,26 @@ impl<'a> Lowerer<'a> {
         }
         // A query that numbers rows with ROW_NUMBER(): its rows, ranked and
         // kept to the range this WHERE gives.
-        let ranked = self.ranked_from(&from.relation);
-        let (mut rel, rank_at) = match &ranked {
-            Some(r) => (self.ranked(s, r)?, Some(self.nodes.len() - 1)),
-            None => (self.table_factor(&from.relation)?, None),
+        let ranked = if from.joins.is_empty() { self.ranked_from(&from.relation) } else { None };
+        let (rel, rank_at, join_at) = match &ranked {
+            Some(r) => (self.ranked(s, r)?, Some(self.nodes.len() - 1), None),
+            None if from.joins.is_empty() => (self.table_factor(&from.relation)?, None, None),
+            None => {
+                let (r, at) = self.join_from(from, s)?;
+                (r, None, Some(at))
+            }
         };
-        if let (None, Some(pred)) = (rank_at, &s.selection) {
+        let out = self.select_over(s, rel, join_at.is_none(), skip, rank_at);
+        if let (Some(at), Ok(_)) = (join_at, &out) {
+            self.prune_join(at);
+        }
+        out
+    }
+
+    /// WHERE (unless a join or a Rank took it), GROUP BY and the projection
+    /// over `rel`; `skip` and `rank_at` as in [`Self::select_skipping`].
+    fn select_over(&mut self, s: &'a sql::Select, mut rel: Rel, filter: bool, skip: Option<usize>, rank_at: Option<usize>) -> Result<Rel> {
+        if let Some(pred) = s.selection.as_ref().filter(|_| filter && rank_at.is_none()) {
             if contains_aggregate(pred) {
                 return Err(LowerError::new(Code::AggregateNotAllowedHere, format!("model `{}` uses an aggregate in WHERE", self.model), pred.span())
                     .help("filter on aggregates with HAVING"));
@@ -114,6 +127,16 @@ impl<'a> Lowerer<'a> {
         for (_, item) in s.projection.iter().enumerate().filter(|(i, _)| Some(*i) != skip) {
             if let Some(f) = planner_field(item, &rel.qualifier) {
                 fields.push(f);
+            }
+            if !rel.sides.is_empty() {
+                if let Some(cols) = self.join_wildcard(item, &rel)? {
+                    for i in cols {
+                        let name = rel.sides[i].1.clone();
+                        fields.push(name.clone());
+                        items.push((Expr::Column { index: i, name: rel.cols[i].name.clone(), ty: rel.cols[i].ty }, name, item.span()));
+                    }
+                    continue;
+                }
             }
             match item {
                 sql::SelectItem::Wildcard(_) => {
@@ -190,7 +213,7 @@ impl<'a> Lowerer<'a> {
         let items = items.into_iter().map(|(e, n, _)| (e, n)).collect();
         let changelog = changelog::row_step(&rel.changelog);
         let id = self.push(Operator::Project, &rel, def, schema, changelog.clone(), None, time.clone(), NodeKind::Project { items });
-        Ok(Rel { qualifier: rel.qualifier, cols, input_id: id, changelog, bounded: rel.bounded, time, windowable: false })
+        Ok(Rel { qualifier: rel.qualifier, cols, input_id: id, changelog, bounded: rel.bounded, time, windowable: false, sides: Vec::new() })
     }
 
     pub(super) fn require_boolean(&self, e: &Expr, ast: &sql::Expr, clause: &str) -> Result<()> {

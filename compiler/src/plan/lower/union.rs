@@ -42,6 +42,7 @@ impl<'a> Lowerer<'a> {
             bounded: rels.iter().all(|r| r.bounded),
             time,
             windowable: false,
+            sides: Vec::new(),
         };
         let schema = rel_schema(&rel);
         let inputs: Vec<String> = rels.iter().map(|r| r.input_id.clone()).collect();

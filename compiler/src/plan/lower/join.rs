@@ -1,0 +1,384 @@
+//! A regular INNER join of two inputs: `FROM a x JOIN b y ON x.k = y.k`.
+//!
+//! As Flink plans it: the ON clause and the WHERE (one for an inner join)
+//! split into conjuncts; an equality of a column of each side is a join
+//! key, a conjunct over one side is a Filter below the join (pushed down),
+//! the rest is the residual condition. Each side stores only the columns
+//! the query uses (Flink prunes the rest before the join), which `prune`
+//! settles once the SELECT above the join is planned.
+
+use std::collections::BTreeSet;
+
+use sqlparser::ast::{self as sql, Spanned};
+use sqlparser::tokenizer::Span as SqlSpan;
+
+use super::ast::contains_aggregate;
+use super::names::ident_name;
+use super::{rel_schema, unsupported, LowerError, Lowerer, Rel, RelCol, Result};
+use crate::diagnostic::{did_you_mean, Code};
+use crate::plan::changelog;
+use crate::plan::expr::{BinOp, Expr};
+use crate::plan::node::{Column, JoinSideState, JoinState, JoinType, KeyedState, NodeKind, Operator, Retention};
+use crate::types::DataType;
+
+/// A conjunct of ON or WHERE, by what it reads.
+enum Conjunct<'a> {
+    Key(usize, usize),
+    Left(&'a sql::Expr),
+    Right(&'a sql::Expr),
+    Residual(Expr),
+}
+
+impl<'a> Lowerer<'a> {
+    /// `FROM l JOIN r ON …` (with the SELECT's WHERE): the joined relation
+    /// and the position of its Join node in the plan.
+    pub(super) fn join_from(&mut self, from: &'a sql::TableWithJoins, s: &'a sql::Select) -> Result<(Rel, usize)> {
+        let j = match from.joins.as_slice() {
+            [j] => j,
+            [_, second, ..] => {
+                return Err(unsupported(self.model, "more than one join in one SELECT", second.relation.span())
+                    .help("join two inputs per model: join the first two in one model, and join its ref() with the third in the next"))
+            }
+            [] => unreachable!("called for a join"),
+        };
+        let on = match &j.join_operator {
+            sql::JoinOperator::Join(c) | sql::JoinOperator::Inner(c) => match c {
+                sql::JoinConstraint::On(e) => e,
+                sql::JoinConstraint::Using(_) | sql::JoinConstraint::UsingAlias(..) | sql::JoinConstraint::Natural => {
+                    return Err(unsupported(self.model, "a join with USING or NATURAL", j.relation.span()).help("write the condition out: `ON a.k = b.k`"))
+                }
+                sql::JoinConstraint::None => return Err(self.no_equality(j.relation.span())),
+            },
+            _ => return Err(super::select::refused_join(self.model, j)),
+        };
+        let left = self.table_factor(&from.relation)?;
+        let right = self.table_factor(&j.relation)?;
+        let mode = changelog::join(&left.changelog, &right.changelog).map_err(|i| {
+            let (rel, at) = if i == 0 { (&left, from.relation.span()) } else { (&right, j.relation.span()) };
+            LowerError::new(
+                Code::JoinOverUpdatingInput,
+                format!("model `{}` joins an updating input (`{}` emits {}), which is not supported yet: only append inputs can be joined", self.model, rel.qualifier, rel.changelog.title()),
+                at,
+            )
+            .help("join the append inputs first and aggregate after the join, in this model or in a model reading it")
+        })?;
+        if left.qualifier == right.qualifier {
+            return Err(LowerError::new(Code::AmbiguousColumn, format!("model `{}` reads `{}` on both sides of the join, so its columns cannot be told apart", self.model, left.qualifier), j.relation.span())
+                .help(format!("give each side an alias: `… {} a JOIN … b ON a.k = b.k`", left.qualifier)));
+        }
+        let both = joined(&left, &right);
+        let lw = left.cols.len();
+        let mut conjuncts = Vec::new();
+        split_and(on, &mut conjuncts);
+        if let Some(w) = &s.selection {
+            split_and(w, &mut conjuncts);
+        }
+        let mut planned = Vec::new();
+        for c in conjuncts {
+            planned.push(self.conjunct(c, &both, lw)?);
+        }
+        let keys: Vec<(usize, usize)> = planned.iter().filter_map(|c| if let Conjunct::Key(l, r) = c { Some((*l, *r)) } else { None }).collect();
+        if keys.is_empty() {
+            return Err(self.no_equality(on.span()));
+        }
+        let left = self.side_filter(left, planned.iter().filter_map(|c| if let Conjunct::Left(e) = c { Some(*e) } else { None }).collect())?;
+        let right = self.side_filter(right, planned.iter().filter_map(|c| if let Conjunct::Right(e) = c { Some(*e) } else { None }).collect())?;
+        let residual = planned.into_iter().filter_map(|c| if let Conjunct::Residual(e) = c { Some(e) } else { None }).reduce(and);
+        let state = self.join_state(&left, &right, &keys);
+        let kind = NodeKind::Join {
+            join_type: JoinType::Inner,
+            left_stored: (0..lw).collect(),
+            right_stored: (0..right.cols.len()).collect(),
+            left_keys: keys.iter().map(|k| k.0).collect(),
+            right_keys: keys.iter().map(|k| k.1).collect(),
+            residual,
+        };
+        let out = Rel { changelog: mode, bounded: left.bounded && right.bounded, ..both };
+        let schema = rel_schema(&out);
+        let at = self.nodes.len();
+        let id = self.push(Operator::Join, &out, String::new(), schema, out.changelog.clone(), Some(state), None, kind);
+        let node = self.nodes.last_mut().expect("just pushed");
+        node.inputs = vec![left.input_id.clone(), right.input_id.clone()];
+        node.definition = join_definition(node);
+        Ok((Rel { input_id: id, ..out }, at))
+    }
+
+    /// What the join stores, its state fingerprint's content: for each
+    /// side its keys (`keys` index the joined columns), every column (pruned
+    /// once the SELECT is planned) and its unique key (none: its input is
+    /// append), and the model's retention for both.
+    fn join_state(&self, left: &Rel, right: &Rel, keys: &[(usize, usize)]) -> KeyedState {
+        let lw = left.cols.len();
+        let retention = match self.settings.retention {
+            Some(d) => Retention::After(d),
+            None => Retention::Unbounded,
+        };
+        let side = |rel: &Rel, keys: Vec<String>| JoinSideState { keys, stored: rel_schema(rel), unique: Vec::new() };
+        KeyedState {
+            keys: Vec::new(),
+            accumulators: Vec::new(),
+            retention,
+            window: None,
+            rank: None,
+            join: Some(JoinState {
+                join_type: JoinType::Inner,
+                left: side(left, keys.iter().map(|(l, _)| left.cols[*l].name.clone()).collect()),
+                right: side(right, keys.iter().map(|(_, r)| right.cols[*r - lw].name.clone()).collect()),
+            }),
+        }
+    }
+
+    fn no_equality(&self, span: SqlSpan) -> LowerError {
+        LowerError::new(Code::JoinWithoutEquality, format!("model `{}` joins without an equality between its two inputs; Flink runs a regular join only on equal keys", self.model), span)
+            .help("add an equality of a column of each side to ON, for example `ON o.customer_id = c.customer_id`; further conditions may follow with AND")
+    }
+
+    /// One conjunct: a key (a column of each side, equal), a filter on one
+    /// side, or part of the residual condition.
+    fn conjunct(&self, c: &'a sql::Expr, both: &Rel, lw: usize) -> Result<Conjunct<'a>> {
+        if contains_aggregate(c) {
+            return Err(LowerError::new(Code::AggregateNotAllowedHere, format!("model `{}` uses an aggregate in a join condition", self.model), c.span()).help("filter on aggregates with HAVING"));
+        }
+        let e = self.expr(c, both, None)?;
+        self.require_boolean(&e, c, "ON")?;
+        if let Expr::Binary { op: BinOp::Eq, left: a, right: b, .. } = &e {
+            if let (Expr::Column { index: i, name: an, ty: at }, Expr::Column { index: k, name: bn, ty: bt }) = (&**a, &**b) {
+                if (*i < lw) != (*k < lw) {
+                    if at != bt {
+                        let (q, n) = &both.sides[*k];
+                        return Err(LowerError::new(Code::JoinKeyTypesDiffer, format!("model `{}` joins `{an}` ({at}) with `{bn}` ({bt}); join keys must have the same type", self.model), c.span())
+                            .help(format!("cast one side where it is read, then join on the cast column: `JOIN (SELECT CAST({n} AS {}) AS {n}, … FROM …) {q} ON …`", at.to_string().to_uppercase())));
+                    }
+                    return Ok(if *i < lw { Conjunct::Key(*i, *k) } else { Conjunct::Key(*k, *i) });
+                }
+            }
+        }
+        let mut sides = BTreeSet::new();
+        e.columns(&mut |i, _| {
+            sides.insert(i >= lw);
+        });
+        Ok(match (sides.contains(&false), sides.contains(&true)) {
+            (true, false) => Conjunct::Left(c),
+            (false, true) => Conjunct::Right(c),
+            _ => Conjunct::Residual(e),
+        })
+    }
+
+    /// A Filter on one side below the join, of the conjuncts over it alone.
+    fn side_filter(&mut self, rel: Rel, conjuncts: Vec<&'a sql::Expr>) -> Result<Rel> {
+        let mut pred = None;
+        for c in conjuncts {
+            let e = self.expr(c, &rel, None)?;
+            pred = Some(match pred {
+                None => e,
+                Some(p) => and(p, e),
+            });
+        }
+        let Some(pred) = pred else { return Ok(rel) };
+        let id = self.push(Operator::Filter, &rel, pred.render(), rel_schema(&rel), changelog::row_step(&rel.changelog), None, rel.time.clone(), NodeKind::Filter { predicate: pred });
+        Ok(Rel { input_id: id, ..rel })
+    }
+
+    /// A column over a join: by its relation's alias and name, or by its
+    /// name when only one side has it.
+    pub(super) fn join_column(&self, parts: &[sql::Ident], rel: &Rel, span: SqlSpan) -> Result<Expr> {
+        let (qualifier, name) = match parts {
+            [n] => (None, ident_name(n)),
+            [q, n] => (Some(ident_name(q)), ident_name(n)),
+            _ => return Err(unsupported(self.model, "a column name with more than two parts", span)),
+        };
+        if qualifier.is_none() && (name == "window_start" || name == "window_end") && self.settings.window.is_some() {
+            return Err(unsupported(self.model, "a window over a join", span)
+                .help("a regular join's output has no event time (Flink turns it into a plain timestamp), so it cannot be cut into windows: aggregate the join without `window:`, or window each input in its own model and join their results"));
+        }
+        let found: Vec<usize> = (0..rel.sides.len()).filter(|&i| rel.sides[i].1 == name && qualifier.as_ref().is_none_or(|q| *q == rel.sides[i].0)).collect();
+        let quals = qualifiers(rel);
+        match (found.as_slice(), &qualifier) {
+            ([i], _) => Ok(Expr::Column { index: *i, name: rel.cols[*i].name.clone(), ty: rel.cols[*i].ty }),
+            ([a, b, ..], _) => Err(LowerError::new(
+                Code::AmbiguousColumn,
+                format!("model `{}` uses the column `{name}`, which both `{}` and `{}` have", self.model, rel.sides[*a].0, rel.sides[*b].0),
+                span,
+            )
+            .help(format!("qualify it: `{}.{name}` or `{}.{name}`", rel.sides[*a].0, rel.sides[*b].0))),
+            ([], Some(q)) if !quals.contains(&q.as_str()) => Err(LowerError::new(Code::UnknownQualifier, format!("model `{}` uses `{q}.{name}`, but the join reads `{}`", self.model, quals.join("` and `")), span)
+                .help(format!("qualify the column with {}", quals.iter().map(|q| format!("`{q}`")).collect::<Vec<_>>().join(" or ")))),
+            ([], _) => {
+                let all: Vec<String> = rel.sides.iter().map(|(q, n)| format!("{q}.{n}")).collect();
+                let names: Vec<&str> = rel.sides.iter().filter(|(q, _)| qualifier.as_ref().is_none_or(|x| x == q)).map(|(_, n)| n.as_str()).collect();
+                let hint = match did_you_mean(&name, names.iter().copied()) {
+                    Some(s) => format!("did you mean `{s}`? "),
+                    None => String::new(),
+                };
+                let shown = qualifier.map_or(name.clone(), |q| format!("{q}.{name}"));
+                Err(LowerError::new(Code::UnknownColumn, format!("model `{}` uses the column `{shown}`, which does not exist here", self.model), span).help(format!("{hint}the columns are {}", all.join(", "))))
+            }
+        }
+    }
+
+    /// `*` or `o.*` over a join: the columns it selects (`None` for any
+    /// other item). `*` takes every column of both sides, as in Flink, and
+    /// a name both sides have is an error (a sink's columns are unique).
+    pub(super) fn join_wildcard(&self, item: &sql::SelectItem, rel: &Rel) -> Result<Option<Vec<usize>>> {
+        match item {
+            sql::SelectItem::Wildcard(_) => {
+                let clash = (0..rel.sides.len()).find(|&i| rel.sides[..i].iter().any(|(_, n)| *n == rel.sides[i].1));
+                if let Some(i) = clash {
+                    let (q, n) = &rel.sides[i];
+                    let first = &rel.sides.iter().find(|(_, x)| x == n).expect("a clash").0;
+                    return Err(LowerError::new(Code::JoinWildcardNameClash, format!("model `{}` selects `*` over a join where `{first}` and `{q}` both have the column `{n}`, and a model's columns must have unique names", self.model), item.span())
+                        .help(format!("list the columns instead, naming one of them with AS: `{first}.*` and the others of `{q}`, or `{q}.{n} AS {q}_{n}`")));
+                }
+                Ok(Some((0..rel.sides.len()).collect()))
+            }
+            sql::SelectItem::QualifiedWildcard(sql::SelectItemQualifiedWildcardKind::ObjectName(name), _) => {
+                let q = super::names::object_name(name);
+                let cols: Vec<usize> = (0..rel.sides.len()).filter(|&i| rel.sides[i].0 == q).collect();
+                if cols.is_empty() {
+                    let quals: Vec<String> = qualifiers(rel).iter().map(|q| format!("`{q}.*`")).collect();
+                    return Err(LowerError::new(Code::UnknownQualifier, format!("model `{}` selects `{q}.*`, but the join does not read `{q}`", self.model), item.span()).help(format!("write {}", quals.join(" or "))));
+                }
+                Ok(Some(cols))
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// Once the SELECT over the join at `at` is planned: each side keeps
+    /// only the columns the join and the steps reading it use.
+    pub(super) fn prune_join(&mut self, at: usize) {
+        let width = self.nodes[at].schema.len();
+        let mut used = BTreeSet::new();
+        let NodeKind::Join { left_keys, right_keys, residual, .. } = &self.nodes[at].kind else { return };
+        used.extend(left_keys.iter().chain(right_keys).copied());
+        if let Some(r) = residual {
+            r.columns(&mut |i, _| {
+                used.insert(i);
+            });
+        }
+        // The readers of the join's columns: Filters, then a Project or Aggregate.
+        let mut chain = Vec::new();
+        let mut cur = self.nodes[at].id(self.model);
+        while let Some(n) = self.nodes.iter().position(|n| n.inputs == [cur.clone()]) {
+            chain.push(n);
+            let node = &self.nodes[n];
+            let mut add = |i: usize, _: &str| {
+                used.insert(i);
+            };
+            match &node.kind {
+                NodeKind::Filter { predicate } => predicate.columns(&mut add),
+                NodeKind::Project { items } => items.iter().for_each(|(e, _)| e.columns(&mut add)),
+                NodeKind::Aggregate { keys, calls, .. } => {
+                    keys.iter().for_each(|&k| add(k, ""));
+                    for c in calls {
+                        c.arg.iter().chain(&c.filter).for_each(|e| e.columns(&mut add));
+                    }
+                }
+                _ => (0..width).for_each(|i| add(i, "")),
+            }
+            if !matches!(node.kind, NodeKind::Filter { .. }) {
+                break;
+            }
+            cur = node.id(self.model);
+        }
+        if used.len() == width {
+            return;
+        }
+        let new_index: Vec<Option<usize>> = {
+            let mut k = 0;
+            (0..width).map(|i| used.contains(&i).then(|| (k, k += 1).0)).collect()
+        };
+        let remap = |e: &Expr| e.map_columns(&|i, n, ty| Expr::Column { index: new_index[i].expect("a used column"), name: n.to_string(), ty });
+        let keep = |v: &[Column]| v.iter().enumerate().filter(|(i, _)| used.contains(i)).map(|(_, c)| c.clone()).collect::<Vec<_>>();
+        let node = &mut self.nodes[at];
+        let lw = match &node.kind {
+            NodeKind::Join { left_stored, .. } => left_stored.len(),
+            _ => unreachable!(),
+        };
+        node.schema = keep(&node.schema);
+        if let NodeKind::Join { left_stored, right_stored, left_keys, right_keys, residual, .. } = &mut node.kind {
+            *left_stored = left_stored.iter().enumerate().filter(|(i, _)| used.contains(i)).map(|(_, s)| *s).collect();
+            *right_stored = right_stored.iter().enumerate().filter(|(i, _)| used.contains(&(i + lw))).map(|(_, s)| *s).collect();
+            left_keys.iter_mut().chain(right_keys.iter_mut()).for_each(|k| *k = new_index[*k].expect("keys are used"));
+            *residual = residual.as_ref().map(remap);
+        }
+        if let Some(JoinState { left, right, .. }) = node.state.as_mut().and_then(|s| s.join.as_mut()) {
+            left.stored = left.stored.iter().enumerate().filter(|(i, _)| used.contains(i)).map(|(_, c)| c.clone()).collect();
+            right.stored = right.stored.iter().enumerate().filter(|(i, _)| used.contains(&(i + lw))).map(|(_, c)| c.clone()).collect();
+        }
+        for n in chain {
+            let node = &mut self.nodes[n];
+            match &mut node.kind {
+                NodeKind::Filter { predicate } => {
+                    *predicate = remap(predicate);
+                    node.schema = keep(&node.schema);
+                }
+                NodeKind::Project { items } => items.iter_mut().for_each(|(e, _)| *e = remap(e)),
+                NodeKind::Aggregate { keys, calls, .. } => {
+                    keys.iter_mut().for_each(|k| *k = new_index[*k].expect("keys are used"));
+                    for c in calls {
+                        c.arg = c.arg.as_ref().map(remap);
+                        c.filter = c.filter.as_ref().map(remap);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// The columns of `left` then `right`, each resolvable by its side's
+/// alias; a right column named as a left one is renamed `name0` (as
+/// Flink's planner does), then `name1`, ….
+fn joined(left: &Rel, right: &Rel) -> Rel {
+    let mut cols: Vec<RelCol> = left.cols.clone();
+    let mut sides: Vec<(String, String)> = left.cols.iter().map(|c| (left.qualifier.clone(), c.name.clone())).collect();
+    for c in &right.cols {
+        let mut name = c.name.clone();
+        let mut n = 0;
+        while cols.iter().any(|x| x.name == name) {
+            name = format!("{}{n}", c.name);
+            n += 1;
+        }
+        cols.push(RelCol { name, ..c.clone() });
+        sides.push((right.qualifier.clone(), c.name.clone()));
+    }
+    Rel { qualifier: String::new(), cols, input_id: String::new(), changelog: left.changelog.clone(), bounded: false, time: None, windowable: false, sides }
+}
+
+/// The aliases of a join's two sides, left first.
+fn qualifiers(rel: &Rel) -> Vec<&str> {
+    let mut v: Vec<&str> = Vec::new();
+    for (q, _) in &rel.sides {
+        if !v.contains(&q.as_str()) {
+            v.push(q);
+        }
+    }
+    v
+}
+
+fn split_and<'e>(e: &'e sql::Expr, out: &mut Vec<&'e sql::Expr>) {
+    match e {
+        sql::Expr::BinaryOp { left, op: sql::BinaryOperator::And, right } => {
+            split_and(left, out);
+            split_and(right, out);
+        }
+        sql::Expr::Nested(inner) if matches!(**inner, sql::Expr::BinaryOp { op: sql::BinaryOperator::And, .. }) => split_and(inner, out),
+        other => out.push(other),
+    }
+}
+
+fn and(a: Expr, b: Expr) -> Expr {
+    Expr::Binary { op: BinOp::And, left: Box::new(a), right: Box::new(b), ty: DataType::Boolean }
+}
+
+/// `INNER JOIN ON customer_id = customer_id0[ AND residual]`, over the
+/// output's column names: the keys in the order written, each left = right.
+fn join_definition(node: &crate::plan::node::PlanNode) -> String {
+    let NodeKind::Join { join_type, left_keys, right_keys, residual, .. } = &node.kind else { unreachable!("a join node") };
+    let mut conds: Vec<String> = left_keys.iter().zip(right_keys).map(|(l, r)| format!("{} = {}", node.schema[*l].name, node.schema[*r].name)).collect();
+    if let Some(r) = residual {
+        conds.push(r.render());
+    }
+    format!("{} JOIN ON {}", join_type.as_str().to_uppercase(), conds.join(" AND "))
+}

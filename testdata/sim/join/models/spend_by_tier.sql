@@ -1,0 +1,3 @@
+SELECT tier, COUNT(*) AS orders, SUM(amount) AS spend
+FROM ref('enriched')
+GROUP BY tier
