@@ -5,6 +5,7 @@ mod commands;
 mod deploy;
 mod files;
 mod load;
+mod lsp;
 mod out;
 mod render;
 mod watch;
@@ -162,6 +163,14 @@ enum Command {
         #[arg(long, default_value_t = watch::DEFAULT_DEBOUNCE_MS, value_parser = clap::value_parser!(u64).range(0..=watch::MAX_DEBOUNCE_MS))]
         debounce_ms: u64,
     },
+    /// Serve the Language Server Protocol over stdio, for editors (diagnostics, hover, definitions, completion, rename)
+    Lsp {
+        #[command(flatten)]
+        project: ProjectArg,
+        /// Speak over stdin and stdout (the only transport; accepted because editors pass it)
+        #[arg(long)]
+        stdio: bool,
+    },
     /// Run fixtures on the simulator and assert the exact changelog, late and quarantined events
     Test {
         #[command(flatten)]
@@ -277,6 +286,7 @@ fn main() -> ExitCode {
         Command::Stop { project, target, discard_state } => commands::stop::run(&project.resolve(), target.as_deref(), discard_state),
         Command::Status { project, target, json } => commands::status::run(&project.resolve(), target.as_deref(), json),
         Command::Schema { doc, list, version } => commands::schema::run(doc.as_deref(), list, version),
+        Command::Lsp { project, stdio: _ } => lsp::run(project.dir.clone(), &project.resolve()),
         Command::Watch { project, test, json, quiet, debounce_ms } => {
             watch::run(&project.resolve(), watch::Options { json, test, quiet, debounce: std::time::Duration::from_millis(debounce_ms) })
         }

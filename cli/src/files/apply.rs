@@ -89,7 +89,7 @@ impl Files {
         let mut changes = Vec::new();
         let mut structural = false;
         for p in self.dirty_paths(batch, now) {
-            if classify_path(&p).is_none() {
+            if classify_path(&p).is_none() || self.buffers.contains(&p) {
                 continue;
             }
             let fresh = batch.paths.contains(&p);
@@ -150,7 +150,7 @@ impl Files {
 
     /// A file read: sets its text if it differs (a new path gets a new
     /// input). True when the set of present files changed.
-    fn read_text(&mut self, db: &mut Database, p: String, text: String, changes: &mut Vec<FileChange>) -> bool {
+    pub(super) fn read_text(&mut self, db: &mut Database, p: String, text: String, changes: &mut Vec<FileChange>) -> bool {
         self.unreadable.remove(&p);
         let Some(e) = self.entries.get_mut(&p) else {
             let file = new_input(db, p.clone(), text, edited_durability(&p));
@@ -176,7 +176,7 @@ impl Files {
 
     /// A file no longer there: it keeps its input, marked absent. True when
     /// it was present.
-    fn gone(&mut self, p: String, changes: &mut Vec<FileChange>) -> bool {
+    pub(super) fn gone(&mut self, p: String, changes: &mut Vec<FileChange>) -> bool {
         self.unreadable.remove(&p);
         match self.entries.get_mut(&p) {
             Some(e) if e.present => {
@@ -220,14 +220,14 @@ impl Files {
 
 }
 
-enum Read {
+pub(super) enum Read {
     Text(String),
     /// Missing, or not a file: the path is no longer a project file.
     Gone,
     Unreadable(String),
 }
 
-fn read(path: &Utf8Path) -> Read {
+pub(super) fn read(path: &Utf8Path) -> Read {
     match std::fs::read(path) {
         Ok(bytes) => match String::from_utf8(bytes) {
             Ok(t) => Read::Text(t),

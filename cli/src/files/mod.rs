@@ -28,6 +28,7 @@
 //!   had, so every query is re-verified once.)
 
 mod apply;
+mod buffers;
 pub mod scan;
 
 use std::collections::BTreeMap;
@@ -55,6 +56,9 @@ pub struct Files {
     /// Every path seen since the start, present or not, in byte order.
     entries: BTreeMap<String, Entry>,
     unreadable: BTreeMap<String, Unreadable>,
+    /// Paths an editor holds open: their buffer's text stands in for the
+    /// disk's, so file events for them are ignored until closed.
+    buffers: std::collections::BTreeSet<String>,
 }
 
 impl Files {
@@ -74,7 +78,7 @@ impl Files {
         let project = Project::builder(root.to_string(), config, sources, models, fixtures).durability(Durability::HIGH).new(db);
         let vars = named_variables(config.map(|c| c.text(db)));
         let env = Environment::builder(vars).durability(Durability::HIGH).new(db);
-        Files { root: Utf8PathBuf::from(root), project, env, entries, unreadable: BTreeMap::new() }
+        Files { root: Utf8PathBuf::from(root), project, env, entries, unreadable: BTreeMap::new(), buffers: Default::default() }
     }
 
     /// The current text of a present project file.
