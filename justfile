@@ -29,6 +29,10 @@ bench-test:
 bench-watch:
     tools/bench_watch.sh
 
+# Language server latency on a 10,000-model project: keystroke to diagnostics, hover, completion.
+bench-lsp:
+    tools/bench_lsp.sh
+
 # Simulator throughput on 10M generated orders (100k customers) beside a hand-written HashMap loop.
 bench-sim:
     tools/bench-sim.sh

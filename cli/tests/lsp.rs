@@ -229,7 +229,13 @@ fn rename_a_model_keeps_its_state() {
     let r = c.request("textDocument/rename", params);
     let ops = r["result"]["documentChanges"].as_array().unwrap();
     let edits: Vec<(String, String)> = ops.iter().filter(|o| o.get("edits").is_some()).flat_map(|o| o["edits"].as_array().unwrap().iter().map(move |e| (o["textDocument"]["uri"].as_str().unwrap().rsplit('/').next().unwrap().to_string(), e["newText"].as_str().unwrap().to_string()))).collect();
-    assert_eq!(edits, [("big_spenders.sql".into(), "'spend_by_customer'".into()), ("streamform.yml".into(), "spend_by_customer".into()), ("streamform.yml".into(), "\n    renamed_from: customer_totals".into())]);
+    let expected = [
+        ("big_spenders.sql", "'spend_by_customer'"),
+        ("streamform.yml", "spend_by_customer"),
+        ("streamform.yml", "\n    renamed_from: customer_totals"),
+        ("customer_totals.yml", "spend_by_customer"),
+    ];
+    assert_eq!(edits, expected.map(|(a, b)| (a.to_string(), b.to_string())));
     let last = ops.last().unwrap();
     assert_eq!(last["kind"], "rename");
     assert_eq!(last["newUri"], c.uri("models/spend_by_customer.sql"));

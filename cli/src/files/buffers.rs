@@ -7,9 +7,25 @@ use streamform::project::classify_path;
 use streamform::Database;
 
 use super::apply::{read, Read};
-use super::{FileChange, Files};
+use salsa::Setter;
+
+use super::{edited_durability, FileChange, Files};
 
 impl Files {
+    /// An editor opened `path` with this text. A file opened is a file
+    /// about to be edited: its input moves to the durability of an edited
+    /// file now, so the one re-verification of every query that a file's
+    /// first edit costs (see the module doc of [`super`]) happens at the
+    /// open, not at the first keystroke.
+    pub fn open_buffer(&mut self, db: &mut Database, path: &str, text: String) -> Vec<FileChange> {
+        if let Some(e) = self.entries.get(path).filter(|e| e.present && !self.buffers.contains(path)) {
+            if e.file.text(db) == text {
+                e.file.set_text(db).with_durability(edited_durability(path)).to(text.clone());
+            }
+        }
+        self.set_buffer(db, path, text)
+    }
+
     /// Sets the text of an open buffer (opened or edited). Paths that are
     /// not project files are ignored. Returns the files that changed.
     pub fn set_buffer(&mut self, db: &mut Database, path: &str, text: String) -> Vec<FileChange> {

@@ -10,66 +10,73 @@ use streamform::check::{all_load_errors, check_report};
 use streamform::diagnostic::{Diagnostic, Severity};
 use streamform::project::CONFIG_FILE;
 
+use camino::Utf8Path;
+use streamform::{Database, Project, SourceFile};
+
 use super::position::{range_of, uri};
 use super::server::Server;
 
-/// What `check` would report now.
-pub fn current(s: &Server) -> Vec<Diagnostic> {
-    let load = all_load_errors(&s.db, s.files.project);
-    if load.is_empty() {
-        check_report(&s.db, s.files.project).diagnostics.clone()
-    } else {
-        load
+/// What `check` would report now, converted per file (a diagnostic about
+/// the whole project sits on streamform.yml), in path order.
+pub fn by_file(db: &Database, project: Project, root: &Utf8Path) -> Vec<(String, Vec<lsp_types::Diagnostic>)> {
+    let load = all_load_errors(db, project);
+    let all = if load.is_empty() { check_report(db, project).diagnostics.clone() } else { load };
+    let files = project_files(db, project);
+    let text = |path: &str| -> String { files.get(path).map_or(String::new(), |f| f.text(db).to_string()) };
+    let mut out: BTreeMap<String, Vec<lsp_types::Diagnostic>> = BTreeMap::new();
+    for d in all {
+        let path = d.path.clone().unwrap_or_else(|| CONFIG_FILE.to_string());
+        let lsp = to_lsp(root, &text(&path), &text, &d);
+        out.entry(path).or_default().push(lsp);
     }
+    out.into_iter().collect()
+}
+
+/// The inputs of the present project files, by path.
+fn project_files(db: &Database, project: Project) -> std::collections::HashMap<&str, SourceFile> {
+    let fixed = [*project.config_file(db), *project.sources_file(db)];
+    let all = fixed.into_iter().flatten().chain(project.model_files(db).iter().copied()).chain(project.fixture_files(db).iter().copied());
+    all.map(|f| (f.path(db).as_str(), f)).collect()
 }
 
 impl Server {
     /// Publishes every file's diagnostics, and an empty list for each file
-    /// that had some and has none now.
-    pub fn publish_diagnostics(&mut self) {
-        let mut by_file: BTreeMap<String, Vec<lsp_types::Diagnostic>> = BTreeMap::new();
-        for d in current(self) {
-            // A diagnostic about the whole project sits on streamform.yml.
-            let path = d.path.clone().unwrap_or_else(|| CONFIG_FILE.to_string());
-            let lsp = self.to_lsp(&path, &d);
-            by_file.entry(path).or_default().push(lsp);
-        }
-        let now: BTreeSet<String> = by_file.keys().cloned().collect();
-        for gone in self.published.difference(&now) {
+    /// that had some and has none now, or is open.
+    pub fn publish(&mut self, revision: u64, by_file: Vec<(String, Vec<lsp_types::Diagnostic>)>) {
+        let now: BTreeSet<String> = by_file.iter().map(|(p, _)| p.clone()).collect();
+        let cleared: BTreeSet<&String> = self.published.iter().chain(self.open.iter()).filter(|p| !now.contains(*p)).collect();
+        for gone in cleared {
             self.notify::<PublishDiagnostics>(PublishDiagnosticsParams { uri: uri(&self.root, gone), diagnostics: Vec::new(), version: None });
         }
         for (path, diagnostics) in by_file {
             self.notify::<PublishDiagnostics>(PublishDiagnosticsParams { uri: uri(&self.root, &path), diagnostics, version: None });
         }
         self.published = now;
+        self.published_revision = Some(revision);
     }
+}
 
-    fn to_lsp(&self, path: &str, d: &Diagnostic) -> lsp_types::Diagnostic {
-        let text = self.text(path).unwrap_or("");
-        let mut message = d.message.clone();
-        if let Some(h) = &d.help {
-            message.push_str("\nhelp: ");
-            message.push_str(h);
-        }
-        let related: Vec<DiagnosticRelatedInformation> = d
-            .labels
-            .iter()
-            .map(|l| DiagnosticRelatedInformation {
-                location: Location { uri: uri(&self.root, &l.path), range: range_of(self.text(&l.path).unwrap_or(""), l.span) },
-                message: l.message.clone(),
-            })
-            .collect();
-        lsp_types::Diagnostic {
-            range: range_of(text, d.span),
-            severity: Some(match d.severity {
-                Severity::Error => DiagnosticSeverity::ERROR,
-                Severity::Warning => DiagnosticSeverity::WARNING,
-            }),
-            code: Some(NumberOrString::String(d.code.as_str().to_string())),
-            source: Some("streamform".into()),
-            message,
-            related_information: (!related.is_empty()).then_some(related),
-            ..Default::default()
-        }
+fn to_lsp(root: &Utf8Path, text: &str, other: &dyn Fn(&str) -> String, d: &Diagnostic) -> lsp_types::Diagnostic {
+    let mut message = d.message.clone();
+    if let Some(h) = &d.help {
+        message.push_str("\nhelp: ");
+        message.push_str(h);
+    }
+    let related: Vec<DiagnosticRelatedInformation> = d
+        .labels
+        .iter()
+        .map(|l| DiagnosticRelatedInformation { location: Location { uri: uri(root, &l.path), range: range_of(&other(&l.path), l.span) }, message: l.message.clone() })
+        .collect();
+    lsp_types::Diagnostic {
+        range: range_of(text, d.span),
+        severity: Some(match d.severity {
+            Severity::Error => DiagnosticSeverity::ERROR,
+            Severity::Warning => DiagnosticSeverity::WARNING,
+        }),
+        code: Some(NumberOrString::String(d.code.as_str().to_string())),
+        source: Some("streamform".into()),
+        message,
+        related_information: (!related.is_empty()).then_some(related),
+        ..Default::default()
     }
 }

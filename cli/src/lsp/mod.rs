@@ -21,4 +21,7 @@ mod server;
 mod syntax;
 mod transport;
 
+#[cfg(test)]
+mod tests;
+
 pub use server::run;

@@ -9,6 +9,7 @@ use lsp_types::{
     TextDocumentPositionParams, TextEdit, WorkspaceEdit,
 };
 use streamform::project::{classify_path, model_config, model_file, model_names, source_names, FileKind, CONFIG_FILE};
+use streamform::check::fixtures::fixture;
 use streamform::ModelName;
 
 use super::navigate::callers;
@@ -63,6 +64,9 @@ pub fn rename(s: &Server, p: &RenameParams) -> Result<Option<WorkspaceEdit>, Str
         edits.entry(path).or_default().push(TextEdit { range, new_text: format!("'{new}'") });
     }
     edits.entry(CONFIG_FILE.to_string()).or_default().extend(config_edits(s, &old, new));
+    for (path, edit) in fixture_edits(s, &old, new) {
+        edits.entry(path).or_default().push(edit);
+    }
 
     let mut ops: Vec<DocumentChangeOperation> = Vec::new();
     let mut paths: Vec<&String> = edits.keys().collect();
@@ -121,6 +125,24 @@ fn config_edits(s: &Server, old: &str, new: &str) -> Vec<TextEdit> {
             _ => return out,
         };
         out.push(TextEdit { range: Range { start: p, end: p }, new_text: edit });
+    }
+    out
+}
+
+/// Each fixture's `model: old`, renamed.
+fn fixture_edits(s: &Server, old: &str, new: &str) -> Vec<(String, TextEdit)> {
+    let mut out = Vec::new();
+    for &f in s.files.project.fixture_files(&s.db) {
+        let Ok(fx) = fixture(&s.db, f) else { continue };
+        let text = f.text(&s.db);
+        let at = fx.model_span.offset as usize;
+        // The value as written: bare, or quoted.
+        let quote = text[at..].chars().next().filter(|c| *c == '"' || *c == '\'');
+        let skip = quote.map_or(0, |_| 1);
+        if fx.model == old && text[at + skip..].starts_with(old) {
+            let span = streamform::diagnostic::Span::at_offset(text, at + skip, old.len());
+            out.push((f.path(&s.db).clone(), TextEdit { range: range_of(text, Some(span)), new_text: new.to_string() }));
+        }
     }
     out
 }

@@ -1,13 +1,16 @@
-//! The session and the main loop. Messages are handled in arrival order;
-//! edits only set inputs, and diagnostics are computed once the queue is
-//! empty, so a burst of keystrokes costs one recompute and a hover never
-//! waits behind diagnostics of text already replaced.
+//! The session and the main loop, in rust-analyzer's shape. The main
+//! thread owns the database and answers requests in arrival order; an
+//! edit only sets inputs. Diagnostics are computed on a worker thread from
+//! a handle to the same database, started once the queue is empty (a
+//! burst of keystrokes is one recompute). The next edit cancels that work
+//! (salsa unwinds the worker at its next query), so neither a full compile
+//! nor a stale recompute ever holds up an edit or a hover.
 
 use std::collections::BTreeSet;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use camino::Utf8PathBuf;
-use crossbeam_channel::{Receiver, Sender};
+use crossbeam_channel::{select, unbounded, Receiver, Sender};
 use lsp_server::{ErrorCode, Message, Notification, Request, RequestId, Response};
 use lsp_types::notification::{self as notif, Notification as _};
 use lsp_types::request::{self as req, Request as _};
@@ -26,10 +29,25 @@ pub struct Server {
     pub root: Utf8PathBuf,
     /// Paths whose last published diagnostics were not empty.
     pub published: BTreeSet<String>,
+    /// Paths the editor holds open: each revision publishes for them, empty
+    /// lists included, so the editor knows its edit was checked.
+    pub open: BTreeSet<String>,
     out: Sender<Value>,
-    /// An edit arrived since diagnostics were last published.
-    dirty: bool,
+    /// Counts input changes: a worker's result for an older revision is dropped.
+    pub(super) revision: u64,
+    /// The revision whose diagnostics are published.
+    pub(super) published_revision: Option<u64>,
+    /// A diagnostics worker is running.
+    working: bool,
+    results: (Sender<Computed>, Receiver<Computed>),
     shutdown: bool,
+}
+
+/// A worker's answer: the diagnostics of `revision` by file, or None when
+/// an edit cancelled it.
+pub struct Computed {
+    revision: u64,
+    by_file: Option<Vec<(String, Vec<lsp_types::Diagnostic>)>>,
 }
 
 /// Runs the server until the client exits. The project is `explicit`
@@ -43,9 +61,8 @@ pub fn run(explicit: Option<String>, found: &str) -> u8 {
     let root = root.canonicalize_utf8().unwrap_or(root);
     let db = Database::default();
     let files = Files::load(&db, root.as_str());
-    let mut s = Server { db, files, root, published: BTreeSet::new(), out, dirty: true, shutdown: false };
+    let mut s = Server { db, files, root, published: BTreeSet::new(), open: BTreeSet::new(), out, revision: 0, published_revision: None, working: false, results: unbounded(), shutdown: false };
     s.respond(Response::new_ok(id, json!({"capabilities": capabilities(), "serverInfo": {"name": "streamform", "version": env!("CARGO_PKG_VERSION")}})));
-    driver::compile(&mut s.db, s.files.project, Work::All);
     s.main_loop(&incoming)
 }
 
@@ -91,29 +108,54 @@ fn send(out: &Sender<Value>, m: Message) {
 
 impl Server {
     fn main_loop(&mut self, incoming: &Receiver<Incoming>) -> u8 {
+        let results = self.results.1.clone();
         loop {
-            // Publish once the queue is empty: a burst of edits is one recompute.
-            let item = match incoming.try_recv() {
-                Ok(item) => item,
-                Err(_) => {
-                    if self.dirty {
-                        self.dirty = false;
-                        self.publish_diagnostics();
-                    }
-                    match incoming.recv() {
-                        Ok(item) => item,
-                        Err(_) => return 1,
+            // Start diagnostics once the queue is empty: a burst of edits is one recompute.
+            if !self.working && self.published_revision != Some(self.revision) && incoming.is_empty() {
+                self.start_worker();
+            }
+            select! {
+                recv(incoming) -> item => match item {
+                    Ok(Incoming::Message(Message::Request(r))) => self.request(r),
+                    Ok(Incoming::Message(Message::Notification(n))) if n.method == notif::Exit::METHOD => return if self.shutdown { 0 } else { 1 },
+                    Ok(Incoming::Message(Message::Notification(n))) => self.notification(n),
+                    Ok(Incoming::Message(Message::Response(_)) | Incoming::Malformed) => {}
+                    Ok(Incoming::Closed) | Err(_) => return 1,
+                },
+                recv(results) -> done => {
+                    self.working = false;
+                    if let Ok(Computed { revision, by_file: Some(by_file) }) = done {
+                        if revision == self.revision {
+                            self.publish(revision, by_file);
+                        }
                     }
                 }
-            };
-            match item {
-                Incoming::Message(Message::Request(r)) => self.request(r),
-                Incoming::Message(Message::Notification(n)) if n.method == notif::Exit::METHOD => return if self.shutdown { 0 } else { 1 },
-                Incoming::Message(Message::Notification(n)) => self.notification(n),
-                Incoming::Message(Message::Response(_)) | Incoming::Malformed => {}
-                Incoming::Closed => return 1,
             }
         }
+    }
+
+    /// Computes the diagnostics of this revision on a worker thread, from
+    /// a handle to the same database (the first time: the whole compile).
+    fn start_worker(&mut self) {
+        self.working = true;
+        let (db, project, root, revision, tx) = (self.db.clone(), self.files.project, self.root.clone(), self.revision, self.results.0.clone());
+        let first = self.published_revision.is_none();
+        std::thread::spawn(move || {
+            let by_file = salsa::Cancelled::catch(AssertUnwindSafe(|| {
+                if first {
+                    driver::refresh(&db, project, Work::All);
+                }
+                super::diagnostics::by_file(&db, project, &root)
+            }));
+            // Drop the handle before answering: an edit waits for it.
+            drop(db);
+            let _ = tx.send(Computed { revision, by_file: by_file.ok() });
+        });
+    }
+
+    /// A change of inputs: the next idle moment recomputes diagnostics.
+    fn changed(&mut self) {
+        self.revision += 1;
     }
 
     pub fn respond(&self, r: Response) {
@@ -167,8 +209,9 @@ impl Server {
             notif::DidOpenTextDocument::METHOD => {
                 if let Ok(p) = serde_json::from_value::<DidOpenTextDocumentParams>(n.params) {
                     if let Some(path) = rel(self, &p.text_document.uri) {
-                        self.files.set_buffer(&mut self.db, &path, p.text_document.text);
-                        self.dirty = true;
+                        self.files.open_buffer(&mut self.db, &path, p.text_document.text);
+                        self.open.insert(path);
+                        self.changed();
                     }
                 }
             }
@@ -177,7 +220,7 @@ impl Server {
                     // Full sync: the last change holds the whole text.
                     if let (Some(path), Some(c)) = (rel(self, &p.text_document.uri), p.content_changes.pop()) {
                         self.files.set_buffer(&mut self.db, &path, c.text);
-                        self.dirty = true;
+                        self.changed();
                     }
                 }
             }
@@ -185,7 +228,8 @@ impl Server {
                 if let Ok(p) = serde_json::from_value::<DidCloseTextDocumentParams>(n.params) {
                     if let Some(path) = rel(self, &p.text_document.uri) {
                         self.files.close_buffer(&mut self.db, &path);
-                        self.dirty = true;
+                        self.open.remove(&path);
+                        self.changed();
                     }
                 }
             }
@@ -196,7 +240,9 @@ impl Server {
                 if let Ok(p) = serde_json::from_value::<DidChangeWatchedFilesParams>(n.params) {
                     let paths = p.changes.iter().filter_map(|c| rel(self, &c.uri)).collect();
                     let changes = self.files.apply(&mut self.db, &Batch { paths, rescan: false });
-                    self.dirty |= !changes.is_empty();
+                    if !changes.is_empty() {
+                        self.changed();
+                    }
                 }
             }
             _ => {}

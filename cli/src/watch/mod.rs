@@ -14,7 +14,7 @@ pub mod render;
 pub mod view;
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 use std::collections::HashSet;
 use std::time::{Duration, Instant};

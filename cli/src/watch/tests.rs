@@ -13,7 +13,7 @@ use crate::files::Batch;
 use super::view::ModelStatus;
 use super::Session;
 
-const SHOP: &[(&str, &str)] = &[
+pub(crate) const SHOP: &[(&str, &str)] = &[
     (
         "streamform.yml",
         "name: shop\nversion: 1\nmodels:\n  a:\n    materialized: upsert\n    key: [customer_id]\n    sink: {connector: kafka, topic: a-out}\n  b:\n    materialized: upsert\n    key: [customer_id]\n  c:\n    sink: {connector: kafka, topic: c-out}\n",
@@ -29,12 +29,12 @@ const SHOP: &[(&str, &str)] = &[
 
 const A_TEXT: &str = "SELECT customer_id, SUM(amount) AS total\nFROM source('orders')\nWHERE amount > 0\nGROUP BY customer_id\n";
 
-struct TempProject {
+pub(crate) struct TempProject {
     dir: PathBuf,
 }
 
 impl TempProject {
-    fn new(files: &[(&str, &str)]) -> TempProject {
+    pub(crate) fn new(files: &[(&str, &str)]) -> TempProject {
         static N: AtomicUsize = AtomicUsize::new(0);
         let dir = std::env::temp_dir().join(format!("streamform-watch-unit-{}-{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed)));
         let _ = std::fs::remove_dir_all(&dir);
@@ -45,7 +45,7 @@ impl TempProject {
         p
     }
 
-    fn root(&self) -> &str {
+    pub(crate) fn root(&self) -> &str {
         self.dir.to_str().expect("UTF-8 temp dir")
     }
 
@@ -118,7 +118,7 @@ impl Labelled {
 }
 
 /// Every executed query belongs to one of `owners` (or is project-wide).
-fn assert_only(executed: &str, owners: &[&str]) {
+pub(crate) fn assert_only(executed: &str, owners: &[&str]) {
     for line in executed.lines() {
         let owner = line.split_once('(').map(|(_, o)| o.trim_end_matches(')')).unwrap_or("");
         assert!(owner == "project" || owners.contains(&owner), "{line} re-executed (only {owners:?} expected):\n{executed}");

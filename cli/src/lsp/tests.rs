@@ -1,0 +1,75 @@
+//! The language server's edits are watch's edits: an unsaved buffer is set
+//! through the same files table, so a keystroke re-executes only the
+//! edited model's queries (asserted from salsa's execute events), and
+//! closing the buffer brings the disk's text back.
+
+use camino::Utf8Path;
+use expect_test::expect;
+use streamform::testing::QueryLabels;
+use streamform::Database;
+
+use super::diagnostics::by_file;
+use crate::files::Files;
+use crate::watch::tests::{assert_only, TempProject, SHOP};
+
+const A: &str = "models/a.sql";
+
+fn session(p: &TempProject) -> (Database, Files, QueryLabels) {
+    let db = Database::with_execution_log();
+    let files = Files::load(&db, p.root());
+    let mut labels = QueryLabels::learn(&db, files.project);
+    assert!(by_file(&db, files.project, Utf8Path::new(p.root())).is_empty(), "the project checks cleanly");
+    labels.label_rest(&db, "project");
+    (db, files, labels)
+}
+
+#[test]
+fn a_keystroke_rechecks_only_its_model() {
+    let p = TempProject::new(SHOP);
+    let (mut db, mut files, labels) = session(&p);
+    let root = p.root().to_string();
+    let text = files.text(&db, A).unwrap().to_string();
+    // Opening the file pays the one re-verification of a file's first edit.
+    files.open_buffer(&mut db, A, text.clone());
+    let _ = by_file(&db, files.project, Utf8Path::new(&root));
+    db.take_executed();
+
+    let changes = files.set_buffer(&mut db, A, text.replace("amount > 0", "amount > 5"));
+    assert_eq!(changes.len(), 1);
+    assert!(by_file(&db, files.project, Utf8Path::new(&root)).is_empty());
+    let executed = labels.executed(&db);
+    assert_only(&executed, &["a"]);
+    expect![[r#"
+        lower_model(a)
+        model_checks(a)
+        model_contract(a)
+        model_plan(a)
+        model_reads(a)
+        named_reads(a)
+        parse_model(a)"#]]
+    .assert_eq(&executed);
+
+    // The same text again sets nothing and runs nothing.
+    assert!(files.set_buffer(&mut db, A, text.replace("amount > 0", "amount > 5")).is_empty());
+    let _ = by_file(&db, files.project, Utf8Path::new(&root));
+    assert_eq!(labels.executed(&db), "");
+}
+
+#[test]
+fn a_buffer_hides_the_disk_until_closed() {
+    let p = TempProject::new(SHOP);
+    let (mut db, mut files, _) = session(&p);
+    let root = p.root().to_string();
+    let disk = files.text(&db, A).unwrap().to_string();
+    files.set_buffer(&mut db, A, disk.replace("SUM(amount)", "SUM(amont)"));
+    let d = by_file(&db, files.project, Utf8Path::new(&root));
+    // The error, and the downstream model that cannot compile because of it.
+    let paths: Vec<&str> = d.iter().map(|(p, _)| p.as_str()).collect();
+    assert_eq!(paths, [A, "models/b.sql"], "{d:?}");
+    // A file event for the open file is ignored: the buffer wins.
+    assert!(files.apply(&mut db, &crate::files::Batch { paths: [A.to_string()].into(), rescan: false }).is_empty());
+    // Closed unsaved: the disk's text is the input again.
+    files.close_buffer(&mut db, A);
+    assert_eq!(files.text(&db, A), Some(disk.as_str()));
+    assert!(by_file(&db, files.project, Utf8Path::new(&root)).is_empty());
+}
