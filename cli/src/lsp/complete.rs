@@ -10,13 +10,13 @@ use streamform::plan::func::CALLABLE;
 use streamform::project::{classify_path, model_names, source_names, FileKind};
 
 use super::position::{offset_at, relative};
-use super::server::Server;
+use super::state::World;
 use super::syntax::{columns_in_scope, model_of, Origin};
 
 /// The aggregates a model may call, beside [`CALLABLE`].
 const AGGREGATES: &[&str] = &["count", "sum", "min", "max", "avg"];
 
-pub fn complete(s: &Server, p: &CompletionParams) -> Option<CompletionResponse> {
+pub fn complete(s: &World, p: &CompletionParams) -> Option<CompletionResponse> {
     let at = &p.text_document_position;
     let path = relative(&s.root, &at.text_document.uri)?;
     let text = s.text(&path)?;
@@ -57,7 +57,7 @@ fn names<'a>(it: impl Iterator<Item = &'a String>, kind: CompletionItemKind, wha
     it.map(|n| CompletionItem { label: n.clone(), kind: Some(kind), detail: Some(what.to_string()), ..Default::default() }).collect()
 }
 
-fn sql_items(s: &Server, path: &str) -> Vec<CompletionItem> {
+fn sql_items(s: &World, path: &str) -> Vec<CompletionItem> {
     let mut out = Vec::new();
     let mut seen = std::collections::BTreeSet::new();
     if let Some(model) = model_of(path) {

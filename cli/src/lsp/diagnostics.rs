@@ -2,10 +2,9 @@
 //! errors while the project does not load), with the same codes, ranges,
 //! labels (as related information) and help.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
-use lsp_types::notification::PublishDiagnostics;
-use lsp_types::{DiagnosticRelatedInformation, DiagnosticSeverity, Location, NumberOrString, PublishDiagnosticsParams};
+use lsp_types::{DiagnosticRelatedInformation, DiagnosticSeverity, Location, NumberOrString};
 use streamform::check::{all_load_errors, check_report};
 use streamform::diagnostic::{Diagnostic, Severity};
 use streamform::project::CONFIG_FILE;
@@ -14,7 +13,6 @@ use camino::Utf8Path;
 use streamform::{Database, Project, SourceFile};
 
 use super::position::{range_of, uri};
-use super::server::Server;
 
 /// What `check` would report now, converted per file (a diagnostic about
 /// the whole project sits on streamform.yml), in path order.
@@ -37,23 +35,6 @@ fn project_files(db: &Database, project: Project) -> std::collections::HashMap<&
     let fixed = [*project.config_file(db), *project.sources_file(db)];
     let all = fixed.into_iter().flatten().chain(project.model_files(db).iter().copied()).chain(project.fixture_files(db).iter().copied());
     all.map(|f| (f.path(db).as_str(), f)).collect()
-}
-
-impl Server {
-    /// Publishes every file's diagnostics, and an empty list for each file
-    /// that had some and has none now, or is open.
-    pub fn publish(&mut self, revision: u64, by_file: Vec<(String, Vec<lsp_types::Diagnostic>)>) {
-        let now: BTreeSet<String> = by_file.iter().map(|(p, _)| p.clone()).collect();
-        let cleared: BTreeSet<&String> = self.published.iter().chain(self.open.iter()).filter(|p| !now.contains(*p)).collect();
-        for gone in cleared {
-            self.notify::<PublishDiagnostics>(PublishDiagnosticsParams { uri: uri(&self.root, gone), diagnostics: Vec::new(), version: None });
-        }
-        for (path, diagnostics) in by_file {
-            self.notify::<PublishDiagnostics>(PublishDiagnosticsParams { uri: uri(&self.root, &path), diagnostics, version: None });
-        }
-        self.published = now;
-        self.published_revision = Some(revision);
-    }
 }
 
 fn to_lsp(root: &Utf8Path, text: &str, other: &dyn Fn(&str) -> String, d: &Diagnostic) -> lsp_types::Diagnostic {

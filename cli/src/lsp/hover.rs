@@ -7,11 +7,11 @@ use streamform::project::{classify_path, source_config, FileKind};
 use streamform::{ModelName, SourceName};
 
 use super::position::{offset_at, position_at, relative};
-use super::server::Server;
+use super::state::World;
 use super::syntax::{columns_in_scope, model_of, read_at, word_at, Origin};
 use crate::render::inspect::model_block;
 
-pub fn hover(s: &Server, p: &HoverParams) -> Option<Hover> {
+pub fn hover(s: &World, p: &HoverParams) -> Option<Hover> {
     let at = &p.text_document_position_params;
     let path = relative(&s.root, &at.text_document.uri)?;
     let text = s.text(&path)?;
@@ -34,7 +34,7 @@ pub fn hover(s: &Server, p: &HoverParams) -> Option<Hover> {
 }
 
 /// A source's columns and types.
-pub fn source_summary(s: &Server, name: &str) -> Option<String> {
+pub fn source_summary(s: &World, name: &str) -> Option<String> {
     let c = source_config(&s.db, s.files.project, SourceName::new(&s.db, name.to_string())).as_ref()?;
     let mut out = format!("source `{name}` ({})\n\n| column | type |\n|---|---|\n", c.connector.as_str());
     for col in &c.columns {
@@ -47,13 +47,13 @@ pub fn source_summary(s: &Server, name: &str) -> Option<String> {
 }
 
 /// A model's inspect-plan block: nodes, changelog modes and fingerprints.
-pub fn model_summary(s: &Server, name: &str) -> Option<String> {
+pub fn model_summary(s: &World, name: &str) -> Option<String> {
     let slice = model_identity(&s.db, s.files.project, ModelName::new(&s.db, name.to_string())).as_ref()?;
     Some(format!("model `{name}`\n\n```text\n{}```\n", model_block(slice)))
 }
 
 /// A column `model` can read: its type and the relation it comes from.
-fn column_summary(s: &Server, model: &str, word: &str) -> Option<String> {
+fn column_summary(s: &World, model: &str, word: &str) -> Option<String> {
     let found: Vec<_> = columns_in_scope(s, model).into_iter().filter(|c| c.name.eq_ignore_ascii_case(word)).collect();
     if found.is_empty() {
         return output_column(s, model, word);
@@ -69,7 +69,7 @@ fn column_summary(s: &Server, model: &str, word: &str) -> Option<String> {
 }
 
 /// An output column of `model` (an alias it defines).
-fn output_column(s: &Server, model: &str, word: &str) -> Option<String> {
+fn output_column(s: &World, model: &str, word: &str) -> Option<String> {
     let plan = streamform::model::model_plan(&s.db, s.files.project, ModelName::new(&s.db, model.to_string())).as_ref()?;
     let c = plan.sink().schema.iter().find(|c| c.name.eq_ignore_ascii_case(word))?;
     Some(format!("`{}`: {} — output column of `{model}`", c.name, c.ty))

@@ -6,10 +6,10 @@ use streamform::manifest::model_identity;
 use streamform::ModelName;
 
 use super::position::relative;
-use super::server::Server;
+use super::state::World;
 use super::syntax::model_of;
 
-pub fn lenses(s: &Server, p: &CodeLensParams) -> Option<Vec<CodeLens>> {
+pub fn lenses(s: &World, p: &CodeLensParams) -> Option<Vec<CodeLens>> {
     let path = relative(&s.root, &p.text_document.uri)?;
     let model = model_of(&path)?;
     let title = match model_identity(&s.db, s.files.project, ModelName::new(&s.db, model.clone())) {

@@ -5,8 +5,9 @@
 //!
 //! - [`transport`]: the base protocol, tolerant of malformed frames.
 //! - [`position`]: offsets ↔ LSP positions, paths ↔ URIs.
-//! - [`server`]: the session (database, files, published diagnostics) and
-//!   the main loop.
+//! - [`state`]: what features read (database, files table, root).
+//! - [`server`]: the session (published diagnostics, the worker) and the
+//!   main loop.
 //! - [`diagnostics`], [`hover`], [`navigate`], [`complete`], [`rename`],
 //!   [`lens`]: one file per feature.
 
@@ -18,6 +19,7 @@ mod navigate;
 mod position;
 mod rename;
 mod server;
+mod state;
 mod syntax;
 mod transport;
 

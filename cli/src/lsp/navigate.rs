@@ -8,7 +8,7 @@ use streamform::sql::scan::scan_located_reads;
 use streamform::SourceName;
 
 use super::position::{offset_at, position_at, range_of, relative, uri};
-use super::server::Server;
+use super::state::World;
 use super::syntax::{columns_in_scope, model_of, read_at, word_at, Origin};
 
 /// What a position names.
@@ -19,7 +19,7 @@ enum Target {
     Column { model: String, name: String },
 }
 
-fn target_at(s: &Server, path: &str, text: &str, offset: usize) -> Option<Target> {
+fn target_at(s: &World, path: &str, text: &str, offset: usize) -> Option<Target> {
     match classify_path(path)? {
         FileKind::Model => {
             if let Some(r) = read_at(text, offset) {
@@ -37,16 +37,16 @@ fn target_at(s: &Server, path: &str, text: &str, offset: usize) -> Option<Target
     }
 }
 
-fn file_start(s: &Server, path: &str) -> Location {
+fn file_start(s: &World, path: &str) -> Location {
     Location { uri: uri(&s.root, path), range: Range::default() }
 }
 
-fn model_location(s: &Server, name: &str) -> Option<Location> {
+fn model_location(s: &World, name: &str) -> Option<Location> {
     let f = model_file(&s.db, s.files.project, name)?;
     Some(file_start(s, f.path(&s.db)))
 }
 
-fn source_location(s: &Server, name: &str, column: Option<&str>) -> Option<Location> {
+fn source_location(s: &World, name: &str, column: Option<&str>) -> Option<Location> {
     let c = source_config(&s.db, s.files.project, SourceName::new(&s.db, name.to_string())).as_ref()?;
     let span = match column {
         Some(col) => c.column(col).map_or(c.span, |k| k.span),
@@ -69,7 +69,7 @@ fn find_word(text: &str, word: &str) -> Option<usize> {
     None
 }
 
-pub fn definition(s: &Server, p: &GotoDefinitionParams) -> Option<GotoDefinitionResponse> {
+pub fn definition(s: &World, p: &GotoDefinitionParams) -> Option<GotoDefinitionResponse> {
     let at = &p.text_document_position_params;
     let path = relative(&s.root, &at.text_document.uri)?;
     let text = s.text(&path)?;
@@ -93,7 +93,7 @@ pub fn definition(s: &Server, p: &GotoDefinitionParams) -> Option<GotoDefinition
 }
 
 /// Every `ref('m')` (or `source('s')`) call in the project's models.
-pub fn callers(s: &Server, name: &str, is_source: bool) -> Vec<(String, Range)> {
+pub fn callers(s: &World, name: &str, is_source: bool) -> Vec<(String, Range)> {
     let mut out = Vec::new();
     for &f in s.files.project.model_files(&s.db) {
         let text = f.text(&s.db);
@@ -106,7 +106,7 @@ pub fn callers(s: &Server, name: &str, is_source: bool) -> Vec<(String, Range)> 
     out
 }
 
-pub fn references(s: &Server, p: &ReferenceParams) -> Option<Vec<Location>> {
+pub fn references(s: &World, p: &ReferenceParams) -> Option<Vec<Location>> {
     let at = &p.text_document_position;
     let path = relative(&s.root, &at.text_document.uri)?;
     let text = s.text(&path)?;

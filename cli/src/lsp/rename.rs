@@ -14,11 +14,11 @@ use streamform::ModelName;
 
 use super::navigate::callers;
 use super::position::{offset_at, position_at, range_of, relative, uri};
-use super::server::Server;
+use super::state::World;
 use super::syntax::{read_at, word_at};
 
 /// The model a position names, and the range the editor should select.
-fn model_at(s: &Server, at: &TextDocumentPositionParams) -> Option<(String, Range)> {
+fn model_at(s: &World, at: &TextDocumentPositionParams) -> Option<(String, Range)> {
     let path = relative(&s.root, &at.text_document.uri)?;
     let text = s.text(&path)?;
     let offset = offset_at(text, at.position);
@@ -38,11 +38,11 @@ fn model_at(s: &Server, at: &TextDocumentPositionParams) -> Option<(String, Rang
     }
 }
 
-pub fn prepare(s: &Server, p: &TextDocumentPositionParams) -> Option<PrepareRenameResponse> {
+pub fn prepare(s: &World, p: &TextDocumentPositionParams) -> Option<PrepareRenameResponse> {
     model_at(s, p).map(|(_, r)| PrepareRenameResponse::Range(r))
 }
 
-pub fn rename(s: &Server, p: &RenameParams) -> Result<Option<WorkspaceEdit>, String> {
+pub fn rename(s: &World, p: &RenameParams) -> Result<Option<WorkspaceEdit>, String> {
     let Some((old, _)) = model_at(s, &p.text_document_position) else { return Ok(None) };
     let new = p.new_name.trim();
     if new.is_empty() || !new.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_') || new.starts_with(|c: char| c.is_ascii_digit()) {
@@ -86,7 +86,7 @@ pub fn rename(s: &Server, p: &RenameParams) -> Result<Option<WorkspaceEdit>, Str
 
 /// The `streamform.yml` edits: the model's entry renamed with
 /// `renamed_from: old` added (kept if already there), or a new entry.
-fn config_edits(s: &Server, old: &str, new: &str) -> Vec<TextEdit> {
+fn config_edits(s: &World, old: &str, new: &str) -> Vec<TextEdit> {
     let Some(text) = s.text(CONFIG_FILE) else { return Vec::new() };
     let cfg = model_config(&s.db, s.files.project, ModelName::new(&s.db, old.to_string()));
     let at_end = |t: &str| {
@@ -130,7 +130,7 @@ fn config_edits(s: &Server, old: &str, new: &str) -> Vec<TextEdit> {
 }
 
 /// Each fixture's `model: old`, renamed.
-fn fixture_edits(s: &Server, old: &str, new: &str) -> Vec<(String, TextEdit)> {
+fn fixture_edits(s: &World, old: &str, new: &str) -> Vec<(String, TextEdit)> {
     let mut out = Vec::new();
     for &f in s.files.project.fixture_files(&s.db) {
         let Ok(fx) = fixture(&s.db, f) else { continue };

@@ -19,24 +19,24 @@ use serde_json::{json, Value};
 use streamform::driver::{self, Work};
 use streamform::Database;
 
-use super::position::relative;
+use super::position::{relative, uri};
+use super::state::World;
 use super::transport::{self, to_value, Incoming};
 use crate::files::{Batch, Files};
+use lsp_types::notification::PublishDiagnostics;
 
 pub struct Server {
-    pub db: Database,
-    pub files: Files,
-    pub root: Utf8PathBuf,
+    world: World,
     /// Paths whose last published diagnostics were not empty.
-    pub published: BTreeSet<String>,
+    published: BTreeSet<String>,
     /// Paths the editor holds open: each revision publishes for them, empty
     /// lists included, so the editor knows its edit was checked.
-    pub open: BTreeSet<String>,
+    open: BTreeSet<String>,
     out: Sender<Value>,
     /// Counts input changes: a worker's result for an older revision is dropped.
-    pub(super) revision: u64,
+    revision: u64,
     /// The revision whose diagnostics are published.
-    pub(super) published_revision: Option<u64>,
+    published_revision: Option<u64>,
     /// A diagnostics worker is running.
     working: bool,
     results: (Sender<Computed>, Receiver<Computed>),
@@ -61,7 +61,7 @@ pub fn run(explicit: Option<String>, found: &str) -> u8 {
     let root = root.canonicalize_utf8().unwrap_or(root);
     let db = Database::default();
     let files = Files::load(&db, root.as_str());
-    let mut s = Server { db, files, root, published: BTreeSet::new(), open: BTreeSet::new(), out, revision: 0, published_revision: None, working: false, results: unbounded(), shutdown: false };
+    let mut s = Server { world: World { db, files, root }, published: BTreeSet::new(), open: BTreeSet::new(), out, revision: 0, published_revision: None, working: false, results: unbounded(), shutdown: false };
     s.respond(Response::new_ok(id, json!({"capabilities": capabilities(), "serverInfo": {"name": "streamform", "version": env!("CARGO_PKG_VERSION")}})));
     s.main_loop(&incoming)
 }
@@ -138,7 +138,7 @@ impl Server {
     /// a handle to the same database (the first time: the whole compile).
     fn start_worker(&mut self) {
         self.working = true;
-        let (db, project, root, revision, tx) = (self.db.clone(), self.files.project, self.root.clone(), self.revision, self.results.0.clone());
+        let (db, project, root, revision, tx) = (self.world.db.clone(), self.world.files.project, self.world.root.clone(), self.revision, self.results.0.clone());
         let first = self.published_revision.is_none();
         std::thread::spawn(move || {
             let by_file = salsa::Cancelled::catch(AssertUnwindSafe(|| {
@@ -191,25 +191,25 @@ impl Server {
                 self.shutdown = true;
                 Value::Null
             }
-            req::HoverRequest::METHOD => json!(super::hover::hover(self, &params(r.params)?)),
-            req::GotoDefinition::METHOD => json!(super::navigate::definition(self, &params(r.params)?)),
-            req::References::METHOD => json!(super::navigate::references(self, &params(r.params)?)),
-            req::Completion::METHOD => json!(super::complete::complete(self, &params(r.params)?)),
-            req::PrepareRenameRequest::METHOD => json!(super::rename::prepare(self, &params(r.params)?)),
-            req::Rename::METHOD => json!(super::rename::rename(self, &params(r.params)?).map_err(|m| (ErrorCode::InvalidRequest, m))?),
-            req::CodeLensRequest::METHOD => json!(super::lens::lenses(self, &params(r.params)?)),
+            req::HoverRequest::METHOD => json!(super::hover::hover(&self.world, &params(r.params)?)),
+            req::GotoDefinition::METHOD => json!(super::navigate::definition(&self.world, &params(r.params)?)),
+            req::References::METHOD => json!(super::navigate::references(&self.world, &params(r.params)?)),
+            req::Completion::METHOD => json!(super::complete::complete(&self.world, &params(r.params)?)),
+            req::PrepareRenameRequest::METHOD => json!(super::rename::prepare(&self.world, &params(r.params)?)),
+            req::Rename::METHOD => json!(super::rename::rename(&self.world, &params(r.params)?).map_err(|m| (ErrorCode::InvalidRequest, m))?),
+            req::CodeLensRequest::METHOD => json!(super::lens::lenses(&self.world, &params(r.params)?)),
             m => return Err((ErrorCode::MethodNotFound, format!("unsupported method {m}"))),
         };
         Ok(v)
     }
 
     fn notification(&mut self, n: Notification) {
-        let rel = |s: &Server, uri: &Url| relative(&s.root, uri);
+        let rel = |s: &Server, uri: &Url| relative(&s.world.root, uri);
         match n.method.as_str() {
             notif::DidOpenTextDocument::METHOD => {
                 if let Ok(p) = serde_json::from_value::<DidOpenTextDocumentParams>(n.params) {
                     if let Some(path) = rel(self, &p.text_document.uri) {
-                        self.files.open_buffer(&mut self.db, &path, p.text_document.text);
+                        self.world.files.open_buffer(&mut self.world.db, &path, p.text_document.text);
                         self.open.insert(path);
                         self.changed();
                     }
@@ -219,7 +219,7 @@ impl Server {
                 if let Ok(mut p) = serde_json::from_value::<DidChangeTextDocumentParams>(n.params) {
                     // Full sync: the last change holds the whole text.
                     if let (Some(path), Some(c)) = (rel(self, &p.text_document.uri), p.content_changes.pop()) {
-                        self.files.set_buffer(&mut self.db, &path, c.text);
+                        self.world.files.set_buffer(&mut self.world.db, &path, c.text);
                         self.changed();
                     }
                 }
@@ -227,7 +227,7 @@ impl Server {
             notif::DidCloseTextDocument::METHOD => {
                 if let Ok(p) = serde_json::from_value::<DidCloseTextDocumentParams>(n.params) {
                     if let Some(path) = rel(self, &p.text_document.uri) {
-                        self.files.close_buffer(&mut self.db, &path);
+                        self.world.files.close_buffer(&mut self.world.db, &path);
                         self.open.remove(&path);
                         self.changed();
                     }
@@ -239,7 +239,7 @@ impl Server {
             notif::DidChangeWatchedFiles::METHOD => {
                 if let Ok(p) = serde_json::from_value::<DidChangeWatchedFilesParams>(n.params) {
                     let paths = p.changes.iter().filter_map(|c| rel(self, &c.uri)).collect();
-                    let changes = self.files.apply(&mut self.db, &Batch { paths, rescan: false });
+                    let changes = self.world.files.apply(&mut self.world.db, &Batch { paths, rescan: false });
                     if !changes.is_empty() {
                         self.changed();
                     }
@@ -249,8 +249,18 @@ impl Server {
         }
     }
 
-    /// The text of a project file as the compiler sees it.
-    pub fn text(&self, path: &str) -> Option<&str> {
-        self.files.text(&self.db, path)
+    /// Publishes every file's diagnostics, and an empty list for each file
+    /// that had some and has none now, or is open.
+    fn publish(&mut self, revision: u64, by_file: Vec<(String, Vec<lsp_types::Diagnostic>)>) {
+        let now: BTreeSet<String> = by_file.iter().map(|(p, _)| p.clone()).collect();
+        let cleared: BTreeSet<&String> = self.published.iter().chain(self.open.iter()).filter(|p| !now.contains(*p)).collect();
+        for gone in cleared {
+            self.notify::<PublishDiagnostics>(PublishDiagnosticsParams { uri: uri(&self.world.root, gone), diagnostics: Vec::new(), version: None });
+        }
+        for (path, diagnostics) in by_file {
+            self.notify::<PublishDiagnostics>(PublishDiagnosticsParams { uri: uri(&self.world.root, &path), diagnostics, version: None });
+        }
+        self.published = now;
+        self.published_revision = Some(revision);
     }
 }

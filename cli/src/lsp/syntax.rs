@@ -7,7 +7,7 @@ use streamform::project::{model_name_of, source_config};
 use streamform::sql::scan::{scan_located_reads, NamedRead};
 use streamform::{ModelName, SourceName};
 
-use super::server::Server;
+use super::state::World;
 
 /// The `ref('m')`/`source('s')` whose quoted name holds `offset`.
 pub fn read_at(text: &str, offset: usize) -> Option<NamedRead> {
@@ -41,7 +41,7 @@ pub struct ScopeColumn {
 }
 
 /// Every column of every relation `model` reads, in FROM order.
-pub fn columns_in_scope(s: &Server, model: &str) -> Vec<ScopeColumn> {
+pub fn columns_in_scope(s: &World, model: &str) -> Vec<ScopeColumn> {
     let (db, p) = (&s.db, s.files.project);
     let reads = named_reads(db, p, ModelName::new(db, model.to_string()));
     let mut out = Vec::new();
