@@ -44,6 +44,10 @@ const WAIT: Duration = Duration::from_secs(20);
 
 impl Client {
     fn start(root: &Path) -> Client {
+        Client::start_with(root, json!(null))
+    }
+
+    fn start_with(root: &Path, options: Value) -> Client {
         let mut child = Command::new(env!("CARGO_BIN_EXE_streamform")).arg("lsp").arg("--stdio").current_dir(root).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap();
         let stdin = child.stdin.take().unwrap();
         let mut out = BufReader::new(child.stdout.take().unwrap());
@@ -69,7 +73,7 @@ impl Client {
             }
         });
         let mut c = Client { child, stdin, incoming: rx, next_id: 1, notes: Vec::new(), root: root.to_path_buf() };
-        let init = c.request("initialize", json!({"processId": null, "rootUri": c.uri(""), "capabilities": {}}));
+        let init = c.request("initialize", json!({"processId": null, "rootUri": c.uri(""), "capabilities": {}, "initializationOptions": options}));
         assert_eq!(init["result"]["capabilities"]["hoverProvider"], json!(true), "{init}");
         c.notify("initialized", json!({}));
         c
@@ -271,5 +275,28 @@ fn malformed_messages_get_errors_and_the_server_lives() {
     c.open(BIG, &text);
     let h = c.request("textDocument/hover", c.at(BIG, 1, 22));
     assert!(h["result"]["contents"]["value"].as_str().unwrap().contains("total_spend"), "{h}");
+    assert_eq!(c.shutdown(), 0);
+}
+
+#[test]
+fn the_code_lens_shows_the_upgrade_verdict_as_you_type() {
+    let root = project("verdict");
+    let out = Command::new(env!("CARGO_BIN_EXE_streamform")).args(["inspect-plan", "--json"]).current_dir(&root).output().unwrap();
+    fs::write(root.join("running.json"), &out.stdout).unwrap();
+    let mut c = Client::start_with(&root, json!({"compareWith": "running.json"}));
+    let m = "models/customer_totals.sql";
+    let text = fs::read_to_string(root.join(m)).unwrap();
+    c.open(m, &text);
+    let lens = |c: &mut Client| {
+        let l = c.request("textDocument/codeLens", json!({"textDocument": {"uri": c.uri(m)}}));
+        l["result"][1]["command"]["title"].as_str().unwrap_or("").to_string()
+    };
+    assert_eq!(lens(&mut c), "plan: SAFE");
+    // SUM to MAX changes the aggregate's state: plan's own verdict and reason.
+    c.change(m, 2, &text.replace("SUM(amount)", "MAX(amount)"));
+    let v = lens(&mut c);
+    assert!(v.starts_with("plan: BACKFILL REQUIRED: accumulator `max(amount)` added"), "{v}");
+    c.change(m, 3, &text);
+    assert_eq!(lens(&mut c), "plan: SAFE");
     assert_eq!(c.shutdown(), 0);
 }

@@ -61,7 +61,8 @@ pub fn run(explicit: Option<String>, found: &str) -> u8 {
     let root = root.canonicalize_utf8().unwrap_or(root);
     let db = Database::default();
     let files = Files::load(&db, root.as_str());
-    let mut s = Server { world: World { db, files, root }, published: BTreeSet::new(), open: BTreeSet::new(), out, revision: 0, published_revision: None, working: false, results: unbounded(), shutdown: false };
+    let compare_with = compare_with(&params, &root);
+    let mut s = Server { world: World { db, files, root, compare_with, running: Default::default() }, published: BTreeSet::new(), open: BTreeSet::new(), out, revision: 0, published_revision: None, working: false, results: unbounded(), shutdown: false };
     s.respond(Response::new_ok(id, json!({"capabilities": capabilities(), "serverInfo": {"name": "streamform", "version": env!("CARGO_PKG_VERSION")}})));
     s.main_loop(&incoming)
 }
@@ -81,6 +82,19 @@ fn wait_initialize(incoming: &Receiver<Incoming>, out: &Sender<Value>) -> Option
             _ => {}
         }
     }
+}
+
+/// The running plan the code lens compares with: the client's
+/// `initializationOptions.compareWith` (a plan manifest or an applied
+/// record, relative to the project), else the project's only applied record.
+fn compare_with(p: &InitializeParams, root: &Utf8PathBuf) -> Option<Utf8PathBuf> {
+    let given = p.initialization_options.as_ref().and_then(|o| o.get("compareWith")).and_then(Value::as_str);
+    if let Some(g) = given {
+        return Some(root.join(g));
+    }
+    let dir = root.join(crate::commands::plan::APPLIED_DIR);
+    let mut records: Vec<Utf8PathBuf> = dir.read_dir_utf8().ok()?.flatten().map(|e| e.path().to_owned()).filter(|p| p.extension() == Some("json")).collect();
+    (records.len() == 1).then(|| records.remove(0))
 }
 
 fn workspace_root(p: &InitializeParams) -> Option<Utf8PathBuf> {
