@@ -173,6 +173,12 @@ fn diagnostics_follow_the_buffer() {
     // Fixed in the buffer: the file's diagnostics are cleared.
     c.change(BIG, 3, &text);
     assert_eq!(c.diagnostics(BIG), Vec::<Value>::new());
+    // A file written on disk by something else (not open in the editor) is seen too.
+    fs::write(root.join("models/extra.sql"), "SELECT nope FROM source('orders')\n").unwrap();
+    let d = c.diagnostics("models/extra.sql");
+    assert_eq!(d[0]["code"], "E0509", "{d:?}");
+    fs::remove_file(root.join("models/extra.sql")).unwrap();
+    assert_eq!(c.diagnostics("models/extra.sql"), Vec::<Value>::new());
     assert_eq!(c.shutdown(), 0);
 }
 

@@ -64,7 +64,8 @@ pub fn run(explicit: Option<String>, found: &str) -> u8 {
     let compare_with = compare_with(&params, &root);
     let mut s = Server { world: World { db, files, root, compare_with, running: Default::default() }, published: BTreeSet::new(), open: BTreeSet::new(), out, revision: 0, published_revision: None, working: false, results: unbounded(), shutdown: false };
     s.respond(Response::new_ok(id, json!({"capabilities": capabilities(), "serverInfo": {"name": "streamform", "version": env!("CARGO_PKG_VERSION")}})));
-    s.main_loop(&incoming)
+    let disk = watch_disk(&s.world.root);
+    s.main_loop(&incoming, disk)
 }
 
 /// Answers requests before `initialize` with the error the protocol asks
@@ -97,6 +98,24 @@ fn compare_with(p: &InitializeParams, root: &Utf8PathBuf) -> Option<Utf8PathBuf>
     (records.len() == 1).then(|| records.remove(0))
 }
 
+/// Batches of project files changed on disk by anything but the editor's
+/// buffers (a `git checkout`, a file the editor renamed, a generator), from
+/// the same watcher as `watch`. Clients need not send didChangeWatchedFiles.
+fn watch_disk(root: &Utf8PathBuf) -> Receiver<Batch> {
+    let (tx, rx) = unbounded();
+    if let Ok(mut w) = crate::watch::events::Watcher::new(root.as_std_path()) {
+        std::thread::spawn(move || {
+            let quiet = std::time::Duration::from_millis(crate::watch::DEFAULT_DEBOUNCE_MS);
+            while let Some(b) = w.next_batch(quiet, None) {
+                if tx.send(b).is_err() {
+                    break;
+                }
+            }
+        });
+    }
+    rx
+}
+
 fn workspace_root(p: &InitializeParams) -> Option<Utf8PathBuf> {
     #[allow(deprecated)]
     let uri = p.workspace_folders.as_ref().and_then(|f| f.first()).map(|f| f.uri.clone()).or_else(|| p.root_uri.clone())?;
@@ -121,8 +140,9 @@ fn send(out: &Sender<Value>, m: Message) {
 }
 
 impl Server {
-    fn main_loop(&mut self, incoming: &Receiver<Incoming>) -> u8 {
+    fn main_loop(&mut self, incoming: &Receiver<Incoming>, disk: Receiver<Batch>) -> u8 {
         let results = self.results.1.clone();
+        let mut disk = disk;
         loop {
             // Start diagnostics once the queue is empty: a burst of edits is one recompute.
             if !self.working && self.published_revision != Some(self.revision) && incoming.is_empty() {
@@ -135,6 +155,15 @@ impl Server {
                     Ok(Incoming::Message(Message::Notification(n))) => self.notification(n),
                     Ok(Incoming::Message(Message::Response(_)) | Incoming::Malformed) => {}
                     Ok(Incoming::Closed) | Err(_) => return 1,
+                },
+                recv(disk) -> batch => match batch {
+                    Ok(b) => {
+                        if !self.world.files.apply(&mut self.world.db, &b).is_empty() {
+                            self.changed();
+                        }
+                    }
+                    // The watcher stopped: edits still arrive from the editor.
+                    Err(_) => disk = crossbeam_channel::never(),
                 },
                 recv(results) -> done => {
                     self.working = false;
