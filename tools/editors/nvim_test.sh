@@ -11,8 +11,9 @@ if ! command -v nvim >/dev/null; then
   if [ "$(id -u)" = 0 ]; then apt-get install -y -qq neovim >/dev/null || { apt-get update -qq && apt-get install -y -qq neovim >/dev/null; }
   else sudo apt-get install -y -qq neovim >/dev/null; fi
 fi
-bin="${STREAMFORM_BIN:-$repo/target/release/streamform}"
-[ -x "$bin" ] || (cd "$repo" && cargo build --release -q -p streamform-cli)
+# The binary under test: STREAMFORM_BIN, else the release build brought up to date.
+if [ -n "${STREAMFORM_BIN:-}" ]; then bin="$STREAMFORM_BIN"
+else (cd "$repo" && cargo build --release -q -p streamform-cli); bin="$repo/target/release/streamform"; fi
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 cp -r "$repo/examples/shop" "$work/shop"
