@@ -167,7 +167,7 @@ codes! {
     WindowWithoutAggregate = "E0312",
     /// an output column written to a sink has a type Streamform cannot write (`date`, `float`, `smallint`, an untyped NULL, …)
     SinkColumnTypeUnsupported = "E0320",
-    /// an upsert model's `key` names a column its output does not have
+    /// an upsert model with a sink declares a `key` column its output does not have (Flink's PRIMARY KEY must be a column of the sink)
     KeyNotInOutput = "E0321",
     /// an upsert model without key writes a Kafka sink in a format other than json
     KeylessUpsertSinkFormat = "E0322",
