@@ -38,9 +38,12 @@ enum Command {
         /// Treat warnings as errors
         #[arg(long)]
         strict: bool,
-        /// Print the check report as JSON
-        #[arg(long)]
+        /// Print the check report as JSON (the same as `--format json`)
+        #[arg(long, conflicts_with = "format")]
         json: bool,
+        /// How to print the report: text, json, github (Actions annotations) or sarif (SARIF 2.1.0)
+        #[arg(long, value_enum, default_value = "text")]
+        format: commands::check::Format,
     },
     /// Print the plan identity of one model, or of all models and the application digest
     InspectPlan {
@@ -268,7 +271,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     render::color::init(cli.color);
     let code = match cli.command {
-        Command::Check { project, strict, json } => commands::check::run(&project.resolve(), strict, json),
+        Command::Check { project, strict, json, format } => commands::check::run(&project.resolve(), strict, if json { commands::check::Format::Json } else { format }),
         Command::InspectPlan { model, select, project, json } => commands::inspect::inspect_plan(&project.resolve(), model.as_deref(), &select, json),
         Command::Explain { model, select, project, json } => commands::inspect::explain(&project.resolve(), model.as_deref(), &select, json),
         Command::Graph { project, format, json } => commands::graph::run(&project.resolve(), format, json),

@@ -34,6 +34,10 @@ golden!(contracts, "contracts", 1);
 golden!(windows, "windows", 1);
 golden!(upsert_keys, "upsert_keys", 1);
 golden!(refs, "refs", 1);
+// Functions of other engines: the help names what to write instead.
+golden!(slips, "slips", 1);
+// A YAML slip: `decimal(10,2)` in a flow map is cut at its comma.
+golden!(slips_yaml, "slips_yaml", 2);
 // A quarantine topic of a source no model reads needs no kafka: section.
 golden!(unread_quarantine, "unread_quarantine", 0);
 // Items the original's planner names alike (a cast is named by its operand).

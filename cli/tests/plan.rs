@@ -94,7 +94,8 @@ golden!(scalar, 1); //              SQL past the original: a CASE inside SUM cha
 golden!(retract, 1); //             an aggregate's upstream became an upsert model: its MIN/MAX turned retracting (WITH RETRACT)
 golden!(union, 1); //               a UNION ALL reformatted and given an input (ordinals kept: COMPATIBLE); a union's inputs swapped (the aggregate after it: BACKFILL, and the hints)
 golden!(union_hint, 0); //          the same swap with `nodes:` hints: a union's inputs compare as a set, so nothing changed (SAFE)
-golden!(topn, 1); //                Top-N and deduplication: N, Top-1 → Top-N, the order, the partition, first → last, the stored row, retention (never SAFE or COMPATIBLE); a reformat and a reader's change leave the Rank SAFE
+golden!(topn, 1); //                Top-N and deduplication: N, Top-1 → Top-N, the order, the partition, first → last, the stored row (never SAFE or COMPATIBLE); a reformat and a reader's change leave the Rank SAFE
+golden!(topn_retention, 1); //      a deduplication's retention (alone: models that rank rows share the job's one TTL on Flink, E0323)
 golden!(topn_restore, 1); //        a Top-N's stored row lost a column: STATE INCOMPATIBLE, and Flink refuses the savepoint (restore_probe.py topn_restore v1 v2)
 golden!(join, 1); //                joins: a key added, the stored columns grown (STATE INCOMPATIBLE), the residual condition changed (BACKFILL), retention turned on (MIGRATION), the equality swapped and reformatted (SAFE)
 golden!(safe, 0); //                formatting, canonical retention, idle_timeout, source key, sink format

@@ -45,6 +45,34 @@ impl Unsupported {
             Unsupported::Interval => "Interval(ms)",
         }
     }
+
+    /// The type as a model's author wrote or meant it, for messages
+    /// (`date`, not the plan's `Date32`).
+    pub fn sql_name(self) -> &'static str {
+        match self {
+            Unsupported::Utf8View => "string view",
+            Unsupported::Float32 => "float (32-bit)",
+            Unsupported::Null => "an untyped NULL",
+            Unsupported::Int8 => "tinyint",
+            Unsupported::Int16 => "smallint",
+            Unsupported::Date32 => "date",
+            Unsupported::DurationMs => "a duration (timestamp minus timestamp)",
+            Unsupported::Interval => "an interval",
+        }
+    }
+
+    /// What to write instead, for the help of E0320.
+    pub fn instead(self) -> &'static str {
+        match self {
+            Unsupported::Utf8View => "CAST it AS STRING",
+            Unsupported::Float32 => "CAST it AS DOUBLE (float64)",
+            Unsupported::Null => "give the NULL a type: CAST(NULL AS STRING), or the type the column should have",
+            Unsupported::Int8 | Unsupported::Int16 => "CAST it AS INT (int32) or BIGINT (int64)",
+            Unsupported::Date32 => "truncate the timestamp to the day, FLOOR(ts TO DAY), or write the day as text, DATE_FORMAT(ts, 'yyyy-MM-dd')",
+            Unsupported::DurationMs => "compare the timestamps instead, or add an INTERVAL to one of them",
+            Unsupported::Interval => "add the INTERVAL to a timestamp column",
+        }
+    }
 }
 
 pub const SUPPORTED_TYPES: &str = "int32, int64, float64, decimal, string, boolean, timestamp, decimal(precision,scale)";

@@ -9,19 +9,36 @@ use streamform::ModelName;
 use crate::commands::print_diagnostics_stderr;
 use crate::load::load;
 use crate::out::{eprint, print, print_text};
+use crate::render::annotations;
 use crate::render::check::{self, CheckView, ModelRow};
 use crate::render::json::to_pretty_json;
 
-pub fn run(project: &str, strict: bool, json: bool) -> u8 {
+/// How `check` prints its report.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// The tables and rustc-style diagnostics
+    Text,
+    /// The check report (`streamform schema check-report`)
+    Json,
+    /// GitHub Actions annotations, one `::error`/`::warning` line per diagnostic
+    Github,
+    /// SARIF 2.1.0, for code-scanning tools
+    Sarif,
+}
+
+pub fn run(project: &str, strict: bool, format: Format) -> u8 {
     let mut loaded = load(project);
     driver::compile(&mut loaded.db, loaded.project, Work::Checks);
     let db = &loaded.db;
     let p = loaded.project;
+    let text = |path: &str| loaded.file_text(path);
     let load_errors = all_load_errors(db, p);
     if !load_errors.is_empty() {
-        if json {
-            let doc = check::json_not_loaded(&loaded.root, &load_errors, strict);
-            print(&to_pretty_json(&doc));
+        match format {
+            Format::Json => print(&to_pretty_json(&check::json_not_loaded(&loaded.root, &load_errors, strict, &text))),
+            Format::Github => print(&annotations::github(&loaded.root, &load_errors, &text)),
+            Format::Sarif => print(&to_pretty_json(&annotations::sarif(&loaded.root, &load_errors, &text))),
+            Format::Text => {}
         }
         eprint(&format!("error: could not load project at {}\n\n", loaded.root));
         print_diagnostics_stderr(&loaded, &load_errors);
@@ -43,10 +60,11 @@ pub fn run(project: &str, strict: bool, json: bool) -> u8 {
     let mut sources: Vec<_> = sources_config(db, p).as_ref().map(|s| s.iter().collect()).unwrap_or_default();
     sources.sort_by(|a, b| a.name.as_bytes().cmp(b.name.as_bytes()));
     let view = CheckView { root: &loaded.root, config, models, sources, report, strict };
-    if json {
-        print(&to_pretty_json(&check::json(&view)));
-    } else {
-        print_text(&check::text(&view, &|path| loaded.file_text(path)));
+    match format {
+        Format::Json => print(&to_pretty_json(&check::json(&view, &text))),
+        Format::Github => print(&annotations::github(&loaded.root, &report.diagnostics, &text)),
+        Format::Sarif => print(&to_pretty_json(&annotations::sarif(&loaded.root, &report.diagnostics, &text))),
+        Format::Text => print_text(&check::text(&view, &text)),
     }
     if view.passed() {
         0

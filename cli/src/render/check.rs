@@ -175,6 +175,22 @@ pub struct DiagnosticReport {
     /// (an addition to the original's report; absent when there are none).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub labels: Vec<LabelReport>,
+    /// Streamform's additions: the code, and where the marked text starts
+    /// and ends (1-based lines, columns in characters; the end is exclusive
+    /// and equals the start for a point). Absent when the diagnostic has no
+    /// position in a file.
+    pub code: &'static str,
+    /// The file a load error is in (its `path` is the project root).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub column: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub end_line: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub end_column: Option<u32>,
 }
 
 #[derive(Serialize)]
@@ -193,14 +209,30 @@ impl LabelReport {
     }
 }
 
+/// The text of a project file, by its path relative to the root.
+pub type FileText<'a> = &'a dyn Fn(&str) -> Option<String>;
+
 impl DiagnosticReport {
-    pub fn of(d: &Diagnostic) -> DiagnosticReport {
+    pub fn of(d: &Diagnostic, text: FileText) -> DiagnosticReport {
         let labels = d.labels.iter().map(LabelReport::of).collect();
-        DiagnosticReport { severity: d.severity.as_str(), path: d.path.clone(), message: d.message.clone(), help: d.help.clone(), labels }
+        let end = d.span.zip(d.path.as_deref().and_then(text)).map(|(s, t)| s.end(&t));
+        DiagnosticReport {
+            severity: d.severity.as_str(),
+            path: d.path.clone(),
+            message: d.message.clone(),
+            help: d.help.clone(),
+            labels,
+            code: d.code.as_str(),
+            file: None,
+            line: d.span.map(|s| s.line),
+            column: d.span.map(|s| s.col),
+            end_line: end.map(|e| e.0),
+            end_column: end.map(|e| e.1),
+        }
     }
 }
 
-pub fn json(v: &CheckView) -> Report {
+pub fn json(v: &CheckView, text: FileText) -> Report {
     Report {
         check_version: 1,
         loaded: true,
@@ -224,12 +256,12 @@ pub fn json(v: &CheckView) -> Report {
             .map(|s| SourceSummary { name: s.name.clone(), connector: s.connector.as_str(), format: s.format.as_str(), topic: s.topic.clone(), path: s.path.clone(), columns: s.columns.len() })
             .collect(),
         fixtures: v.report.fixtures.iter().map(|f| FixtureSummary { model: f.model.clone(), path: f.path.clone(), given: f.given, expect: f.expect }).collect(),
-        diagnostics: v.report.diagnostics.iter().map(DiagnosticReport::of).collect(),
+        diagnostics: v.report.diagnostics.iter().map(|d| DiagnosticReport::of(d, text)).collect(),
     }
 }
 
 /// The document printed when the project does not load.
-pub fn json_not_loaded(root: &str, errors: &[Diagnostic], strict: bool) -> Report {
+pub fn json_not_loaded(root: &str, errors: &[Diagnostic], strict: bool, text: FileText) -> Report {
     Report {
         check_version: 1,
         loaded: false,
@@ -242,8 +274,9 @@ pub fn json_not_loaded(root: &str, errors: &[Diagnostic], strict: bool) -> Repor
         diagnostics: errors
             .iter()
             .map(|d| {
-                let mut r = DiagnosticReport::of(d);
+                let mut r = DiagnosticReport::of(d, text);
                 r.path = Some(root.to_string());
+                r.file = d.path.clone();
                 if let Some(p) = &d.path {
                     let loc = d.span.map(|s| format!(":{}:{}", s.line, s.col)).unwrap_or_default();
                     if !r.message.contains(p.as_str()) {

@@ -1,5 +1,6 @@
 //! Text renderings of the compiler's documents.
 
+pub mod annotations;
 pub mod check;
 pub mod bless;
 pub mod color;

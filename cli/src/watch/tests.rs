@@ -153,7 +153,9 @@ fn logic_edit_reruns_only_the_edited_model() {
         model_reads(a)
         named_reads(a)
         parse_model(a)
-        segment_model_entries(project)"#]].assert_eq(&executed);
+        segment_model_entries(project)
+        sink_checks(project)
+        sink_nullable_key(project)"#]].assert_eq(&executed);
 }
 
 #[test]
@@ -186,7 +188,10 @@ fn contract_edit_reruns_its_readers_too() {
         model_reads(a)
         named_reads(a)
         parse_model(a)
-        segment_model_entries(project)"#]].assert_eq(&executed);
+        segment_model_entries(project)
+        sink_checks(project)
+        sink_checks(project)
+        sink_nullable_key(project)"#]].assert_eq(&executed);
 }
 
 #[test]
@@ -328,6 +333,9 @@ fn first_edit_of_a_file() {
         segment_checks(project)
         segment_model_entries(project)
         segment_upstream(project)
+        sink_checks(project)
+        sink_checks(project)
+        sink_nullable_key(project)
         upstream_sources(a)
         upstream_sources(b)"#]].assert_eq(&executed);
 }

@@ -16,7 +16,10 @@ use std::collections::BTreeMap;
 use crate::config::{Connector, ProjectConfig};
 use crate::db::{Db, ModelName, Project, SourceFile, SourceName};
 use crate::diagnostic::{did_you_mean, Diagnostic, Severity};
+use crate::backend::flink::script::job_ttl;
 use crate::graph::dependency_graph;
+use crate::plan::node::Retention;
+use crate::sink::sink_checks;
 use crate::model::{model_plan, upstream_sources};
 use crate::project::{self, model_file, project_config, sources_config, CONFIG_FILE, SOURCES_FILE};
 
@@ -82,6 +85,8 @@ pub(crate) struct SegmentChecks {
     /// Per model: its planning diagnostics, then its hints' diagnostics.
     planning: Vec<Diagnostic>,
     key_order: Vec<Diagnostic>,
+    /// Each model that ranks rows, and a retention of its (E0323).
+    ranks: Vec<(String, Retention)>,
     /// Sources the segment's models name, sorted and deduplicated.
     sources_read: Vec<String>,
 }
@@ -98,6 +103,8 @@ pub(crate) fn segment_checks(db: &dyn Db, project: Project, segment: u32) -> Seg
         out.window.extend(c.window.iter().cloned());
         out.planning.extend(c.planning.iter().cloned());
         out.planning.extend(crate::upgrade::hints::hint_diagnostics(db, project, key).iter().cloned());
+        out.planning.extend(sink_checks(db, project, key).iter().cloned());
+        out.ranks.extend(c.rank_retentions.iter().map(|r| (n.clone(), *r)));
         out.key_order.extend(c.key_order.iter().cloned());
         out.sources_read.extend(crate::model::named_reads(db, project, key).sources.iter().cloned());
     }
@@ -142,6 +149,8 @@ pub fn check_report(db: &dyn Db, project: Project) -> CheckReport {
     for r in &segments {
         d.extend(r.planning.iter().cloned());
     }
+    let ranks: Vec<(String, Retention)> = segments.iter().flat_map(|r| r.ranks.iter().cloned()).collect();
+    d.extend(job_ttl(db, project, &ranks).err());
     for &f in project.fixture_files(db) {
         let (summary, diags) = fixture_checks(db, project, f);
         report.fixtures.extend(summary.clone());

@@ -4,6 +4,7 @@
 use sqlparser::ast::{self as sql, Spanned};
 
 use crate::config::project::WindowConfig;
+use crate::backend::flink::script::rank_retentions;
 use crate::window::WindowShape;
 use crate::config::{Connector, LatePolicy, Materialized, ModelConfig, SourceConfig};
 use crate::db::{Db, ModelName, Project, SourceFile, SourceName};
@@ -28,6 +29,8 @@ pub struct ModelChecks {
     pub planning: Vec<Diagnostic>,
     /// How the source's partitioning key meets the aggregate.
     pub key_order: Vec<Diagnostic>,
+    /// The retention of each Rank node (models that rank rows must agree: E0323).
+    pub rank_retentions: Vec<Retention>,
 }
 
 fn upstream_configs(db: &dyn Db, project: Project, name: ModelName<'_>) -> Vec<SourceConfig> {
@@ -72,37 +75,13 @@ pub fn model_checks<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>
         }
     }
     let Some(plan) = &lowered.plan else { return out };
+    out.rank_retentions = rank_retentions(plan).collect();
     if let (Some(rank), Some(root)) = (plan.nodes.iter().find(|x| x.operator == Operator::Rank).and_then(|x| x.state.as_ref()), upstream.first()) {
         rank_order_checks(&n, &rank.keys, root, &mut out.key_order);
     }
     unaliased_column_warnings(db, &n, file, plan, &mut out.planning);
     unbounded_join_warnings(db, &n, file, plan, &mut out.planning);
     out
-}
-
-/// W0820/W0821: how the root Kafka source's partitioning key meets a
-/// Rank's partition. Unlike an aggregate's, a Rank's result depends on the
-/// order its rows arrive in (which of equal rows a Top-N keeps, which of
-/// two rows at one time a deduplication keeps last).
-fn rank_order_checks(n: &str, partition: &[String], root: &SourceConfig, out: &mut Vec<Diagnostic>) {
-    if root.connector != Connector::Kafka {
-        return;
-    }
-    let sn = &root.name;
-    let why = "rows of one partition of the ranking can arrive in another order than the tests show, and which of equal rows a Top-N keeps (or a deduplication keeps last, at equal times) follows that order";
-    match &root.key {
-        None => out.push(
-            Diagnostic::warning(Code::RankOverUnkeyedKafka, format!("model `{n}` ranks source `{sn}`, which declares no key; if its topic has several partitions, {why}"))
-                .at(project::SOURCES_FILE, Some(root.span.with_len(sn.len())))
-                .help(format!("declare `key:` on `{sn}`: the columns its producers partition messages by")),
-        ),
-        Some((skey, span)) if !skey.iter().all(|k| partition.contains(k)) => out.push(
-            Diagnostic::warning(Code::RankPartitionMissesSourceKey, format!("model `{n}` ranks rows partitioned by [{}], which does not include all of source `{sn}`'s key ({}); {why}", partition.join(", "), skey.join(", ")))
-                .at(project::SOURCES_FILE, Some(*span))
-                .help("partition by the source's key columns too, or order by enough columns that no two rows tie"),
-        ),
-        _ => {}
-    }
 }
 
 /// W0860: a join without retention keeps every row of both inputs.
@@ -286,26 +265,78 @@ fn unaliased_column_warnings(db: &dyn Db, n: &str, file: SourceFile, plan: &Mode
     }
 }
 
+/// How a keyed node groups rows, for [`source_key_checks`]: the codes and
+/// the words of its two warnings.
+struct KeyedBy<'a> {
+    /// The columns it groups (or partitions) by.
+    keys: &'a [String],
+    unkeyed: Code,
+    misses: Code,
+    /// "aggregates", "ranks".
+    verb: &'a str,
+    /// "groups by", "ranks rows partitioned by".
+    grouped: &'a str,
+    /// What may differ from the tests when the source declares no key.
+    why_unkeyed: &'a str,
+    /// ... and when the keys miss a column of the source's key.
+    why_misses: &'a str,
+    help_misses: &'a str,
+}
+
 /// W0765/W0766: how the root Kafka source's partitioning key meets the
 /// key of an unwindowed aggregate.
 /// A window emits each group once, final: arrival order does not show, so
 /// only an unwindowed aggregate's `keys` are checked.
 fn key_order_checks(n: &str, keys: &[String], root: &SourceConfig, out: &mut Vec<Diagnostic>) {
     let keys: Vec<String> = keys.iter().filter(|k| *k != "window_start" && *k != "window_end").cloned().collect();
+    let order = "one group's updates may reach the sink in a different order than the tests show (final values are the same)";
+    source_key_checks(n, root, KeyedBy {
+        keys: &keys,
+        unkeyed: Code::AggregateOverUnkeyedKafka,
+        misses: Code::GroupByMissesSourceKey,
+        verb: "aggregates",
+        grouped: "groups by",
+        why_unkeyed: order,
+        why_misses: "one group's events can arrive on several partitions, so its updates may reach the sink in a different order than the tests show (final values are the same)",
+        help_misses: "group by the source's key columns too, or make sure the sink's readers only need the latest value per key",
+    }, out);
+}
+
+/// W0820/W0821: how the root Kafka source's partitioning key meets a
+/// Rank's partition. Unlike an aggregate's, a Rank's result depends on the
+/// order its rows arrive in (which of equal rows a Top-N keeps, which of
+/// two rows at one time a deduplication keeps last).
+fn rank_order_checks(n: &str, partition: &[String], root: &SourceConfig, out: &mut Vec<Diagnostic>) {
+    let why = "rows of one partition of the ranking can arrive in another order than the tests show, and which of equal rows a Top-N keeps (or a deduplication keeps last, at equal times) follows that order";
+    source_key_checks(n, root, KeyedBy {
+        keys: partition,
+        unkeyed: Code::RankOverUnkeyedKafka,
+        misses: Code::RankPartitionMissesSourceKey,
+        verb: "ranks",
+        grouped: "ranks rows partitioned by",
+        why_unkeyed: why,
+        why_misses: why,
+        help_misses: "partition by the source's key columns too, or order by enough columns that no two rows tie",
+    }, out);
+}
+
+/// A keyed node over a Kafka source: the source declares no key, or the
+/// node's keys do not include all of it.
+fn source_key_checks(n: &str, root: &SourceConfig, k: KeyedBy, out: &mut Vec<Diagnostic>) {
     if root.connector != Connector::Kafka {
         return;
     }
     let sn = &root.name;
     match &root.key {
         None => out.push(
-            Diagnostic::warning(Code::AggregateOverUnkeyedKafka, format!("model `{n}` aggregates source `{sn}`, which declares no key; if its topic has several partitions, one group's updates may reach the sink in a different order than the tests show (final values are the same)"))
+            Diagnostic::warning(k.unkeyed, format!("model `{n}` {} source `{sn}`, which declares no key; if its topic has several partitions, {}", k.verb, k.why_unkeyed))
                 .at(project::SOURCES_FILE, Some(root.span.with_len(sn.len())))
                 .help(format!("declare `key:` on `{sn}`: the columns its producers partition messages by")),
         ),
-        Some((skey, span)) if !skey.iter().all(|k| keys.contains(k)) => out.push(
-            Diagnostic::warning(Code::GroupByMissesSourceKey, format!("model `{n}` groups by [{}], which does not include all of source `{sn}`'s key ({}); one group's events can arrive on several partitions, so its updates may reach the sink in a different order than the tests show (final values are the same)", keys.join(", "), skey.join(", ")))
+        Some((skey, span)) if !skey.iter().all(|c| k.keys.contains(c)) => out.push(
+            Diagnostic::warning(k.misses, format!("model `{n}` {} [{}], which does not include all of source `{sn}`'s key ({}); {}", k.grouped, k.keys.join(", "), skey.join(", "), k.why_misses))
                 .at(project::SOURCES_FILE, Some(*span))
-                .help("group by the source's key columns too, or make sure the sink's readers only need the latest value per key"),
+                .help(k.help_misses),
         ),
         _ => {}
     }

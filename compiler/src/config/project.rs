@@ -132,6 +132,8 @@ pub struct ModelConfig {
     pub materialized: Materialized,
     pub key: Option<Vec<String>>,
     pub key_span: Option<Span>,
+    /// Where each `key:` entry is written, in order (a flow or block list).
+    pub key_entry_spans: Vec<Span>,
     pub sink: Option<SinkConfig>,
     pub retention: Option<Duration>,
     pub retention_span: Option<Span>,
@@ -148,6 +150,7 @@ impl ModelConfig {
             materialized: Materialized::Append,
             key: None,
             key_span: None,
+            key_entry_spans: Vec::new(),
             sink: None,
             retention: None,
             retention_span: None,
@@ -323,6 +326,9 @@ fn decode_model(d: &mut Decoder, name: &str, span: Span, node: &yaml::Node) -> O
     if let Some(v) = f.get("key") {
         m.key = d.string_list(v, &format!("{what}.key"));
         m.key_span = Some(v.span);
+        if let Value::Seq(items) = &v.value {
+            m.key_entry_spans = items.iter().map(|i| i.span.with_len(i.scalar_text().map_or(0, |t| t.len()))).collect();
+        }
     }
     if let Some(v) = f.get_some("sink") {
         m.sink = decode_sink(d, &what, v);

@@ -191,8 +191,13 @@ fn decode_schema(d: &mut Decoder, v: &yaml::Node, what: &str, name: &str) -> Opt
             Ok(t) => columns.push(Column { name: col, ty: t, span: key.span }),
             Err(TypeError::MalformedDecimal) => {
                 ok = false;
-                d.error(Code::BadColumnType, ty.span, format!("column `{col}` of source `{name}` has the malformed decimal type `{text}`"),
-                    Some("write decimal(precision,scale) with precision 1 to 38 and scale 0 to precision, for example decimal(12,2)".into()));
+                // In a flow map `{…}` the comma of decimal(10,2) ends the value.
+                let help = if !text.contains(')') {
+                    format!("in a flow map `{{…}}` a comma ends the value, so the type was cut at `{text}`: quote it, for example `{col}: \"decimal(12,2)\"`, or write the schema one column per line")
+                } else {
+                    "write decimal(precision,scale) with precision 1 to 38 and scale 0 to precision, for example decimal(12,2)".into()
+                };
+                d.error(Code::BadColumnType, ty.span, format!("column `{col}` of source `{name}` has the malformed decimal type `{text}`"), Some(help));
             }
             Err(TypeError::Unsupported) => {
                 ok = false;

@@ -22,6 +22,14 @@ macro_rules! codes {
                     $(Code::$name => $code,)*
                 }
             }
+
+            /// What the code means, one line (its docs/errors.md row):
+            /// SARIF's rule description.
+            pub fn meaning(self) -> &'static str {
+                match self {
+                    $(Code::$name => concat!($($doc),*).trim(),)*
+                }
+            }
         }
     };
 }
@@ -157,6 +165,14 @@ codes! {
     PlannedWindowWithRetention = "E0311",
     /// a window on a model that does not aggregate
     WindowWithoutAggregate = "E0312",
+    /// an output column written to a sink has a type Streamform cannot write (`date`, `float`, `smallint`, an untyped NULL, …)
+    SinkColumnTypeUnsupported = "E0320",
+    /// an upsert model with a sink declares a `key` column its output does not have (Flink's PRIMARY KEY must be a column of the sink)
+    KeyNotInOutput = "E0321",
+    /// an upsert model without key writes a Kafka sink in a format other than json
+    KeylessUpsertSinkFormat = "E0322",
+    /// models that rank rows declare different retentions (Flink has one job-wide TTL for them)
+    RankRetentionsDiffer = "E0323",
     /// the SQL does not parse, is empty, holds several statements, or is not a SELECT
     SqlNotOneSelect = "E0400",
     /// a construct outside the supported subset (CASE, IN, LIKE, functions other than sum/count/min/max, DISTINCT, joins, UNION, LIMIT, …)

@@ -24,6 +24,17 @@ impl Span {
         self
     }
 
+    /// Where the marked text ends in `text`, the file it marks: the 1-based
+    /// line and column (in characters) just past it.
+    pub fn end(&self, text: &str) -> (u32, u32) {
+        let mut at = (self.offset as usize + self.len as usize).min(text.len());
+        while !text.is_char_boundary(at) {
+            at -= 1;
+        }
+        let end = Span::at_offset(text, at, 0);
+        (end.line, end.col)
+    }
+
     /// The span of `len` bytes at byte `offset` of `text`.
     pub fn at_offset(text: &str, offset: usize, len: usize) -> Span {
         let offset = offset.min(text.len());

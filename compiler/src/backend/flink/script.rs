@@ -6,9 +6,9 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use super::ddl::{self, iceberg_catalog, sink_ddl, sink_table_name, source_ddl, SourceDdl};
-use super::expr::{ident, sql_type, string_literal};
+use super::expr::{ident, string_literal};
 use super::query::{model_query, ModelQuery};
-use crate::config::{Connector, Format, Materialized, Target};
+use crate::config::{Connector, Target};
 use crate::db::{Db, Environment, ModelName, Project, SourceName};
 use crate::diagnostic::Diagnostic;
 use crate::duration::Duration;
@@ -16,7 +16,7 @@ use crate::graph::dependency_graph;
 use crate::model::{model_contract, model_plan, model_reads};
 use crate::plan::node::{Column, ModelPlan, NodeKind, Retention};
 use crate::project::{model_config, project_config, source_config, CONFIG_FILE};
-use crate::sink::sink_nullable_key;
+use crate::sink::{sink_checks, sink_nullable_key};
 use crate::source::{applied_contracts, event_time};
 use crate::target::{resolved_target, Secret, TargetName};
 use crate::diagnostic::Code;
@@ -53,23 +53,35 @@ fn upstream_schema(db: &dyn Db, project: Project) -> impl Fn(&str) -> Vec<Column
     move |m: &str| model_contract(db, project, ModelName::new(db, m.to_string())).as_ref().map(|c| c.schema.clone()).unwrap_or_default()
 }
 
+/// The retention of each Rank node of `plan`.
+pub(crate) fn rank_retentions(plan: &ModelPlan) -> impl Iterator<Item = Retention> + '_ {
+    plan.nodes.iter().filter(|n| matches!(n.kind, NodeKind::Rank { .. })).filter_map(|n| Some(n.state.as_ref()?.retention))
+}
+
 /// The job's `table.exec.state.ttl`: Flink's STATE_TTL hint does not reach
 /// a Top-N or a deduplication, so their retention is the job's. Every model
-/// that ranks rows must then agree on it (`Err` says which do not).
-fn job_ttl(plans: &[Arc<ModelPlan>]) -> Result<Option<Duration>, String> {
-    let ranks: Vec<(&str, Retention)> = plans.iter().flat_map(|p| p.nodes.iter().filter(|n| matches!(n.kind, NodeKind::Rank { .. })).filter_map(move |n| Some((p.name.as_str(), n.state.as_ref()?.retention)))).collect();
-    let Some((first, retention)) = ranks.iter().find(|(_, r)| matches!(r, Retention::After(_))).copied() else { return Ok(None) };
-    match ranks.iter().find(|(_, r)| *r != retention) {
-        Some((other, r)) => Err(format!(
-            "models `{first}` and `{other}` rank rows with retention {retention} and {r}; on Flink a Top-N or deduplication takes its retention from the job's one `table.exec.state.ttl`, so every model that ranks rows must declare the same retention (or none)"
-        )),
+/// that ranks rows (`ranks`: each model and a retention of its) must then
+/// agree on it; `Err` is E0323, which `check` reports.
+pub(crate) fn job_ttl(db: &dyn Db, project: Project, ranks: &[(String, Retention)]) -> Result<Option<Duration>, Diagnostic> {
+    let Some((first, retention)) = ranks.iter().find(|(_, r)| matches!(r, Retention::After(_))) else { return Ok(None) };
+    match ranks.iter().find(|(_, r)| r != retention) {
+        Some((other, r)) => {
+            let span_of = |m: &str| model_config(db, project, ModelName::new(db, m.to_string())).retention_span;
+            let at = span_of(other).or_else(|| Some(model_config(db, project, ModelName::new(db, other.clone())).span.with_len(other.len())));
+            Err(Diagnostic::error(
+                Code::RankRetentionsDiffer,
+                format!("models `{first}` and `{other}` rank rows with retention {retention} and {r}; on Flink a Top-N or deduplication takes its retention from the job's one `table.exec.state.ttl`, so every model that ranks rows must declare the same retention (or none)"),
+            )
+            .at(CONFIG_FILE, at)
+            .label(CONFIG_FILE, span_of(first), format!("`{first}` declares retention {retention} here"))
+            .help(format!("give `{other}` the retention of `{first}` ({retention}), or run one of them in another project")))
+        }
         None => Ok(match retention {
-            Retention::After(d) => Some(d),
+            Retention::After(d) => Some(*d),
             _ => None,
         }),
     }
 }
-
 /// A source's DDL for a target, as it resolves in `env`.
 #[salsa::tracked(returns(ref))]
 pub fn flink_source_ddl<'db>(db: &'db dyn Db, project: Project, source: SourceName<'db>, env: Environment, target: TargetName<'db>) -> Option<SourceDdl> {
@@ -112,7 +124,8 @@ fn assemble<'db>(db: &'db dyn Db, project: Project, env: Environment, target: Ta
     let read_models: BTreeSet<String> = order.iter().flat_map(|m| model_reads(db, project, ModelName::new(db, m.clone())).models.clone()).collect();
     let iceberg_used = plans.iter().any(|p| sink_of(db, project, &p.name).is_some_and(|s| s.connector == Connector::Iceberg));
 
-    let ttl = job_ttl(&plans).map_err(|e| vec![e])?;
+    let ranks: Vec<(String, Retention)> = plans.iter().flat_map(|p| rank_retentions(p).map(|r| (p.name.clone(), r))).collect();
+    let ttl = job_ttl(db, project, &ranks).map_err(|e| vec![e.message])?;
     let mut script = Parts { body: set_statements(&plans, t, iceberg_used), job_ttl: ttl.is_some(), ..Parts::default() };
     if let Some(d) = ttl {
         script.body.push(format!("SET 'table.exec.state.ttl' = '{d}';"));
@@ -241,24 +254,14 @@ impl Parts {
         }
         match &cfg.sink {
             Some(sc) => {
-                for c in &sink.schema {
-                    if sql_type(c.ty).is_none() {
-                        self.errors.push(format!("model `{}`: column `{}` has type {}, which has no Flink SQL type", p.name, c.name, c.ty));
-                    }
-                }
-                if p.materialized == Materialized::Upsert && p.key.is_empty() && sc.connector == Connector::Kafka && sc.format != Format::Json {
-                    self.errors.push(format!("model `{}`: an upsert model without key is written to Kafka as a debezium-json changelog, which has no {} form; set the sink's `format: json`", p.name, sc.format.as_str()));
-                }
+                // The refusals are `check`'s too (crate::sink), so a project
+                // that checks never meets them here.
+                let checks = sink_checks(db, project, name);
+                self.errors.extend(checks.iter().filter(|d| d.is_error()).map(|d| d.message.clone()));
                 self.body.push(sink_ddl(&p.name, sc, p.materialized, &p.key, &sink.schema, t));
                 let nullable = sink_nullable_key(db, project, name);
                 self.inserts.push(format!("INSERT INTO {} SELECT * FROM {}{};", sink_table_name(&p.name, sc), ident(&p.name), not_null_filter(nullable)));
-                for k in nullable {
-                    self.warnings.push(
-                        Diagnostic::warning(Code::SinkNullKeyDropped, format!("model `{}` writes key column `{k}`, which may be null, to an upsert Kafka sink; Flink's primary key is NOT NULL, so rows whose `{k}` is null are left out of the sink", p.name))
-                            .at(CONFIG_FILE, cfg.key_span)
-                            .help(format!("add `WHERE {k} IS NOT NULL` to model `{}`, or a `not_null` contract on the source column `{k}` comes from; `test` counts the rows left out", p.name)),
-                    );
-                }
+                self.warnings.extend(checks.iter().filter(|d| !d.is_error()).cloned());
             }
             None if !has_reader => self.warnings.push(
                 Diagnostic::warning(Code::ModelNeverRuns, format!("model `{}` has no sink and no reader, so nothing on Flink runs it", p.name))

@@ -161,7 +161,11 @@ impl<'a> Lowerer<'a> {
             return LowerError::new(Code::AggregateNotAllowedHere, format!("model `{model}` uses the aggregate {name}() where no aggregate is allowed"), e.span())
                 .help("aggregates belong in the SELECT list or HAVING of a grouped query, not in WHERE or GROUP BY");
         }
-        LowerError::new(Code::UnsupportedConstruct, format!("model `{model}` uses the function `{name}` (supported: sum, count, min, max, {CALLABLE}), which is not supported yet"), e.span())
+        let err = LowerError::new(Code::UnsupportedConstruct, format!("model `{model}` uses the function `{name}` (supported: sum, count, min, max, {CALLABLE}), which is not supported yet"), e.span());
+        match instead_of(&name) {
+            Some(help) => err.help(help),
+            None => err,
+        }
     }
 
     /// The error for an expression form we do not plan, with a rewrite
@@ -289,6 +293,22 @@ fn cast_type(t: &sql::DataType) -> Option<DataType> {
         // Decided: a cast to text is a string (the original leaked Utf8View).
         D::Varchar(_) | D::String(_) | D::Text | D::Char(_) => DataType::String,
         D::Timestamp(None, sql::TimezoneInfo::None) => DataType::TimestampNanos,
+        _ => return None,
+    })
+}
+
+/// What to write instead of a function other engines have and Streamform
+/// does not plan (E0401's help).
+fn instead_of(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "if" | "iif" => "write `CASE WHEN cond THEN a ELSE b END` instead of IF(cond, a, b)",
+        "mod" => "write `a % b` instead of MOD(a, b)",
+        "ifnull" | "nvl" | "isnull" => "write `COALESCE(x, default)`",
+        "substr" => "write `SUBSTRING(s, start, length)`",
+        "length" | "len" => "write `CHAR_LENGTH(s)`",
+        "proctime" | "now" | "current_timestamp" | "localtimestamp" => {
+            "a model computes on event time, not the wall clock: declare `event_time:` on the source and use that column (docs/semantics.md)"
+        }
         _ => return None,
     })
 }

@@ -174,7 +174,18 @@ pub fn lower_model(model: &str, query: &sql::Query, settings: &ModelSettings, in
     }
     let span = l.key_span.unwrap_or_else(|| query.span());
     let sink_changelog = changelog::sink(&rel.changelog, settings.materialized, &settings.key).map_err(|c| {
+        let unselected = unselected_key(&c, &rel);
         let mut e = l.changelog_error(c, &rel.changelog, span);
+        // A help that names a key the output lacks would lead to E0321.
+        if let Some((key, missing)) = unselected {
+            e.help = Some(format!(
+                "the output is updated by key [{}], but does not select {}: select {} in `{model}`, then set `materialized: upsert` and `key: [{}]`",
+                key.join(", "),
+                missing.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", "),
+                if missing.len() == 1 { "it" } else { "them" },
+                key.join(", ")
+            ));
+        }
         e.aggregate_keys = unwindowed_aggregate_keys(&l.nodes);
         e
     })?;
@@ -186,6 +197,18 @@ pub fn lower_model(model: &str, query: &sql::Query, settings: &ModelSettings, in
     let schema = rel.cols.iter().map(|c| Column { name: c.name.clone(), ty: c.ty }).collect();
     l.push(Operator::Sink, &rel, sink_def, schema, sink_changelog, None, rel.time.clone(), NodeKind::Sink { materialized: settings.materialized });
     Ok(ModelPlan { name: model.to_string(), materialized: settings.materialized, key: settings.key.clone(), reads_models: l.reads_models, nodes: l.nodes })
+}
+
+/// The key a changelog conflict's help would name, and its columns the
+/// output `rel` does not select (none: `None`).
+fn unselected_key(c: &Conflict, rel: &Rel) -> Option<(Vec<String>, Vec<String>)> {
+    let key = match c {
+        Conflict::AppendOverUpserts { key } | Conflict::UndeclaredKey { key } => key,
+        Conflict::OtherKey { produced, .. } => produced,
+        _ => return None,
+    };
+    let missing: Vec<String> = key.iter().filter(|k| !rel.cols.iter().any(|c| &c.name == *k)).cloned().collect();
+    (!missing.is_empty()).then(|| (key.clone(), missing))
 }
 
 /// The grouped keys of the model's unwindowed aggregate, if it has one.

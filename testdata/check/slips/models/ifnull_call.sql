@@ -1,0 +1,1 @@
+SELECT order_id, IFNULL(note, '') AS note FROM source('orders')

@@ -1,0 +1,1 @@
+SELECT order_id, PROCTIME() AS seen FROM source('orders')
