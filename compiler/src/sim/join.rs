@@ -115,6 +115,23 @@ struct Interval {
     right_timer: FxHashMap<Vec<Value>, i64>,
 }
 
+/// `row` (of the right side when `right`) joined with each of `matches`
+/// for which the residual condition holds, one insert per stored copy.
+fn emit_matches<'m>(residual: Option<&Expr>, right: bool, row: &Row, matches: impl Iterator<Item = &'m Stored>, out: &mut Vec<Change>) -> Result<(), EvalError> {
+    for m in matches {
+        let joined: Row = if right { m.row.iter().chain(row).cloned().collect() } else { row.iter().chain(&m.row).cloned().collect() };
+        if let Some(r) = residual {
+            if !holds(r, &joined)? {
+                continue;
+            }
+        }
+        for _ in 0..m.count {
+            out.push(Change::insert(joined.clone()));
+        }
+    }
+    Ok(())
+}
+
 /// The operator time Flink's interval join reads: the watermark, or 0
 /// before the first positive one.
 fn operator_time(watermark: Option<i64>) -> i64 {
@@ -185,17 +202,7 @@ impl Join {
         // A null key is stored, as Flink does, but matches nothing (SQL equality).
         let matches = if key.iter().any(|v| matches!(v, Value::Null)) { None } else { other.rows.get(&key) };
         if let Some(matches) = matches {
-            for m in matches {
-                let joined: Row = if right { m.row.iter().chain(&row).cloned().collect() } else { row.iter().chain(&m.row).cloned().collect() };
-                if let Some(r) = &self.residual {
-                    if !holds(r, &joined)? {
-                        continue;
-                    }
-                }
-                for _ in 0..m.count {
-                    out.push(Change::insert(joined.clone()));
-                }
-            }
+            emit_matches(self.residual.as_ref(), right, &row, matches.iter(), out)?;
         }
         this.add(key, &row, ts);
         Ok(())
@@ -223,17 +230,7 @@ impl Join {
             *other_exp = expiration(now, other_rel);
             let null_key = key.iter().any(|v| matches!(v, Value::Null));
             if let (false, Some(matches)) = (null_key, other.rows.get(&key)) {
-                for m in matches.iter().filter(|m| (lo..=hi).contains(&m.written)) {
-                    let joined: Row = if right { m.row.iter().chain(&row).cloned().collect() } else { row.iter().chain(&m.row).cloned().collect() };
-                    if let Some(r) = &self.residual {
-                        if !holds(r, &joined)? {
-                            continue;
-                        }
-                    }
-                    for _ in 0..m.count {
-                        out.push(Change::insert(joined.clone()));
-                    }
-                }
+                emit_matches(self.residual.as_ref(), right, &row, matches.iter().filter(|m| (lo..=hi).contains(&m.written)), out)?;
             }
             other.drop_until(&key, *other_exp);
         }

@@ -241,7 +241,7 @@ impl<'a> Lowerer<'a> {
         };
         if qualifier.is_none() && (name == "window_start" || name == "window_end") && self.settings.window.is_some() {
             return Err(unsupported(self.model, "a window over a join", span)
-                .help("a regular join's output has no event time (Flink turns it into a plain timestamp), so it cannot be cut into windows: aggregate the join without `window:`, or window each input in its own model and join their results"));
+                .help("a join's output has no event time (a regular join's Flink turns into a plain timestamp, and an interval join's two are cast to plain timestamps, since a sink takes one), so it cannot be cut into windows: aggregate the join without `window:`, or window each input in its own model and join their results"));
         }
         let found: Vec<usize> = (0..rel.sides.len()).filter(|&i| rel.sides[i].1 == name && qualifier.as_ref().is_none_or(|q| *q == rel.sides[i].0)).collect();
         let quals = qualifiers(rel);
@@ -296,20 +296,10 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    /// Once the SELECT over the join at `at` is planned: each side keeps
-    /// only the columns the join and the steps reading it use.
-    pub(super) fn prune_join(&mut self, at: usize) {
+    /// The readers of the join at `at`'s columns (Filters, then a Project
+    /// or Aggregate), with the columns they use added to `used`.
+    fn join_readers(&self, at: usize, used: &mut BTreeSet<usize>) -> Vec<usize> {
         let width = self.nodes[at].schema.len();
-        let mut used = BTreeSet::new();
-        let NodeKind::Join { left_keys, right_keys, residual, interval, .. } = &self.nodes[at].kind else { return };
-        used.extend(left_keys.iter().chain(right_keys).copied());
-        used.extend(interval.iter().flat_map(|b| [b.left_time, b.right_time]));
-        if let Some(r) = residual {
-            r.columns(&mut |i, _| {
-                used.insert(i);
-            });
-        }
-        // The readers of the join's columns: Filters, then a Project or Aggregate.
         let mut chain = Vec::new();
         let mut cur = self.nodes[at].id(self.model);
         while let Some(n) = self.nodes.iter().position(|n| n.inputs == [cur.clone()]) {
@@ -334,6 +324,23 @@ impl<'a> Lowerer<'a> {
             }
             cur = node.id(self.model);
         }
+        chain
+    }
+
+    /// Once the SELECT over the join at `at` is planned: each side keeps
+    /// only the columns the join and the steps reading it use.
+    pub(super) fn prune_join(&mut self, at: usize) {
+        let width = self.nodes[at].schema.len();
+        let mut used = BTreeSet::new();
+        let NodeKind::Join { left_keys, right_keys, residual, interval, .. } = &self.nodes[at].kind else { return };
+        used.extend(left_keys.iter().chain(right_keys).copied());
+        used.extend(interval.iter().flat_map(|b| [b.left_time, b.right_time]));
+        if let Some(r) = residual {
+            r.columns(&mut |i, _| {
+                used.insert(i);
+            });
+        }
+        let chain = self.join_readers(at, &mut used);
         if used.len() == width {
             return;
         }
