@@ -98,6 +98,7 @@ golden!(topn, 1); //                Top-N and deduplication: N, Top-1 → Top-N,
 golden!(topn_retention, 1); //      a deduplication's retention (alone: models that rank rows share the job's one TTL on Flink, E0323)
 golden!(topn_restore, 1); //        a Top-N's stored row lost a column: STATE INCOMPATIBLE, and Flink refuses the savepoint (restore_probe.py topn_restore v1 v2)
 golden!(join, 1); //                joins: a key added, the stored columns grown (STATE INCOMPATIBLE), the residual condition changed (BACKFILL), retention turned on (MIGRATION), the equality swapped and reformatted (SAFE)
+golden!(interval_join, 1); //       interval joins: a bound widened, the sides swapped, a regular join made an interval join (never SAFE or COMPATIBLE); the bounds reworded (SAFE)
 golden!(safe, 0); //                formatting, canonical retention, idle_timeout, source key, sink format
 
 /// A copy of a case's v2 project in the test's scratch space.

@@ -125,6 +125,20 @@ pub struct JoinEntry {
     pub join_type: String,
     pub left: JoinSideEntry,
     pub right: JoinSideEntry,
+    /// An interval join's time bounds.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub interval: Option<IntervalEntry>,
+}
+
+/// An interval join's time condition: `right_time - left_time` within
+/// `[lower_ms, upper_ms]`, both inclusive.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IntervalEntry {
+    pub left_time: String,
+    pub right_time: String,
+    pub lower_ms: i64,
+    pub upper_ms: i64,
 }
 
 /// One side of a join: its join key, the columns it stores, and the
@@ -211,7 +225,8 @@ pub fn node_entry(model: &str, node: &PlanNode) -> NodeEntry {
                         stored: s.stored.iter().map(|c| ColumnEntry { name: c.name.clone(), ty: c.ty.to_string() }).collect(),
                         unique: s.unique.clone(),
                     };
-                    JoinEntry { join_type: j.join_type.as_str().into(), left: side(&j.left), right: side(&j.right) }
+                    let interval = j.interval.as_ref().map(|i| IntervalEntry { left_time: i.left_time.clone(), right_time: i.right_time.clone(), lower_ms: i.lower, upper_ms: i.upper });
+                    JoinEntry { join_type: j.join_type.as_str().into(), left: side(&j.left), right: side(&j.right), interval }
                 }),
             },
         },

@@ -81,6 +81,7 @@ pub fn model_checks<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>
     }
     unaliased_column_warnings(db, &n, file, plan, &mut out.planning);
     unbounded_join_warnings(db, &n, file, plan, &mut out.planning);
+    unused_retention_warning(&n, c, plan, &mut out.planning);
     out
 }
 
@@ -100,6 +101,21 @@ fn unbounded_join_warnings(db: &dyn Db, n: &str, file: SourceFile, plan: &ModelP
                 .help(format!("set `retention:` on `{n}` in streamform.yml (for example `retention: 1d`) so a row not updated for that long is dropped from the join's state; on Flink it is the join's STATE_TTL")),
         );
     }
+}
+
+/// W0861: retention on a model whose only state is an interval join's,
+/// which keeps each row for its interval whatever the retention.
+fn unused_retention_warning(n: &str, c: &ModelConfig, plan: &ModelPlan, out: &mut Vec<Diagnostic>) {
+    let states: Vec<_> = plan.nodes.iter().filter_map(|node| node.state.as_ref()).collect();
+    let interval = states.iter().any(|s| s.join.as_ref().is_some_and(|j| j.interval.is_some()));
+    if c.retention.is_none() || !interval || states.iter().any(|s| matches!(s.retention, Retention::After(_))) {
+        return;
+    }
+    out.push(
+        Diagnostic::warning(Code::RetentionUnusedByIntervalJoin, format!("model `{n}` declares retention, but its only state is an interval join's, which keeps each row until the watermark passes its interval and takes no retention"))
+            .at(CONFIG_FILE, c.retention_span)
+            .help(format!("remove `retention:` from `{n}`: the interval bounds how long the join keeps rows")),
+    );
 }
 
 /// Where each JOIN of a query is: the relation it joins.

@@ -237,8 +237,14 @@ codes! {
     JoinOverUpdatingInput = "E0853",
     /// `SELECT *` over a join whose inputs share a column name
     JoinWildcardNameClash = "E0854",
+    /// an interval join whose lower time bound is above its upper one, so no rows can join
+    EmptyJoinInterval = "E0855",
+    /// an interval join bounding the time between its sides twice in one direction
+    IntervalJoinBoundTwice = "E0856",
     /// a join keeps both inputs in state with no retention, so its state grows without bound
     UnboundedJoinState = "W0860",
+    /// a model with an interval join declares retention, which the interval join does not use
+    RetentionUnusedByIntervalJoin = "W0861",
     /// a bare table name
     BareTableName = "E0601",
     /// `source()`/`ref()` without one single-quoted name

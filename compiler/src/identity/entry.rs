@@ -75,6 +75,9 @@ impl JoinView for JoinEntry {
     fn right(&self) -> &JoinSideEntry {
         &self.right
     }
+    fn interval(&self) -> Option<(&str, &str, i64, i64)> {
+        self.interval.as_ref().map(|i| (i.left_time.as_str(), i.right_time.as_str(), i.lower_ms, i.upper_ms))
+    }
 }
 
 impl StateView for KeyedEntry<'_> {

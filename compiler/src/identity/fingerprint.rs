@@ -73,6 +73,9 @@ impl JoinView for JoinState {
     fn right(&self) -> &JoinSideState {
         &self.right
     }
+    fn interval(&self) -> Option<(&str, &str, i64, i64)> {
+        self.interval.as_ref().map(|i| (i.left_time.as_str(), i.right_time.as_str(), i.lower, i.upper))
+    }
 }
 
 impl StateView for KeyedState {

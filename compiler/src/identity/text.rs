@@ -45,6 +45,9 @@ pub trait JoinView {
     fn join_type(&self) -> &str;
     fn left(&self) -> &Self::Side;
     fn right(&self) -> &Self::Side;
+    /// An interval join's bounds: each side's event-time column, and the
+    /// least and greatest `right - left` in ms.
+    fn interval(&self) -> Option<(&str, &str, i64, i64)>;
 }
 
 /// What a keyed node stores: the content of its state fingerprint.
@@ -155,10 +158,21 @@ pub fn state_text<S: StateView>(s: &S) -> String {
 }
 
 /// `type=inner left=[key=[..] stored=[..] unique=[..]] right=[..]
-/// retention=..`: a join's state without its kind.
+/// retention=..`: a join's state without its kind; an interval join's
+/// has `interval=(..)` before its retention.
 fn join_fields<J: JoinView>(j: &J, retention: &dyn Display) -> String {
     let side = |s: &J::Side| format!("[key=[{}] stored={} unique=[{}]]", s.keys().join(", "), schema_text(s.stored()), s.unique().join(", "));
-    format!("type={} left={} right={} retention={retention}", j.join_type(), side(j.left()), side(j.right()))
+    let interval = match j.interval() {
+        Some((l, r, lo, hi)) => format!(" interval=({})", interval_text(l, r, lo, hi)),
+        None => String::new(),
+    };
+    format!("type={} left={} right={}{interval} retention={retention}", j.join_type(), side(j.left()), side(j.right()))
+}
+
+/// `shipped_at - placed_at in [0ms, 3600000ms]`: an interval join's time
+/// condition, in its definition and its state fingerprint.
+pub fn interval_text(left: &str, right: &str, lower: i64, upper: i64) -> String {
+    format!("{right} - {left} in [{lower}ms, {upper}ms]")
 }
 
 /// `append`, `upsert(a, b)`, `upsert` (an empty key).

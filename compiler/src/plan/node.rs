@@ -262,12 +262,36 @@ pub struct JoinSideState {
     pub unique: Vec<String>,
 }
 
-/// A join's state: its type and each side's store.
+/// A join's state: its type and each side's store, and for an interval
+/// join its time bounds.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct JoinState {
     pub join_type: JoinType,
     pub left: JoinSideState,
     pub right: JoinSideState,
+    pub interval: Option<JoinInterval>,
+}
+
+/// An interval join's time condition, by the event-time column of each
+/// side: `right_time - left_time` lies within `[lower, upper]`
+/// milliseconds, both inclusive (a strict comparison is one millisecond
+/// tighter, as Flink takes it).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct JoinInterval {
+    pub left_time: String,
+    pub right_time: String,
+    pub lower: i64,
+    pub upper: i64,
+}
+
+/// An interval join's time condition over the join's output columns:
+/// `left_time` and `right_time` index it, bounds as in `JoinInterval`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TimeBounds {
+    pub left_time: usize,
+    pub right_time: usize,
+    pub lower: i64,
+    pub upper: i64,
 }
 
 /// Where a Source node reads from.
@@ -299,8 +323,8 @@ pub enum NodeKind {
     /// is the left's `left_stored` columns, then the right's
     /// `right_stored` (indices into each input); `left_keys[i]` equals
     /// `right_keys[i]` (indices into the output); `residual` is over the
-    /// output.
-    Join { join_type: JoinType, left_stored: Vec<usize>, right_stored: Vec<usize>, left_keys: Vec<usize>, right_keys: Vec<usize>, residual: Option<Expr> },
+    /// output; `interval` makes it an interval join.
+    Join { join_type: JoinType, left_stored: Vec<usize>, right_stored: Vec<usize>, left_keys: Vec<usize>, right_keys: Vec<usize>, residual: Option<Expr>, interval: Option<TimeBounds> },
 }
 
 #[derive(Clone, Debug, PartialEq)]

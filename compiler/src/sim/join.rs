@@ -5,6 +5,11 @@
 //! Flink's `InputSideHasNoUniqueKey` view does. A row arriving on one side
 //! is stored, then joined with every stored row of the other side under
 //! its key for which the residual condition holds, one output per copy.
+//!
+//! An interval join runs as Flink's RowTimeIntervalJoin: a row joins the
+//! other side's rows under its key whose time is within the interval, and
+//! each side's rows are dropped by cleanup timers once the watermark has
+//! passed their interval (`Interval`).
 
 use rustc_hash::FxHashMap;
 
@@ -34,6 +39,8 @@ pub struct SideStore {
     key_at: Vec<usize>,
     /// Where each stored column is in an input row.
     take: Vec<usize>,
+    /// An interval join's: where the event time is in a stored row.
+    time_at: Option<usize>,
     /// Rows by join key, in the order first stored.
     pub rows: FxHashMap<Vec<Value>, Vec<Stored>>,
 }
@@ -53,6 +60,17 @@ impl SideStore {
             }
             None => rows.push(Stored { row: row.to_vec(), count: 1, written: ts }),
         }
+    }
+
+    /// Drops rows of `key` at or before `time`; `true` when rows remain.
+    fn drop_until(&mut self, key: &[Value], time: i64) -> bool {
+        let Some(rows) = self.rows.get_mut(key) else { return false };
+        rows.retain(|s| s.written > time);
+        if rows.is_empty() {
+            self.rows.remove(key);
+            return false;
+        }
+        true
     }
 
     /// Drops rows last written `retention` or longer before `watermark`.
@@ -77,6 +95,53 @@ pub struct Join {
     pub right: SideStore,
     residual: Option<Expr>,
     retention: Option<i64>,
+    interval: Option<Interval>,
+}
+
+/// An interval join's clock, as Flink's TimeIntervalJoin keeps it. A left
+/// row at `t` joins right rows in `[t - right_rel, t + left_rel]` (Flink's
+/// relative sizes: `left_rel` is the upper bound of `right - left`,
+/// `right_rel` minus its lower bound). The expiration times are the
+/// operator's, shared by every key, as on Flink.
+#[derive(Debug)]
+struct Interval {
+    left_rel: i64,
+    right_rel: i64,
+    /// How far each side's rows have been cleaned (0 at start, as on Flink).
+    left_exp: i64,
+    right_exp: i64,
+    /// Per key, the time of the timer that cleans each side's rows.
+    left_timer: FxHashMap<Vec<Value>, i64>,
+    right_timer: FxHashMap<Vec<Value>, i64>,
+}
+
+/// `row` (of the right side when `right`) joined with each of `matches`
+/// for which the residual condition holds, one insert per stored copy.
+fn emit_matches<'m>(residual: Option<&Expr>, right: bool, row: &Row, matches: impl Iterator<Item = &'m Stored>, out: &mut Vec<Change>) -> Result<(), EvalError> {
+    for m in matches {
+        let joined: Row = if right { m.row.iter().chain(row).cloned().collect() } else { row.iter().chain(&m.row).cloned().collect() };
+        if let Some(r) = residual {
+            if !holds(r, &joined)? {
+                continue;
+            }
+        }
+        for _ in 0..m.count {
+            out.push(Change::insert(joined.clone()));
+        }
+    }
+    Ok(())
+}
+
+/// The operator time Flink's interval join reads: the watermark, or 0
+/// before the first positive one.
+fn operator_time(watermark: Option<i64>) -> i64 {
+    watermark.filter(|w| *w > 0).unwrap_or(0)
+}
+
+/// The time up to which a side's rows can no longer join (Flink's
+/// calExpirationTime, no allowed lateness).
+fn expiration(operator_time: i64, other_rel: i64) -> i64 {
+    operator_time.saturating_sub(other_rel).saturating_sub(1)
 }
 
 impl Join {
@@ -90,19 +155,33 @@ impl Join {
             stored: st.stored.clone(),
             key_at,
             take: take.to_vec(),
+            time_at: None,
             rows: FxHashMap::default(),
         };
         let retention = match node.state.as_ref().map(|s| s.retention) {
             Some(Retention::After(d)) => Some(d.millis().min(i64::MAX as u64) as i64),
             _ => None,
         };
-        Join {
+        let interval = state.interval.as_ref().map(|i| Interval {
+            left_rel: i.upper,
+            right_rel: -i.lower,
+            left_exp: 0,
+            right_exp: 0,
+            left_timer: FxHashMap::default(),
+            right_timer: FxHashMap::default(),
+        });
+        let time_at = |st: &crate::plan::node::JoinSideState, name: Option<&String>| name.and_then(|n| st.stored.iter().position(|c| &c.name == n));
+        let mut join = Join {
             id: node.id(model),
             left: side(&state.left, left_stored, left_keys.clone()),
             right: side(&state.right, right_stored, right_keys.iter().map(|k| k - lw).collect()),
             residual: residual.clone(),
             retention,
-        }
+            interval,
+        };
+        join.left.time_at = time_at(&state.left, state.interval.as_ref().map(|i| &i.left_time));
+        join.right.time_at = time_at(&state.right, state.interval.as_ref().map(|i| &i.right_time));
+        join
     }
 
     /// How wide its output rows are.
@@ -112,31 +191,85 @@ impl Join {
 
     /// An insert on the left (`right` false) or right side: stored, then
     /// joined with the other side; the joined rows are pushed onto `out`.
-    pub fn insert(&mut self, right: bool, input: &[Value], ts: i64, out: &mut Vec<Change>) -> Result<(), EvalError> {
+    /// `watermark` is the join's before this row (an interval join's).
+    pub fn insert(&mut self, right: bool, input: &[Value], ts: i64, watermark: Option<i64>, out: &mut Vec<Change>) -> Result<(), EvalError> {
+        if self.interval.is_some() {
+            return self.insert_interval(right, input, watermark, out);
+        }
         let (this, other) = if right { (&mut self.right, &self.left) } else { (&mut self.left, &self.right) };
         let row: Row = this.take.iter().map(|&i| input.get(i).cloned().unwrap_or(Value::Null)).collect();
         let key = this.key_of(&row);
         // A null key is stored, as Flink does, but matches nothing (SQL equality).
         let matches = if key.iter().any(|v| matches!(v, Value::Null)) { None } else { other.rows.get(&key) };
         if let Some(matches) = matches {
-            for m in matches {
-                let joined: Row = if right { m.row.iter().chain(&row).cloned().collect() } else { row.iter().chain(&m.row).cloned().collect() };
-                if let Some(r) = &self.residual {
-                    if !holds(r, &joined)? {
-                        continue;
-                    }
-                }
-                for _ in 0..m.count {
-                    out.push(Change::insert(joined.clone()));
-                }
-            }
+            emit_matches(self.residual.as_ref(), right, &row, matches.iter(), out)?;
         }
         this.add(key, &row, ts);
         Ok(())
     }
 
-    /// Retention: each side drops the rows not written for `retention`.
+    /// An interval join's row, as RowTimeIntervalJoin's processElement:
+    /// unless the other side is cleaned past this row's interval, it joins
+    /// the other side's rows under its key within the interval, and the
+    /// other side's rows of that key at or before its expiration time are
+    /// dropped (the other side's expiration time is advanced first). It
+    /// is stored unless the watermark has passed its interval's end, with
+    /// a cleanup timer for its key and side if there is none.
+    fn insert_interval(&mut self, right: bool, input: &[Value], watermark: Option<i64>, out: &mut Vec<Change>) -> Result<(), EvalError> {
+        let iv = self.interval.as_mut().expect("an interval join");
+        let (this, other) = if right { (&mut self.right, &mut self.left) } else { (&mut self.left, &mut self.right) };
+        let row: Row = this.take.iter().map(|&i| input.get(i).cloned().unwrap_or(Value::Null)).collect();
+        let Some(Value::Timestamp(t)) = this.time_at.map(|i| &row[i]) else { return Ok(()) };
+        let t = *t;
+        let key = this.key_of(&row);
+        let (this_rel, other_rel, other_exp, timers) =
+            if right { (iv.right_rel, iv.left_rel, &mut iv.left_exp, &mut iv.right_timer) } else { (iv.left_rel, iv.right_rel, &mut iv.right_exp, &mut iv.left_timer) };
+        let (lo, hi) = (t.saturating_sub(other_rel), t.saturating_add(this_rel));
+        let now = operator_time(watermark);
+        if *other_exp < hi {
+            *other_exp = expiration(now, other_rel);
+            let null_key = key.iter().any(|v| matches!(v, Value::Null));
+            if let (false, Some(matches)) = (null_key, other.rows.get(&key)) {
+                emit_matches(self.residual.as_ref(), right, &row, matches.iter().filter(|m| (lo..=hi).contains(&m.written)), out)?;
+            }
+            other.drop_until(&key, *other_exp);
+        }
+        if now < hi {
+            this.add(key.clone(), &row, t);
+            timers.entry(key).or_insert(t.saturating_add(this_rel).saturating_add(1));
+        }
+        Ok(())
+    }
+
+    /// An interval join's cleanup timers at or before the watermark fire,
+    /// as RowTimeIntervalJoin's onTimer: the side's expiration time moves to
+    /// the watermark less the other side's reach, its rows of that key up to
+    /// it are dropped, and a timer is set for the earliest row left.
+    fn fire_timers(&mut self, watermark: i64) {
+        let Some(iv) = self.interval.as_mut() else { return };
+        let now = operator_time(Some(watermark));
+        for (store, timers, rel, exp) in [(&mut self.left, &mut iv.left_timer, iv.left_rel, &mut iv.left_exp), (&mut self.right, &mut iv.right_timer, iv.right_rel, &mut iv.right_exp)] {
+            let due: Vec<Vec<Value>> = timers.iter().filter(|(_, &at)| at <= watermark).map(|(k, _)| k.clone()).collect();
+            for key in due {
+                *exp = expiration(now, rel);
+                let earliest = store.drop_until(&key, *exp).then(|| store.rows[&key].iter().map(|s| s.written).min()).flatten();
+                match earliest {
+                    Some(e) if e > 0 => {
+                        timers.insert(key, e.saturating_add(rel).saturating_add(1));
+                    }
+                    _ => {
+                        timers.remove(&key);
+                        store.rows.remove(&key);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Retention: each side drops the rows not written for `retention`;
+    /// an interval join's timers fire instead.
     pub fn on_watermark(&mut self, watermark: i64) {
+        self.fire_timers(watermark);
         if let Some(r) = self.retention {
             self.left.expire(watermark, r);
             self.right.expire(watermark, r);

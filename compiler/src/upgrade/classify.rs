@@ -526,8 +526,17 @@ fn join_change(rn: &NodeEntry, dn: &NodeEntry) -> Option<Verdict> {
     if rj.is_none() && dj.is_none() {
         return None;
     }
+    // Only an interval join's bounds moved: the stores keep their layout, but
+    // rows dropped under the old bounds are gone and emitted rows were matched under them.
+    let bounds_only = match (rj, dj) {
+        (Some(r), Some(d)) => r.interval.is_some() && d.interval.is_some() && r.interval != d.interval && (&r.join_type, &r.left, &r.right) == (&d.join_type, &d.left, &d.right),
+        _ => false,
+    };
+    if bounds_only {
+        return Some((Classification::BackfillRequired, ChangeKind::JoinChanged, "the interval join's bounds changed; the rows it stored and dropped, and those it emitted, follow the previous bounds".into()));
+    }
     if rj != dj {
-        return Some((Classification::StateIncompatible, ChangeKind::JoinChanged, "the join's stores changed (its type, a side's key, stored columns or unique key); existing state cannot be reused".into()));
+        return Some((Classification::StateIncompatible, ChangeKind::JoinChanged, "the join's stores changed (its type, a side's key, stored columns or unique key, or whether it is an interval join); existing state cannot be reused".into()));
     }
     (rn.definition != dn.definition).then(|| (Classification::BackfillRequired, ChangeKind::JoinChanged, "the join condition changed; the rows it emitted were matched under the previous condition".into()))
 }

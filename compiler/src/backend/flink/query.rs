@@ -155,9 +155,12 @@ fn node_select(view_name: &str, node: &PlanNode, pos: usize, input: &Made, windo
 /// A join: `SELECT l.a AS a, …, r.k AS k0 FROM L AS l JOIN R AS r ON l.k
 /// = r.k`, each side's stored columns under the node's names; the
 /// residual condition a WHERE over that (Flink pulls it into the join),
-/// and retention a STATE_TTL hint naming both sides.
+/// and retention a STATE_TTL hint naming both sides. An interval join's
+/// time bounds are in ON, over the two event times as Flink must see them
+/// to plan an interval join; its output casts them to plain timestamps, as
+/// the plan gives a join's output no event time (and a sink takes one).
 fn join_select(node: &crate::plan::node::PlanNode, left: &Made, right: &Made) -> String {
-    let NodeKind::Join { left_stored, right_stored, left_keys, right_keys, residual, .. } = &node.kind else { unreachable!("a join") };
+    let NodeKind::Join { left_stored, right_stored, left_keys, right_keys, residual, interval, .. } = &node.kind else { unreachable!("a join") };
     // A derived table is named by its alias; a table or view gets one.
     let side = |m: &Made, alias: &str| -> (String, String) {
         if m.rel.from.starts_with('(') {
@@ -175,8 +178,27 @@ fn join_select(node: &crate::plan::node::PlanNode, left: &Made, right: &Made) ->
             format!("{}.{}", ident(&rq), ident(&right.names[right_stored[out - lw]]))
         }
     };
-    let list: Vec<String> = node.schema.iter().enumerate().map(|(i, c)| format!("{} AS {}", col(i), ident(&c.name))).collect();
-    let on: Vec<String> = left_keys.iter().zip(right_keys).map(|(l, r)| format!("{} = {}", col(*l), col(*r))).collect();
+    let time = |i: usize| interval.is_some_and(|b| i == b.left_time || i == b.right_time);
+    let list: Vec<String> = node
+        .schema
+        .iter()
+        .enumerate()
+        .map(|(i, c)| match time(i) {
+            true => format!("CAST({} AS TIMESTAMP(3)) AS {}", col(i), ident(&c.name)),
+            false => format!("{} AS {}", col(i), ident(&c.name)),
+        })
+        .collect();
+    let mut on: Vec<String> = left_keys.iter().zip(right_keys).map(|(l, r)| format!("{} = {}", col(*l), col(*r))).collect();
+    if let Some(b) = interval {
+        let (l, r) = (col(b.left_time), col(b.right_time));
+        let shifted = |ms: i64| match ms {
+            0 => l.clone(),
+            ms if ms > 0 => format!("{l} + {}", bound_interval(ms)),
+            ms => format!("{l} - {}", bound_interval(-ms)),
+        };
+        on.push(format!("{r} >= {}", shifted(b.lower)));
+        on.push(format!("{r} <= {}", shifted(b.upper)));
+    }
     let hint = match node.state.as_ref().map(|s| s.retention) {
         Some(Retention::After(d)) => {
             let ttl = super::expr::string_literal(&d.to_string());
@@ -189,6 +211,19 @@ fn join_select(node: &crate::plan::node::PlanNode, left: &Made, right: &Made) ->
         None => select,
         Some(r) => format!("SELECT * FROM ({select}) AS {} WHERE {}", ident("j"), render(r)),
     }
+}
+
+/// A positive interval join bound: the canonical INTERVAL, or with a
+/// millisecond part `INTERVAL 'D HH:MM:SS.fff' DAY TO SECOND(3)`, since Flink
+/// takes no leading precision on a fractional SECOND interval.
+fn bound_interval(ms: i64) -> String {
+    if ms % 1000 == 0 {
+        return crate::plan::expr::interval_text(ms);
+    }
+    let (d, h, m, s, f) = (ms / 86_400_000, ms / 3_600_000 % 24, ms / 60_000 % 60, ms / 1000 % 60, ms % 1000);
+    let digits = d.to_string().len();
+    let day = if digits > 2 { format!("DAY({digits})") } else { "DAY".to_string() };
+    format!("INTERVAL '{d} {h:02}:{m:02}:{s:02}.{f:03}' {day} TO SECOND(3)")
 }
 
 /// One column of a union's input, named `name` there. A string is cast:

@@ -17,8 +17,8 @@ use super::names::ident_name;
 use super::{rel_schema, unsupported, LowerError, Lowerer, Rel, RelCol, Result};
 use crate::diagnostic::{did_you_mean, Code};
 use crate::plan::changelog;
-use crate::plan::expr::{BinOp, Expr};
-use crate::plan::node::{Column, JoinSideState, JoinState, JoinType, KeyedState, NodeKind, Operator, Retention};
+use crate::plan::expr::{BinOp, Expr, Literal};
+use crate::plan::node::{Column, JoinInterval, JoinSideState, JoinState, JoinType, KeyedState, NodeKind, Operator, Retention, TimeBounds};
 use crate::types::DataType;
 
 /// A conjunct of ON or WHERE, by what it reads.
@@ -26,7 +26,13 @@ enum Conjunct<'a> {
     Key(usize, usize),
     Left(&'a sql::Expr),
     Right(&'a sql::Expr),
-    Residual(Expr),
+    Residual(Expr, SqlSpan),
+}
+
+/// A bound on `right time - left time` that one comparison puts, in ms.
+enum Bound {
+    Lower(i64),
+    Upper(i64),
 }
 
 impl<'a> Lowerer<'a> {
@@ -83,8 +89,9 @@ impl<'a> Lowerer<'a> {
         }
         let left = self.side_filter(left, planned.iter().filter_map(|c| if let Conjunct::Left(e) = c { Some(*e) } else { None }).collect())?;
         let right = self.side_filter(right, planned.iter().filter_map(|c| if let Conjunct::Right(e) = c { Some(*e) } else { None }).collect())?;
-        let residual = planned.into_iter().filter_map(|c| if let Conjunct::Residual(e) = c { Some(e) } else { None }).reduce(and);
-        let state = self.join_state(&left, &right, &keys);
+        let interval = self.interval(&mut planned, &left, &right)?;
+        let residual = planned.into_iter().filter_map(|c| if let Conjunct::Residual(e, _) = c { Some(e) } else { None }).reduce(and);
+        let state = self.join_state(&left, &right, &keys, interval);
         let kind = NodeKind::Join {
             join_type: JoinType::Inner,
             left_stored: (0..lw).collect(),
@@ -92,6 +99,7 @@ impl<'a> Lowerer<'a> {
             left_keys: keys.iter().map(|k| k.0).collect(),
             right_keys: keys.iter().map(|k| k.1).collect(),
             residual,
+            interval,
         };
         let out = Rel { changelog: mode, bounded: left.bounded && right.bounded, ..both };
         let schema = rel_schema(&out);
@@ -107,11 +115,15 @@ impl<'a> Lowerer<'a> {
     /// side its keys (`keys` index the joined columns), every column (pruned
     /// once the SELECT is planned) and its unique key (none: its input is
     /// append), and the model's retention for both.
-    fn join_state(&self, left: &Rel, right: &Rel, keys: &[(usize, usize)]) -> KeyedState {
+    /// An interval join keeps each row until the watermark passes its
+    /// interval, whatever the model's retention (Flink's interval join
+    /// takes no STATE_TTL): `until-close`.
+    fn join_state(&self, left: &Rel, right: &Rel, keys: &[(usize, usize)], interval: Option<TimeBounds>) -> KeyedState {
         let lw = left.cols.len();
-        let retention = match self.settings.retention {
-            Some(d) => Retention::After(d),
-            None => Retention::Unbounded,
+        let retention = match (interval, self.settings.retention) {
+            (Some(_), _) => Retention::UntilClose,
+            (None, Some(d)) => Retention::After(d),
+            (None, None) => Retention::Unbounded,
         };
         let side = |rel: &Rel, keys: Vec<String>| JoinSideState { keys, stored: rel_schema(rel), unique: Vec::new() };
         KeyedState {
@@ -124,8 +136,48 @@ impl<'a> Lowerer<'a> {
                 join_type: JoinType::Inner,
                 left: side(left, keys.iter().map(|(l, _)| left.cols[*l].name.clone()).collect()),
                 right: side(right, keys.iter().map(|(_, r)| right.cols[*r - lw].name.clone()).collect()),
+                interval: interval.map(|b| JoinInterval { left_time: left.cols[b.left_time].name.clone(), right_time: right.cols[b.right_time - lw].name.clone(), lower: b.lower, upper: b.upper }),
             }),
         }
+    }
+
+    /// An interval join's bounds: the conjuncts comparing the two sides'
+    /// event times (each `col`, `col ± INTERVAL …`), taken out of `planned`
+    /// when they bound `right - left` from below and from above, as Flink
+    /// then plans an interval join. Bounded on one side only they stay in
+    /// the residual condition of a regular join, as on Flink.
+    fn interval(&self, planned: &mut Vec<Conjunct<'a>>, left: &Rel, right: &Rel) -> Result<Option<TimeBounds>> {
+        let lw = left.cols.len();
+        let (Some(lt), Some(rt)) = (time_index(left, 0), time_index(right, lw)) else { return Ok(None) };
+        let (mut lower, mut upper, mut used) = (Vec::new(), Vec::new(), Vec::new());
+        for (i, c) in planned.iter().enumerate() {
+            let Conjunct::Residual(e, span) = c else { continue };
+            let Some(bounds) = time_bounds(e, lt, rt) else { continue };
+            used.push(i);
+            for b in bounds {
+                match b {
+                    Bound::Lower(v) => lower.push((v, *span)),
+                    Bound::Upper(v) => upper.push((v, *span)),
+                }
+            }
+        }
+        let names = format!("`{}.{}` and `{}.{}`", left.qualifier, left.cols[lt].name, right.qualifier, right.cols[rt - lw].name);
+        let (lo, hi) = match (lower.as_slice(), upper.as_slice()) {
+            ([], _) | (_, []) => return Ok(None),
+            ([lo], [hi]) => (*lo, *hi),
+            (_, [_, (_, span), ..]) | ([_, (_, span), ..], _) => {
+                return Err(LowerError::new(Code::IntervalJoinBoundTwice, format!("model `{}` bounds the time between {names} more than once in the same direction", self.model), *span)
+                    .help(format!("give one lower and one upper bound, for example `{}.{} BETWEEN {}.{} AND {}.{} + INTERVAL '1' HOUR`", right.qualifier, right.cols[rt - lw].name, left.qualifier, left.cols[lt].name, left.qualifier, left.cols[lt].name)))
+            }
+        };
+        if lo.0 > hi.0 {
+            return Err(LowerError::new(Code::EmptyJoinInterval, format!("model `{}` joins when the time between {names} is at least {} ms and at most {} ms, which no pair of rows can be", self.model, lo.0, hi.0), hi.1)
+                .help("swap the bounds so that the lower one comes first, for example `s.t BETWEEN o.t AND o.t + INTERVAL '1' HOUR`"));
+        }
+        for i in used.into_iter().rev() {
+            planned.remove(i);
+        }
+        Ok(Some(TimeBounds { left_time: lt, right_time: rt, lower: lo.0, upper: hi.0 }))
     }
 
     fn no_equality(&self, span: SqlSpan) -> LowerError {
@@ -160,7 +212,7 @@ impl<'a> Lowerer<'a> {
         Ok(match (sides.contains(&false), sides.contains(&true)) {
             (true, false) => Conjunct::Left(c),
             (false, true) => Conjunct::Right(c),
-            _ => Conjunct::Residual(e),
+            _ => Conjunct::Residual(e, c.span()),
         })
     }
 
@@ -189,7 +241,7 @@ impl<'a> Lowerer<'a> {
         };
         if qualifier.is_none() && (name == "window_start" || name == "window_end") && self.settings.window.is_some() {
             return Err(unsupported(self.model, "a window over a join", span)
-                .help("a regular join's output has no event time (Flink turns it into a plain timestamp), so it cannot be cut into windows: aggregate the join without `window:`, or window each input in its own model and join their results"));
+                .help("a join's output has no event time (a regular join's Flink turns into a plain timestamp, and an interval join's two are cast to plain timestamps, since a sink takes one), so it cannot be cut into windows: aggregate the join without `window:`, or window each input in its own model and join their results"));
         }
         let found: Vec<usize> = (0..rel.sides.len()).filter(|&i| rel.sides[i].1 == name && qualifier.as_ref().is_none_or(|q| *q == rel.sides[i].0)).collect();
         let quals = qualifiers(rel);
@@ -244,19 +296,10 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    /// Once the SELECT over the join at `at` is planned: each side keeps
-    /// only the columns the join and the steps reading it use.
-    pub(super) fn prune_join(&mut self, at: usize) {
+    /// The readers of the join at `at`'s columns (Filters, then a Project
+    /// or Aggregate), with the columns they use added to `used`.
+    fn join_readers(&self, at: usize, used: &mut BTreeSet<usize>) -> Vec<usize> {
         let width = self.nodes[at].schema.len();
-        let mut used = BTreeSet::new();
-        let NodeKind::Join { left_keys, right_keys, residual, .. } = &self.nodes[at].kind else { return };
-        used.extend(left_keys.iter().chain(right_keys).copied());
-        if let Some(r) = residual {
-            r.columns(&mut |i, _| {
-                used.insert(i);
-            });
-        }
-        // The readers of the join's columns: Filters, then a Project or Aggregate.
         let mut chain = Vec::new();
         let mut cur = self.nodes[at].id(self.model);
         while let Some(n) = self.nodes.iter().position(|n| n.inputs == [cur.clone()]) {
@@ -281,6 +324,23 @@ impl<'a> Lowerer<'a> {
             }
             cur = node.id(self.model);
         }
+        chain
+    }
+
+    /// Once the SELECT over the join at `at` is planned: each side keeps
+    /// only the columns the join and the steps reading it use.
+    pub(super) fn prune_join(&mut self, at: usize) {
+        let width = self.nodes[at].schema.len();
+        let mut used = BTreeSet::new();
+        let NodeKind::Join { left_keys, right_keys, residual, interval, .. } = &self.nodes[at].kind else { return };
+        used.extend(left_keys.iter().chain(right_keys).copied());
+        used.extend(interval.iter().flat_map(|b| [b.left_time, b.right_time]));
+        if let Some(r) = residual {
+            r.columns(&mut |i, _| {
+                used.insert(i);
+            });
+        }
+        let chain = self.join_readers(at, &mut used);
         if used.len() == width {
             return;
         }
@@ -296,7 +356,10 @@ impl<'a> Lowerer<'a> {
             _ => unreachable!(),
         };
         node.schema = keep(&node.schema);
-        if let NodeKind::Join { left_stored, right_stored, left_keys, right_keys, residual, .. } = &mut node.kind {
+        if let NodeKind::Join { left_stored, right_stored, left_keys, right_keys, residual, interval, .. } = &mut node.kind {
+            if let Some(b) = interval {
+                (b.left_time, b.right_time) = (new_index[b.left_time].expect("times are used"), new_index[b.right_time].expect("times are used"));
+            }
             *left_stored = left_stored.iter().enumerate().filter(|(i, _)| used.contains(i)).map(|(_, s)| *s).collect();
             *right_stored = right_stored.iter().enumerate().filter(|(i, _)| used.contains(&(i + lw))).map(|(_, s)| *s).collect();
             left_keys.iter_mut().chain(right_keys.iter_mut()).for_each(|k| *k = new_index[*k].expect("keys are used"));
@@ -346,6 +409,68 @@ fn joined(left: &Rel, right: &Rel) -> Rel {
     Rel { qualifier: String::new(), cols, input_id: String::new(), changelog: left.changelog.clone(), bounded: false, time: None, windowable: false, sides }
 }
 
+/// Where `rel`'s event-time column is, plus `offset`.
+fn time_index(rel: &Rel, offset: usize) -> Option<usize> {
+    let t = rel.time.as_ref()?;
+    rel.cols.iter().position(|c| &c.name == t).map(|i| i + offset)
+}
+
+/// `col`, `col + INTERVAL …`, `INTERVAL … + col`, `col - INTERVAL …`:
+/// the column and its offset in ms.
+fn time_operand(e: &Expr) -> Option<(usize, i64)> {
+    match e {
+        Expr::Column { index, .. } => Some((*index, 0)),
+        Expr::Binary { op: BinOp::Plus, left, right, .. } => match (&**left, &**right) {
+            (Expr::Column { index, .. }, Expr::Literal(Literal::Interval(ms))) | (Expr::Literal(Literal::Interval(ms)), Expr::Column { index, .. }) => Some((*index, *ms)),
+            _ => None,
+        },
+        Expr::Binary { op: BinOp::Minus, left, right, .. } => match (&**left, &**right) {
+            (Expr::Column { index, .. }, Expr::Literal(Literal::Interval(ms))) => Some((*index, -*ms)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The bounds a comparison of the left time `lt` and the right time `rt`
+/// puts on `rt - lt`; `None` for any other conjunct.
+fn time_bounds(e: &Expr, lt: usize, rt: usize) -> Option<Vec<Bound>> {
+    match e {
+        Expr::Binary { op, left, right, .. } if matches!(op, BinOp::Lt | BinOp::LtEq | BinOp::Gt | BinOp::GtEq) => {
+            let ((a, ao), (b, bo)) = (time_operand(left)?, time_operand(right)?);
+            // `r + ao OP l + bo` is `r - l OP bo - ao`; `l + ao OP r + bo` is `r - l (flipped OP) ao - bo`.
+            let (op, c) = match (a, b) {
+                _ if a == rt && b == lt => (*op, bo - ao),
+                _ if a == lt && b == rt => (flip(*op), ao - bo),
+                _ => return None,
+            };
+            Some(vec![match op {
+                BinOp::GtEq => Bound::Lower(c),
+                BinOp::Gt => Bound::Lower(c + 1),
+                BinOp::LtEq => Bound::Upper(c),
+                _ => Bound::Upper(c - 1),
+            }])
+        }
+        Expr::Between { expr, low, high, negated: false } => {
+            let cmp = |op, l: &Expr, r: &Expr| Expr::Binary { op, left: Box::new(l.clone()), right: Box::new(r.clone()), ty: DataType::Boolean };
+            let mut v = time_bounds(&cmp(BinOp::GtEq, expr, low), lt, rt)?;
+            v.extend(time_bounds(&cmp(BinOp::LtEq, expr, high), lt, rt)?);
+            Some(v)
+        }
+        _ => None,
+    }
+}
+
+fn flip(op: BinOp) -> BinOp {
+    match op {
+        BinOp::Lt => BinOp::Gt,
+        BinOp::LtEq => BinOp::GtEq,
+        BinOp::Gt => BinOp::Lt,
+        BinOp::GtEq => BinOp::LtEq,
+        other => other,
+    }
+}
+
 /// The aliases of a join's two sides, left first.
 fn qualifiers(rel: &Rel) -> Vec<&str> {
     let mut v: Vec<&str> = Vec::new();
@@ -375,8 +500,11 @@ fn and(a: Expr, b: Expr) -> Expr {
 /// `INNER JOIN ON customer_id = customer_id0[ AND residual]`, over the
 /// output's column names: the keys in the order written, each left = right.
 fn join_definition(node: &crate::plan::node::PlanNode) -> String {
-    let NodeKind::Join { join_type, left_keys, right_keys, residual, .. } = &node.kind else { unreachable!("a join node") };
+    let NodeKind::Join { join_type, left_keys, right_keys, residual, interval, .. } = &node.kind else { unreachable!("a join node") };
     let mut conds: Vec<String> = left_keys.iter().zip(right_keys).map(|(l, r)| format!("{} = {}", node.schema[*l].name, node.schema[*r].name)).collect();
+    if let Some(b) = interval {
+        conds.push(crate::identity::text::interval_text(&node.schema[b.left_time].name, &node.schema[b.right_time].name, b.lower, b.upper));
+    }
     if let Some(r) = residual {
         conds.push(r.render());
     }
