@@ -36,6 +36,9 @@ golden!(upsert_keys, "upsert_keys", 1);
 golden!(refs, "refs", 1);
 // Functions of other engines: the help names what to write instead.
 golden!(slips, "slips", 1);
+// Forms not planned yet (lookup joins, UNNEST, OVER aggregates, DISTINCT,
+// outer joins, PROCTIME()): each error names what to write instead.
+golden!(refused_forms, "refused_forms", 1);
 // A YAML slip: `decimal(10,2)` in a flow map is cut at its comma.
 golden!(slips_yaml, "slips_yaml", 2);
 // A quarantine topic of a source no model reads needs no kafka: section.

@@ -68,7 +68,14 @@ pub(super) fn window_function(model: &str, f: &sql::Function, span: SqlSpan) -> 
     } else {
         format!("model `{model}` uses the window function `{name}() OVER`, which is not supported; the one window function is ROW_NUMBER() in the Top-N shape")
     };
-    LowerError::new(Code::WindowFunctionOutsideTopN, message, span).help(SHAPE)
+    // An OVER aggregate is a running or sliding total: say how to write those.
+    let help = match name.as_str() {
+        "sum" | "count" | "min" | "max" | "avg" => format!(
+            "for a running {name} per key, GROUP BY the key (`SELECT k, {name}(x) AS total FROM … GROUP BY k`, an upsert model); for the last hour per key, aggregate in a hop window (`window: {{type: hop, size: 1h, slide: 5m}}` on the model, docs/semantics.md)"
+        ),
+        _ => SHAPE.to_string(),
+    };
+    LowerError::new(Code::WindowFunctionOutsideTopN, message, span).help(help)
 }
 
 /// E0800 for a SELECT's QUALIFY or WINDOW clause.

@@ -1,0 +1,2 @@
+SELECT DISTINCT customer_id, status
+FROM source('orders')

@@ -1,0 +1,2 @@
+SELECT order_id, SUM(amount) OVER (PARTITION BY customer_id ORDER BY ts RANGE BETWEEN INTERVAL '1' HOUR PRECEDING AND CURRENT ROW) AS last_hour
+FROM source('orders')

@@ -1,0 +1,2 @@
+SELECT order_id, PROCTIME() AS pt
+FROM source('orders')
