@@ -5,13 +5,16 @@ use std::thread::sleep;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
+use streamform::delivery;
 
 use super::http::{root_cause, Endpoint, HttpError};
 
-/// How long one statement may take to give its result, and a job to start.
-pub const STATEMENT_TIMEOUT: Duration = Duration::from_secs(120);
-pub const RUNNING_TIMEOUT: Duration = Duration::from_secs(90);
-pub const SAVEPOINT_TIMEOUT: Duration = Duration::from_secs(120);
+/// How long one statement may take to give its result, a job to start and a
+/// savepoint to complete; `check` holds exactly-once transaction timeouts
+/// against their sum, so the compiler owns them.
+pub const STATEMENT_TIMEOUT: Duration = Duration::from_millis(delivery::APPLY_STATEMENT_WAIT_MS);
+pub const RUNNING_TIMEOUT: Duration = Duration::from_millis(delivery::APPLY_RUNNING_WAIT_MS);
+pub const SAVEPOINT_TIMEOUT: Duration = Duration::from_millis(delivery::APPLY_SAVEPOINT_WAIT_MS);
 const POLL: Duration = Duration::from_millis(300);
 
 /// The Flink version the gateway reports (`GET /v2/info`): also the

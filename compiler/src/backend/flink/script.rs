@@ -10,6 +10,7 @@ use super::expr::{ident, sql_type, string_literal};
 use super::query::{model_query, ModelQuery};
 use crate::config::{Connector, Format, Materialized, Target};
 use crate::db::{Db, Environment, ModelName, Project, SourceName};
+use crate::delivery;
 use crate::diagnostic::Diagnostic;
 use crate::duration::Duration;
 use crate::graph::dependency_graph;
@@ -75,7 +76,8 @@ fn job_ttl(plans: &[Arc<ModelPlan>]) -> Result<Option<Duration>, String> {
 pub fn flink_source_ddl<'db>(db: &'db dyn Db, project: Project, source: SourceName<'db>, env: Environment, target: TargetName<'db>) -> Option<SourceDdl> {
     let t = &resolved_target(db, project, env, target).as_ref().ok()?.target;
     let s = source_config(db, project, source).as_ref()?;
-    Some(source_ddl(s, event_time(s).as_ref(), &applied_contracts(db, project, source), t))
+    let committed = s.connector == Connector::Kafka && t.source_topic(&s.name, s.topic.as_deref()).is_some_and(|topic| delivery::reads_committed(delivery::exactly_once_topics(db, project, env, target), t, topic));
+    Some(source_ddl(s, event_time(s).as_ref(), &applied_contracts(db, project, source), t, committed))
 }
 
 /// The whole script for a target as it resolves in `env` (its secrets as
@@ -113,7 +115,9 @@ fn assemble<'db>(db: &'db dyn Db, project: Project, env: Environment, target: Ta
     let iceberg_used = plans.iter().any(|p| sink_of(db, project, &p.name).is_some_and(|s| s.connector == Connector::Iceberg));
 
     let ttl = job_ttl(&plans).map_err(|e| vec![e])?;
-    let mut script = Parts { body: set_statements(&plans, t, iceberg_used), job_ttl: ttl.is_some(), ..Parts::default() };
+    // Iceberg and exactly-once Kafka sinks commit at checkpoints.
+    let checkpointed = iceberg_used || project_config(db, project).as_ref().is_ok_and(delivery::any_exactly_once);
+    let mut script = Parts { body: set_statements(&plans, t, checkpointed), job_ttl: ttl.is_some(), ..Parts::default() };
     if let Some(d) = ttl {
         script.body.push(format!("SET 'table.exec.state.ttl' = '{d}';"));
     }
@@ -155,11 +159,10 @@ struct Parts {
 
 /// The SET statements the application needs: checkpoints when it writes
 /// Iceberg, one-phase aggregation when it has windows.
-fn set_statements(plans: &[Arc<ModelPlan>], t: &Target, iceberg_used: bool) -> Vec<String> {
+fn set_statements(plans: &[Arc<ModelPlan>], t: &Target, checkpointed: bool) -> Vec<String> {
     let mut head: Vec<String> = Vec::new();
-    if iceberg_used {
-        let every = t.flink.as_ref().and_then(|f| f.checkpoint_interval).map(|d| d.to_string()).unwrap_or_else(|| "60s".into());
-        head.push(format!("SET 'execution.checkpointing.interval' = '{every}';"));
+    if checkpointed {
+        head.push(format!("SET 'execution.checkpointing.interval' = '{}';", delivery::checkpoint_interval_text(t)));
     }
     if plans.iter().any(|p| p.nodes.iter().any(|n| matches!(n.kind, NodeKind::Aggregate { window: Some(_), .. }))) {
         head.push("SET 'table.optimizer.agg-phase-strategy' = 'ONE_PHASE';".into());
@@ -249,7 +252,8 @@ impl Parts {
                 if p.materialized == Materialized::Upsert && p.key.is_empty() && sc.connector == Connector::Kafka && sc.format != Format::Json {
                     self.errors.push(format!("model `{}`: an upsert model without key is written to Kafka as a debezium-json changelog, which has no {} form; set the sink's `format: json`", p.name, sc.format.as_str()));
                 }
-                self.body.push(sink_ddl(&p.name, sc, p.materialized, &p.key, &sink.schema, t));
+                let eo = project_config(db, project).as_ref().ok().and_then(|c| delivery::exactly_once(c, t, &p.name, sc));
+                self.body.push(sink_ddl(&p.name, sc, p.materialized, &p.key, &sink.schema, t, eo.as_ref()));
                 let nullable = sink_nullable_key(db, project, name);
                 self.inserts.push(format!("INSERT INTO {} SELECT * FROM {}{};", sink_table_name(&p.name, sc), ident(&p.name), not_null_filter(nullable)));
                 for k in nullable {
