@@ -415,6 +415,9 @@ def main() -> int:
           f"the interrupted apply is journaled as failed after the stop, with its savepoint: {steps}, {last['problem']}")
     r = sf(proj, "status")
     check(r.returncode == 2 and "failed: gateway-unreachable: gateway " + env["FLINK_GATEWAY"] in r.stdout, "status names the unreachable gateway and its address, exit 2")
+    recorded_job = json.loads((proj / ".streamform/applied/e2e.json").read_text())["jobs"][0]
+    check(f"job {recorded_job}  stopped" in r.stdout and "stopped" in r.stdout and "(from the jobmanager)" in r.stdout,
+          "with the gateway down, status still reports the recorded job from the JobManager")
     start_gateway()
     r = sf(proj, "status")
     check(r.returncode == 1 and f"stopped with savepoint {last['savepoint']}" in r.stdout, "status after the gateway is back: the job is stopped, its savepoint kept")
@@ -521,6 +524,10 @@ def main() -> int:
     check(r.returncode == 1 and "verdict: COMPATIBLE" in r.stdout and "deploy: rebuild" in r.stdout and "cannot be pinned" in r.stdout,
           "a change Flink's plan cannot pin: plan says COMPATIBLE, the deploy plan a rebuild, and why")
     check(json.loads((proj / "unpinnable.json").read_text())["verdict"] == "BACKFILL REQUIRED", "the deploy plan's verdict does not promise the state")
+    # One verdict: plan --target decides as plan --out does (same action, same exit code).
+    r2 = sf(proj, "plan", "--target", "e2e")
+    check(r2.returncode == r.returncode and "deploy: rebuild" in r2.stdout and "cannot be pinned" in r2.stdout,
+          "plan --target without --out gives the same deploy action and exit code as plan --out")
     (proj / "models/rich.sql").unlink()
     stamp.write_text(yml2)
     yml = yml2
