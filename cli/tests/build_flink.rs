@@ -122,3 +122,37 @@ fn build_writes_nothing_on_error() {
     assert!(!dir.join("build").exists());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// An exactly-once sink's options follow the target: its transactional-id
+/// prefix names the target (two targets never share one), its timeout is the
+/// target's brokers' maximum, and the source that reads its topic on that
+/// target (overridden here) reads committed records only. A project that
+/// writes no `delivery:` sets none of them.
+#[test]
+fn exactly_once_options_follow_the_target() {
+    let dir = scratch(&testdata().join("projects/delivery"), "targets");
+    let cfg = dir.join("streamform.yml");
+    let text = std::fs::read_to_string(&cfg).unwrap();
+    std::fs::write(&cfg, format!("{text}  prod:\n    backend: flink\n    flink: {{gateway: \"http://flink:8083\"}}\n    kafka:\n      bootstrap_servers: \"kafka:9092\"\n      transaction_max_timeout: 1h\n    topics:\n      sinks: {{paid: paid-prod}}\n      sources: {{paid_orders: paid-prod}}\n")).unwrap();
+    let build = |target: &str| String::from_utf8(streamform(&dir, &["build", "--backend", "flink", "--stdout", "--target", target]).stdout).unwrap();
+    let (dev, prod) = (build("dev"), build("prod"));
+    assert!(dev.contains("'sink.transactional-id-prefix' = 'streamform/delivery/dev/paid::sink::0'"), "{dev}");
+    assert!(prod.contains("'sink.transactional-id-prefix' = 'streamform/delivery/prod/paid::sink::0'"), "{prod}");
+    assert!(dev.contains("'properties.transaction.timeout.ms' = '900000'") && prod.contains("'properties.transaction.timeout.ms' = '3600000'"));
+    // The source of paid_orders reads `paid-prod` on prod, which `paid` writes there.
+    let source = |script: &str| script.split("CREATE TABLE `paid_orders`").nth(1).unwrap().split(";").next().unwrap().to_string();
+    assert!(source(&prod).contains("'topic' = 'paid-prod'") && source(&prod).contains("'properties.isolation.level' = 'read_committed'"), "{prod}");
+    // `orders` is written by no exactly-once sink: it reads as before.
+    let orders = prod.split("CREATE TABLE `orders`").nth(1).unwrap().split(";").next().unwrap();
+    assert!(!orders.contains("isolation.level"), "{orders}");
+    // The sink that says at-least-once, and a project without `delivery:`, set nothing.
+    let audit = dev.split("CREATE TABLE `sink_audit`").nth(1).unwrap().split(";").next().unwrap();
+    assert!(!audit.contains("delivery-guarantee") && !audit.contains("transaction"), "{audit}");
+    let identity = |dir: &Path| streamform(dir, &["inspect-plan", "--json"]).stdout;
+    let with_delivery = identity(&dir);
+    std::fs::write(&cfg, text.replace("delivery: exactly-once\n", "")).unwrap();
+    assert_eq!(identity(&dir), with_delivery, "delivery entered the plan manifest or its digests");
+    let plain = build("dev");
+    assert!(!plain.contains("delivery-guarantee") && !plain.contains("isolation.level") && !plain.contains("checkpointing"), "{plain}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

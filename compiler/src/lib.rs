@@ -6,6 +6,7 @@ pub mod backend;
 pub mod check;
 pub mod config;
 pub mod db;
+pub mod delivery;
 pub mod deploy;
 pub mod diagnostic;
 pub mod driver;

@@ -74,7 +74,7 @@ pub fn placeholder_target() -> Target {
         name: String::new(),
         span: Span::default(),
         flink: None,
-        kafka: Some(KafkaTarget { bootstrap_servers: PLACEHOLDER_SETTINGS[0].into(), startup: None, properties: Vec::new() }),
+        kafka: Some(KafkaTarget { bootstrap_servers: PLACEHOLDER_SETTINGS[0].into(), startup: None, properties: Vec::new(), transaction_max_timeout: None }),
         iceberg: Some(IcebergTarget { catalog: PLACEHOLDER_SETTINGS[1].into(), warehouse: None, s3_endpoint: None }),
         topics: TopicOverrides::default(),
     }

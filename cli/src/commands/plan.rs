@@ -163,8 +163,13 @@ pub fn run(a: &Args) -> u8 {
     if !a.json {
         print(&observed_lines(&t, &obs));
     }
-    let Some(out) = a.out.as_deref() else { return d.verdict.exit_code() };
+    // Once the target is observed, `plan --target` decides exactly as
+    // `plan --out` and `apply` do (the same deploy plan, from Flink's
+    // compiled plan), so the two never disagree; `--out` also writes it.
     let Some(script) = script.as_ref() else {
+        if a.out.is_none() {
+            return d.verdict.exit_code();
+        }
         eprint("error: no plan was written: the flink backend cannot run this application; run `streamform build --backend flink` to see why\n");
         return 2;
     };
@@ -172,12 +177,14 @@ pub fn run(a: &Args) -> u8 {
     if !a.json {
         print(&deploy_lines(&plan));
     }
-    if let Err(e) = write_json(Utf8Path::new(out), &plan) {
-        eprint(&format!("error: {e}\n"));
-        return 2;
-    }
-    if !a.json {
-        print(&format!("ok: deploy plan {} written to {out}\n", short(&plan.plan_id)));
+    if let Some(out) = a.out.as_deref() {
+        if let Err(e) = write_json(Utf8Path::new(out), &plan) {
+            eprint(&format!("error: {e}\n"));
+            return 2;
+        }
+        if !a.json {
+            print(&format!("ok: deploy plan {} written to {out}\n", short(&plan.plan_id)));
+        }
     }
     plan.verdict.map(|v| v.exit_code()).unwrap_or(0)
 }

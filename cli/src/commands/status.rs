@@ -10,7 +10,7 @@ use streamform::identity::digest::short;
 use streamform::manifest::manifest;
 
 use crate::deploy::uids::{read_pins, uids_path};
-use crate::deploy::{observe, read_journal, read_record, JobObservation, Target};
+use crate::deploy::{observe, observe_job, read_journal, read_record, JobObservation, Target};
 use crate::out::print;
 use crate::render::json::to_pretty_json;
 
@@ -44,6 +44,43 @@ fn uids_line(t: &Target, attempt: Option<&str>) -> String {
 
 // Whole: the text and the JSON are one walk over the same observation,
 // kept together so they cannot disagree.
+/// A job's lines in the text (its state, tasks, restore, failure, and its
+/// last checkpoint: text only, as status.json takes no more fields) and
+/// its entry in the document.
+fn job_report(j: &JobObservation, tasks_checked: bool) -> (String, Value) {
+    let state = job_state(j, tasks_checked);
+    let mut line = format!("job {}  {state}", j.job_id);
+    if let Some((r, n)) = j.tasks {
+        line.push_str(&format!("  tasks {r}/{n} running"));
+    }
+    if let Some(sp) = &j.restored_from {
+        line.push_str(&format!("  restored from {sp}"));
+    }
+    if let Some(f) = &j.failure {
+        line.push_str(&format!("  failure: {f}"));
+    }
+    line.push('\n');
+    if let Some((id, at)) = j.last_checkpoint {
+        line.push_str(&format!("  last checkpoint {id}, completed {} ago\n", age(at)));
+    }
+    let doc = json!({
+        "job_id": j.job_id, "state": state, "recorded": true, "name": j.name, "backend_status": j.flink_state,
+        "start_time": j.start_time, "tasks": j.tasks.map(|(r, n)| json!({"running": r, "total": n})), "failure": j.failure,
+    });
+    (line, doc)
+}
+
+/// How long ago epoch-millisecond `at` was, in whole seconds (`4s`, `2m 5s`).
+fn age(at: i64) -> String {
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as i64).unwrap_or(at);
+    let s = (now - at).max(0) / 1000;
+    match s {
+        s if s < 60 => format!("{s}s"),
+        s if s < 3600 => format!("{}m {}s", s / 60, s % 60),
+        s => format!("{}h {}m", s / 3600, s % 3600 / 60),
+    }
+}
+
 pub fn run(project: &str, target: Option<&str>, json_out: bool) -> u8 {
     let (loaded, config, t) = match super::open_target(project, target, "checking the status") {
         Ok(x) => x,
@@ -96,8 +133,17 @@ pub fn run(project: &str, target: Option<&str>, json_out: bool) -> u8 {
     let obs = match observe(&t) {
         Ok(o) => o,
         Err(e) => {
+            // The gateway is down but the JobManager knows whether the job runs.
+            let mut jobs = Vec::new();
+            if e.target_state == "gateway-unreachable" && t.jobmanager.is_some() {
+                for j in record.iter().flat_map(|r| r.jobs.iter()).filter_map(|id| observe_job(&t, id).ok()) {
+                    let (line, doc_job) = job_report(&j, tasks_checked);
+                    text.push_str(&format!("{}  (from the jobmanager)\n", line.trim_end()));
+                    jobs.push(doc_job);
+                }
+            }
             text.push_str(&format!("failed: {}: {}\n", e.target_state, e.message));
-            print(&if json_out { to_pretty_json(&doc(e.target_state, Vec::new(), Value::Null, false, Some(e.message.clone()))) } else { text });
+            print(&if json_out { to_pretty_json(&doc(e.target_state, jobs, Value::Null, false, Some(e.message.clone()))) } else { text });
             return 2;
         }
     };
@@ -105,24 +151,10 @@ pub fn run(project: &str, target: Option<&str>, json_out: bool) -> u8 {
     let mut jobs = Vec::new();
     let mut all_running = !obs.jobs.is_empty();
     for j in &obs.jobs {
-        let state = job_state(j, tasks_checked);
-        all_running &= matches!(state, "running" | "running-unverified");
-        let mut line = format!("job {}  {state}", j.job_id);
-        if let Some((r, n)) = j.tasks {
-            line.push_str(&format!("  tasks {r}/{n} running"));
-        }
-        if let Some(sp) = &j.restored_from {
-            line.push_str(&format!("  restored from {sp}"));
-        }
-        if let Some(f) = &j.failure {
-            line.push_str(&format!("  failure: {f}"));
-        }
+        let (line, doc_job) = job_report(j, tasks_checked);
+        all_running &= matches!(doc_job["state"].as_str(), Some("running" | "running-unverified"));
         text.push_str(&line);
-        text.push('\n');
-        jobs.push(json!({
-            "job_id": j.job_id, "state": state, "recorded": true, "name": j.name, "backend_status": j.flink_state,
-            "start_time": j.start_time, "tasks": j.tasks.map(|(r, n)| json!({"running": r, "total": n})), "failure": j.failure,
-        }));
+        jobs.push(doc_job);
     }
     let stopped = match &obs.last_stop {
         Some(s) => {

@@ -5,13 +5,16 @@ use std::thread::sleep;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
+use streamform::delivery;
 
 use super::http::{root_cause, Endpoint, HttpError};
 
-/// How long one statement may take to give its result, and a job to start.
-pub const STATEMENT_TIMEOUT: Duration = Duration::from_secs(120);
-pub const RUNNING_TIMEOUT: Duration = Duration::from_secs(90);
-pub const SAVEPOINT_TIMEOUT: Duration = Duration::from_secs(120);
+/// How long one statement may take to give its result, a job to start and a
+/// savepoint to complete; `check` holds exactly-once transaction timeouts
+/// against their sum, so the compiler owns them.
+pub const STATEMENT_TIMEOUT: Duration = Duration::from_millis(delivery::APPLY_STATEMENT_WAIT_MS);
+pub const RUNNING_TIMEOUT: Duration = Duration::from_millis(delivery::APPLY_RUNNING_WAIT_MS);
+pub const SAVEPOINT_TIMEOUT: Duration = Duration::from_millis(delivery::APPLY_SAVEPOINT_WAIT_MS);
 const POLL: Duration = Duration::from_millis(300);
 
 /// The Flink version the gateway reports (`GET /v2/info`): also the
@@ -137,8 +140,24 @@ pub fn job(jm: &Endpoint, id: &str) -> Result<Option<JobView>, HttpError> {
 
 /// The savepoint a job restored from (`latest.restored.external_path`).
 pub fn restored_from(jm: &Endpoint, id: &str) -> Result<Option<String>, HttpError> {
+    Ok(checkpoints(jm, id)?.restored_from)
+}
+
+/// What `/jobs/<id>/checkpoints` says of a job's recovery points.
+pub struct Checkpoints {
+    /// `latest.restored.external_path`.
+    pub restored_from: Option<String>,
+    /// `latest.completed`: its id and when its last acknowledgement came (epoch ms).
+    pub last_completed: Option<(u64, i64)>,
+}
+
+pub fn checkpoints(jm: &Endpoint, id: &str) -> Result<Checkpoints, HttpError> {
     let v = jm.get(&format!("/jobs/{id}/checkpoints"))?;
-    Ok(v["latest"]["restored"]["external_path"].as_str().map(str::to_string))
+    let done = &v["latest"]["completed"];
+    Ok(Checkpoints {
+        restored_from: v["latest"]["restored"]["external_path"].as_str().map(str::to_string),
+        last_completed: done["id"].as_u64().zip(done["latest_ack_timestamp"].as_i64()),
+    })
 }
 
 /// The root cause of a failed job, from its exception history.
@@ -183,6 +202,13 @@ pub fn stop_with_savepoint(jm: &Endpoint, id: &str, dir: &str) -> Result<String,
             }
             let cause = &s["operation"]["failure-cause"];
             let text = cause["stack-trace"].as_str().and_then(root_cause).or_else(|| cause["class"].as_str().map(str::to_string));
+            // The savepoint was written, then the job failed while stopping (a
+            // TaskManager died): Flink calls it consistent, and restoring it
+            // commits its sinks' pending transactions. The job is gone, so
+            // the stop counts as done.
+            if let Some(loc) = text.as_deref().and_then(created_savepoint) {
+                return Ok(loc.to_string());
+            }
             return Err(format!("the savepoint failed: {}", text.unwrap_or_else(|| cause.to_string())));
         }
         if Instant::now() > deadline {
@@ -190,6 +216,15 @@ pub fn stop_with_savepoint(jm: &Endpoint, id: &str, dir: &str) -> Result<String,
         }
         sleep(POLL);
     }
+}
+
+/// The savepoint of Flink's `StopWithSavepointStoppingException` ("A
+/// savepoint has been created at: <path>, but the corresponding job … failed
+/// during stopping").
+fn created_savepoint(cause: &str) -> Option<&str> {
+    let rest = cause.split_once("A savepoint has been created at: ")?.1;
+    let (path, tail) = rest.split_once(", but the corresponding job")?;
+    tail.contains("failed during stopping").then_some(path)
 }
 
 /// Waits until the job has left RUNNING (after a stop), bounded.
@@ -205,5 +240,18 @@ pub fn wait_ended(jm: &Endpoint, id: &str) -> Result<String, String> {
             return Err(format!("job {id} had not ended {}s after the stop", RUNNING_TIMEOUT.as_secs()));
         }
         sleep(POLL);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::created_savepoint;
+
+    #[test]
+    fn a_savepoint_whose_job_failed_while_stopping_is_kept() {
+        // As Flink 2.3 said it when a TaskManager died during stop-with-savepoint.
+        let cause = "org.apache.flink.runtime.scheduler.stopwithsavepoint.StopWithSavepointStoppingException: A savepoint has been created at: file:/tmp/rp/savepoints/savepoint-238ca7-8236a923ac99, but the corresponding job 238ca78e8ca0ea7925e327fe34c7e671 failed during stopping. The savepoint is consistent, but might have uncommitted transactions. If you want to commit the transaction please restart a job from this savepoint.";
+        assert_eq!(created_savepoint(cause), Some("file:/tmp/rp/savepoints/savepoint-238ca7-8236a923ac99"));
+        assert_eq!(created_savepoint("java.util.concurrent.CompletionException: java.io.IOException: Permission denied"), None);
     }
 }

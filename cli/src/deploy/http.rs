@@ -40,26 +40,28 @@ impl Endpoint {
     }
 
     pub fn get(&self, path: &str) -> Result<Value, HttpError> {
-        self.finish(self.agent.get(&self.url(path)).call())
+        self.finish("GET", path, self.agent.get(&self.url(path)).call())
     }
 
     pub fn post(&self, path: &str, body: &Value) -> Result<Value, HttpError> {
-        self.finish(self.agent.post(&self.url(path)).set("Content-Type", "application/json").send_string(&body.to_string()))
+        self.finish("POST", path, self.agent.post(&self.url(path)).set("Content-Type", "application/json").send_string(&body.to_string()))
     }
 
     pub fn delete(&self, path: &str) -> Result<Value, HttpError> {
-        self.finish(self.agent.delete(&self.url(path)).call())
+        self.finish("DELETE", path, self.agent.delete(&self.url(path)).call())
     }
 
     fn url(&self, path: &str) -> String {
         format!("{}{path}", self.base)
     }
 
-    fn finish(&self, r: Result<ureq::Response, ureq::Error>) -> Result<Value, HttpError> {
-        let who = format!("{} {}", self.part, self.base);
+    /// The answer as JSON, or an error that names the part, its address and
+    /// the operation (`gateway http://…: GET /v2/info: …`), in plain words.
+    fn finish(&self, method: &str, path: &str, r: Result<ureq::Response, ureq::Error>) -> Result<Value, HttpError> {
+        let who = format!("{} {}: {method} {path}", self.part, self.base);
         match r {
             Ok(resp) => {
-                let text = resp.into_string().map_err(|e| HttpError::Unreachable(format!("{who}: io: {}", io_text(&e))))?;
+                let text = resp.into_string().map_err(|e| HttpError::Unreachable(format!("{who}: {}", io_text(&e))))?;
                 serde_json::from_str(&text).map_err(|e| HttpError::Answer(format!("{who}: the answer is not JSON ({e})")))
             }
             Err(ureq::Error::Status(code, resp)) => {
@@ -71,25 +73,41 @@ impl Endpoint {
     }
 }
 
+/// An I/O failure in plain words, with what the client said in parentheses.
 fn io_text(e: &std::io::Error) -> String {
+    use std::io::ErrorKind as K;
     let s = e.to_string();
-    match s.find(" (os error") {
+    let raw = match s.find(" (os error") {
         Some(i) => s[..i].to_string(),
         None => s,
-    }
+    };
+    let plain = match e.kind() {
+        K::ConnectionRefused => "nothing listens at that address: is it running, and is this its address?",
+        K::TimedOut | K::WouldBlock => "no answer in time: the part may be overloaded, or a firewall drops the connection",
+        K::ConnectionReset | K::ConnectionAborted | K::BrokenPipe | K::UnexpectedEof => "the connection was closed before an answer: the part may have crashed or restarted",
+        _ if raw.contains("status line") => "the connection was closed before an answer: the part may have crashed or restarted",
+        _ => return format!("could not talk to it ({raw})"),
+    };
+    format!("{plain} ({raw})")
 }
 
 fn transport_text(t: &ureq::Transport) -> String {
     let mut source = std::error::Error::source(t);
     while let Some(e) = source {
         if let Some(io) = e.downcast_ref::<std::io::Error>() {
-            return format!("io: {}", io_text(io));
+            return io_text(io);
         }
         source = e.source();
     }
-    match t.message() {
+    let raw = match t.message() {
         Some(m) => format!("{}: {m}", t.kind()),
         None => t.kind().to_string(),
+    };
+    match t.kind() {
+        ureq::ErrorKind::Dns => format!("its host name does not resolve ({raw})"),
+        ureq::ErrorKind::ConnectionFailed => format!("could not connect: is it running, and is this its address? ({raw})"),
+        _ if raw.contains("status line") => format!("the connection was closed before an answer: the part may have crashed or restarted ({raw})"),
+        _ => format!("could not talk to it ({raw})"),
     }
 }
 

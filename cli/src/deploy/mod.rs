@@ -319,6 +319,8 @@ pub struct JobObservation {
     pub start_time: Option<String>,
     pub tasks: Option<(u32, u32)>,
     pub restored_from: Option<String>,
+    /// The last completed checkpoint: its id and completion time (epoch ms).
+    pub last_checkpoint: Option<(u64, i64)>,
     pub failure: Option<String>,
 }
 
@@ -376,8 +378,10 @@ pub fn observe(t: &Target) -> Result<Observation, Unobservable> {
     Ok(Observation { flink_version, record, jobs, last_stop, pins })
 }
 
-fn observe_job(t: &Target, id: &str) -> Result<JobObservation, Unobservable> {
-    let mut o = JobObservation { job_id: id.to_string(), flink_state: None, name: None, start_time: None, tasks: None, restored_from: None, failure: None };
+/// One recorded job, from the JobManager when the target names it (the
+/// gateway is then not asked), else from the gateway's `SHOW JOBS`.
+pub fn observe_job(t: &Target, id: &str) -> Result<JobObservation, Unobservable> {
+    let mut o = JobObservation { job_id: id.to_string(), flink_state: None, name: None, start_time: None, tasks: None, restored_from: None, last_checkpoint: None, failure: None };
     if let Some(jm) = &t.jobmanager {
         if let Some(j) = flink::job(jm, id).map_err(|e| unreachable("jobmanager", e))? {
             o.tasks = Some(j.tasks);
@@ -387,7 +391,10 @@ fn observe_job(t: &Target, id: &str) -> Result<JobObservation, Unobservable> {
                 o.failure = flink::failure(jm, id);
             }
             o.flink_state = Some(j.state);
-            o.restored_from = flink::restored_from(jm, id).ok().flatten();
+            if let Ok(c) = flink::checkpoints(jm, id) {
+                o.restored_from = c.restored_from;
+                o.last_checkpoint = c.last_completed;
+            }
         }
         return Ok(o);
     }

@@ -203,6 +203,7 @@ pub fn target_diagnostics(db: &dyn Db, project: Project) -> Vec<Diagnostic> {
             );
         }
     }
+    out.extend(crate::delivery::timeout_diagnostics(config));
     out
 }
 
@@ -262,6 +263,7 @@ pub fn project_model_diagnostics(db: &dyn Db, project: Project) -> Vec<Diagnosti
         }
     }
     sink_collisions(config, names, sources, &mut out);
+    out.extend(crate::delivery::sink_delivery_diagnostics(config));
     out
 }
 

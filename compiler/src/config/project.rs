@@ -19,6 +19,8 @@ pub struct ProjectConfig {
     pub models: Vec<ModelConfig>,
     /// In file order.
     pub targets: Vec<Target>,
+    /// `delivery:`: the guarantee of every Kafka sink that names none.
+    pub delivery: Option<Delivery>,
 }
 
 impl ProjectConfig {
@@ -89,6 +91,27 @@ impl Format {
     }
 }
 
+/// What a Kafka sink promises a reader after a failure (docs/deploy.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub enum Delivery {
+    /// Flink's default: a restart from a checkpoint writes again what came after it.
+    #[default]
+    AtLeastOnce,
+    /// Kafka transactions committed at each checkpoint.
+    ExactlyOnce,
+}
+
+impl Delivery {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Delivery::AtLeastOnce => "at-least-once",
+            Delivery::ExactlyOnce => "exactly-once",
+        }
+    }
+
+    pub const CHOICES: [(&'static str, Delivery); 2] = [("exactly-once", Delivery::ExactlyOnce), ("at-least-once", Delivery::AtLeastOnce)];
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct SinkConfig {
     pub connector: Connector,
@@ -97,6 +120,8 @@ pub struct SinkConfig {
     pub table: Option<String>,
     pub format: Format,
     pub span: Span,
+    /// `delivery:` as written on the sink, and where.
+    pub delivery: Option<(Delivery, Span)>,
 }
 
 impl SinkConfig {
@@ -244,6 +269,8 @@ pub struct KafkaTarget {
     pub bootstrap_servers: String,
     pub startup: Option<Startup>,
     pub properties: Vec<Property>,
+    /// The brokers' `transaction.max.timeout.ms`, as declared, and where.
+    pub transaction_max_timeout: Option<(Duration, Span)>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -253,9 +280,9 @@ pub struct IcebergTarget {
     pub s3_endpoint: Option<String>,
 }
 
-const TOP_KEYS: &[&str] = &["name", "version", "models", "targets"];
+const TOP_KEYS: &[&str] = &["name", "version", "models", "targets", "delivery"];
 const MODEL_KEYS: &[&str] = &["materialized", "key", "sink", "renamed_from", "nodes", "retention", "window"];
-const SINK_KEYS: &[&str] = &["connector", "topic", "path", "table", "format"];
+const SINK_KEYS: &[&str] = &["connector", "topic", "path", "table", "format", "delivery"];
 
 /// Decodes streamform.yml. Errors here mean the project cannot be loaded.
 pub fn decode_project(path: &str, text: &str) -> Result<ProjectConfig, Vec<Diagnostic>> {
@@ -263,7 +290,7 @@ pub fn decode_project(path: &str, text: &str) -> Result<ProjectConfig, Vec<Diagn
         vec![Diagnostic::error(Code::InvalidYaml, format!("{path} is not valid YAML: {}", e.message)).at(path, Some(e.span))]
     })?;
     let mut d = Decoder::new(path);
-    let mut config = ProjectConfig { name: String::new(), version: 0, models: Vec::new(), targets: Vec::new() };
+    let mut config = ProjectConfig { name: String::new(), version: 0, models: Vec::new(), targets: Vec::new(), delivery: None };
     for (k, v) in root.as_map().unwrap_or(&[]) {
         d.check_references(text, v, k.as_str() == Some("targets"));
     }
@@ -287,6 +314,9 @@ pub fn decode_project(path: &str, text: &str) -> Result<ProjectConfig, Vec<Diagn
                 Some("set `version: 1`".into()),
             ),
         }
+    }
+    if let Some(v) = top.get_some("delivery") {
+        config.delivery = d.one_of(v, "delivery", &Delivery::CHOICES);
     }
     if let Some(models) = top.get("models") {
         for (name, key, node) in d.named_map(models, "models") {
@@ -421,7 +451,7 @@ fn decode_sink(d: &mut Decoder, model: &str, node: &yaml::Node) -> Option<SinkCo
     let f = d.map(node, &what, SINK_KEYS)?;
     let connector = d.required(&f, "connector", &what)?;
     let connector = d.one_of(connector, &format!("{what}.connector"), &[("kafka", Connector::Kafka), ("file", Connector::File), ("iceberg", Connector::Iceberg)])?;
-    let mut s = SinkConfig { connector, topic: None, path: None, table: None, format: Format::Json, span: node.span };
+    let mut s = SinkConfig { connector, topic: None, path: None, table: None, format: Format::Json, span: node.span, delivery: None };
     if let Some(v) = f.get_some("topic") {
         s.topic = Some(d.string(v, &format!("{what}.topic"))?);
     }
@@ -433,6 +463,9 @@ fn decode_sink(d: &mut Decoder, model: &str, node: &yaml::Node) -> Option<SinkCo
     }
     if let Some(v) = f.get_some("format") {
         s.format = d.one_of(v, &format!("{what}.format"), &[("json", Format::Json), ("csv", Format::Csv)])?;
+    }
+    if let Some(v) = f.get_some("delivery") {
+        s.delivery = Some((d.one_of(v, &format!("{what}.delivery"), &Delivery::CHOICES)?, v.span));
     }
     Some(s)
 }
@@ -562,9 +595,12 @@ fn decode_target(d: &mut Decoder, name: &str, span: Span, node: &yaml::Node) -> 
     }
     if let Some(v) = f.get_some("kafka") {
         let w = format!("{what}.kafka");
-        let kf = d.map(v, &w, &["bootstrap_servers", "startup", "properties"])?;
+        let kf = d.map(v, &w, &["bootstrap_servers", "startup", "properties", "transaction_max_timeout"])?;
         let bs = d.required(&kf, "bootstrap_servers", &w)?;
-        let mut kafka = KafkaTarget { bootstrap_servers: d.string(bs, &format!("{w}.bootstrap_servers"))?, startup: None, properties: Vec::new() };
+        let mut kafka = KafkaTarget { bootstrap_servers: d.string(bs, &format!("{w}.bootstrap_servers"))?, startup: None, properties: Vec::new(), transaction_max_timeout: None };
+        if let Some(v) = kf.get_some("transaction_max_timeout") {
+            kafka.transaction_max_timeout = Some((d.duration(v, &format!("{w}.transaction_max_timeout"))?, v.span));
+        }
         if let Some(v) = kf.get_some("startup") {
             kafka.startup = Some(d.one_of(v, &format!("{w}.startup"), &[("earliest", Startup::Earliest), ("latest", Startup::Latest)])?);
         }

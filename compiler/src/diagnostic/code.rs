@@ -315,6 +315,14 @@ codes! {
     CredentialInFile = "E0883",
     /// a target's `topics:` names a source or model that has no such Kafka topic
     UnknownTopicOverride = "E0884",
+    /// `delivery:` on a sink that is not Kafka
+    DeliveryOnNonKafkaSink = "E0870",
+    /// an exactly-once sink's transaction timeout is above the brokers' `transaction.max.timeout.ms`
+    TransactionTimeoutAboveBrokerMax = "E0871",
+    /// a target's Kafka property `transaction.timeout.ms` is not a number of milliseconds
+    TransactionTimeoutNotMillis = "E0872",
+    /// an exactly-once sink's transaction timeout is shorter than the checkpoint interval plus the longest stop `apply` allows
+    TransactionTimeoutTooShort = "W0870",
 }
 
 /// Codes sort as their text, so diagnostics sorted by code keep their order.

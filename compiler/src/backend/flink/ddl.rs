@@ -5,6 +5,7 @@ use super::expr::{ident, render, sql_type, string_literal};
 use super::query::interval;
 use crate::config::project::{IcebergTarget, Startup};
 use crate::config::{Connector, Format, Materialized, SinkConfig, SourceConfig, Target};
+use crate::delivery::ExactlyOnce;
 use crate::plan::expr::Expr;
 use crate::plan::node::Column;
 use crate::source::{AppliedContracts, EventTime};
@@ -58,8 +59,9 @@ pub struct SourceDdl {
 
 /// A source's statements: its table, then the views that type its event
 /// time, apply its contracts and drop its late events, then its
-/// quarantine table.
-pub fn source_ddl(s: &SourceConfig, time: Option<&EventTime>, contracts: &AppliedContracts, target: &Target) -> SourceDdl {
+/// quarantine table. `read_committed`: an exactly-once sink of the project
+/// writes the topic (`delivery.rs`).
+pub fn source_ddl(s: &SourceConfig, time: Option<&EventTime>, contracts: &AppliedContracts, target: &Target, read_committed: bool) -> SourceDdl {
     let name = &s.name;
     let clock = time.and_then(EventTime::clock);
     let late_drop = time.is_some_and(EventTime::drops_late);
@@ -67,7 +69,7 @@ pub fn source_ddl(s: &SourceConfig, time: Option<&EventTime>, contracts: &Applie
     let columns: Vec<Column> = s.columns.iter().map(|c| Column { name: c.name.clone(), ty: c.ty }).collect();
     let typed = columns.iter().any(is_timestamp);
     let table = if late_drop || checked || typed { format!("{name}_raw") } else { name.clone() };
-    let mut statements = vec![source_table(s, &table, &columns, time, target)];
+    let mut statements = vec![source_table(s, &table, &columns, time, target, read_committed)];
     // With timestamp columns, the views read `<src>__typed`: each parsed
     // from its text (null when absent or unreadable), beside the rowtime.
     let mut from = if typed {
@@ -183,7 +185,7 @@ fn good_view(name: &str, from: &str, columns: &[Column], clock: Option<&str>, fi
 
 /// `CREATE TABLE` of the source as its connector delivers it, with the
 /// watermark of its event-time rule.
-fn source_table(s: &SourceConfig, table: &str, columns: &[Column], time: Option<&EventTime>, target: &Target) -> String {
+fn source_table(s: &SourceConfig, table: &str, columns: &[Column], time: Option<&EventTime>, target: &Target, read_committed: bool) -> String {
     let clock = time.and_then(|t| Some((t.clock()?, t)));
     let mut lines = column_lines(columns);
     // Timestamps are read as text and parsed: RFC 3339 with `Z` or an
@@ -205,6 +207,10 @@ fn source_table(s: &SourceConfig, table: &str, columns: &[Column], time: Option<
             opts.add("connector", "kafka");
             opts.add("topic", target.source_topic(&s.name, s.topic.as_deref()).unwrap_or_default());
             kafka_connection(&mut opts, target);
+            if read_committed {
+                // Neither open nor aborted transactions of the sink writing it.
+                opts.add("properties.isolation.level", "read_committed");
+            }
             opts.add("format", s.format.as_str());
             let startup = match target.kafka.as_ref().and_then(|k| k.startup) {
                 Some(Startup::Latest) => "latest-offset",
@@ -269,8 +275,9 @@ pub fn sink_table_name(model: &str, sink: &SinkConfig) -> String {
     }
 }
 
-/// `CREATE TABLE` of a model's sink.
-pub fn sink_ddl(model: &str, sink: &SinkConfig, materialized: Materialized, key: &[String], columns: &[Column], target: &Target) -> String {
+/// `CREATE TABLE` of a model's sink; `exactly_once` when it writes in
+/// Kafka transactions (`delivery.rs`).
+pub fn sink_ddl(model: &str, sink: &SinkConfig, materialized: Materialized, key: &[String], columns: &[Column], target: &Target, exactly_once: Option<&ExactlyOnce>) -> String {
     let mut lines = column_lines(columns);
     let upsert = materialized == Materialized::Upsert;
     // upsert-kafka needs a PRIMARY KEY; without key the topic is a
@@ -326,6 +333,13 @@ pub fn sink_ddl(model: &str, sink: &SinkConfig, materialized: Materialized, key:
             "CREATE TABLE IF NOT EXISTS"
         }
     };
+    if let Some(eo) = exactly_once {
+        if let Some(ms) = eo.timeout_ms {
+            opts.add("properties.transaction.timeout.ms", ms.to_string());
+        }
+        opts.add("sink.delivery-guarantee", "exactly-once");
+        opts.add("sink.transactional-id-prefix", eo.prefix.clone());
+    }
     format!("{create} {} (\n{}\n) {};", sink_table_name(model, sink), lines.join(",\n"), opts.render())
 }
 

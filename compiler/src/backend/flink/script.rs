@@ -10,6 +10,7 @@ use super::expr::{ident, string_literal};
 use super::query::{model_query, ModelQuery};
 use crate::config::{Connector, Target};
 use crate::db::{Db, Environment, ModelName, Project, SourceName};
+use crate::delivery;
 use crate::diagnostic::Diagnostic;
 use crate::duration::Duration;
 use crate::graph::dependency_graph;
@@ -87,7 +88,8 @@ pub(crate) fn job_ttl(db: &dyn Db, project: Project, ranks: &[(String, Retention
 pub fn flink_source_ddl<'db>(db: &'db dyn Db, project: Project, source: SourceName<'db>, env: Environment, target: TargetName<'db>) -> Option<SourceDdl> {
     let t = &resolved_target(db, project, env, target).as_ref().ok()?.target;
     let s = source_config(db, project, source).as_ref()?;
-    Some(source_ddl(s, event_time(s).as_ref(), &applied_contracts(db, project, source), t))
+    let committed = s.connector == Connector::Kafka && t.source_topic(&s.name, s.topic.as_deref()).is_some_and(|topic| delivery::reads_committed(delivery::exactly_once_topics(db, project, env, target), t, topic));
+    Some(source_ddl(s, event_time(s).as_ref(), &applied_contracts(db, project, source), t, committed))
 }
 
 /// The whole script for a target as it resolves in `env` (its secrets as
@@ -126,7 +128,9 @@ fn assemble<'db>(db: &'db dyn Db, project: Project, env: Environment, target: Ta
 
     let ranks: Vec<(String, Retention)> = plans.iter().flat_map(|p| rank_retentions(p).map(|r| (p.name.clone(), r))).collect();
     let ttl = job_ttl(db, project, &ranks).map_err(|e| vec![e.message])?;
-    let mut script = Parts { body: set_statements(&plans, t, iceberg_used), job_ttl: ttl.is_some(), ..Parts::default() };
+    // Iceberg and exactly-once Kafka sinks commit at checkpoints.
+    let checkpointed = iceberg_used || project_config(db, project).as_ref().is_ok_and(delivery::any_exactly_once);
+    let mut script = Parts { body: set_statements(&plans, t, checkpointed), job_ttl: ttl.is_some(), ..Parts::default() };
     if let Some(d) = ttl {
         script.body.push(format!("SET 'table.exec.state.ttl' = '{d}';"));
     }
@@ -168,11 +172,10 @@ struct Parts {
 
 /// The SET statements the application needs: checkpoints when it writes
 /// Iceberg, one-phase aggregation when it has windows.
-fn set_statements(plans: &[Arc<ModelPlan>], t: &Target, iceberg_used: bool) -> Vec<String> {
+fn set_statements(plans: &[Arc<ModelPlan>], t: &Target, checkpointed: bool) -> Vec<String> {
     let mut head: Vec<String> = Vec::new();
-    if iceberg_used {
-        let every = t.flink.as_ref().and_then(|f| f.checkpoint_interval).map(|d| d.to_string()).unwrap_or_else(|| "60s".into());
-        head.push(format!("SET 'execution.checkpointing.interval' = '{every}';"));
+    if checkpointed {
+        head.push(format!("SET 'execution.checkpointing.interval' = '{}';", delivery::checkpoint_interval_text(t)));
     }
     if plans.iter().any(|p| p.nodes.iter().any(|n| matches!(n.kind, NodeKind::Aggregate { window: Some(_), .. }))) {
         head.push("SET 'table.optimizer.agg-phase-strategy' = 'ONE_PHASE';".into());
@@ -258,7 +261,8 @@ impl Parts {
                 // that checks never meets them here.
                 let checks = sink_checks(db, project, name);
                 self.errors.extend(checks.iter().filter(|d| d.is_error()).map(|d| d.message.clone()));
-                self.body.push(sink_ddl(&p.name, sc, p.materialized, &p.key, &sink.schema, t));
+                let eo = project_config(db, project).as_ref().ok().and_then(|c| delivery::exactly_once(c, t, &p.name, sc));
+                self.body.push(sink_ddl(&p.name, sc, p.materialized, &p.key, &sink.schema, t, eo.as_ref()));
                 let nullable = sink_nullable_key(db, project, name);
                 self.inserts.push(format!("INSERT INTO {} SELECT * FROM {}{};", sink_table_name(&p.name, sc), ident(&p.name), not_null_filter(nullable)));
                 self.warnings.extend(checks.iter().filter(|d| !d.is_error()).cloned());

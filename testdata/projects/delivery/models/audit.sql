@@ -1,0 +1,2 @@
+SELECT order_id, status
+FROM source('orders')

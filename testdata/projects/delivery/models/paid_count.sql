@@ -1,0 +1,2 @@
+SELECT COUNT(*) AS n
+FROM source('paid_orders')
