@@ -293,6 +293,12 @@ codes! {
     CredentialInFile = "E0883",
     /// a target's `topics:` names a source or model that has no such Kafka topic
     UnknownTopicOverride = "E0884",
+    /// an expression nests deeper than the limit (each operator is one level)
+    ExpressionTooDeep = "E0890",
+    /// a query chains more set operations (`UNION ALL`, …) than the limit
+    TooManySetOperations = "E0891",
+    /// a hop window's size over its slide (the windows each event falls in) is past the limit
+    TooManyHopWindows = "E0892",
 }
 
 /// Codes sort as their text, so diagnostics sorted by code keep their order.
