@@ -4,6 +4,12 @@
 test:
     cargo test --workspace
 
+# Fuzz one target (sql, structured, config, fixture, jsonl, manifest, deploy)
+# with cargo-fuzz for SECONDS; see tools/fuzz.sh. `just test` replays the
+# regression inputs of every target without it.
+fuzz TARGET SECONDS="300":
+    tools/fuzz.sh {{TARGET}} {{SECONDS}}
+
 # Rewrite every expect!/expect_file! snapshot from the current outputs.
 bless:
     UPDATE_EXPECT=1 cargo test --workspace

@@ -268,6 +268,14 @@ impl ProjectArg {
 }
 
 fn main() -> ExitCode {
+    // The command runs with the driver's stack: it computes some queries
+    // itself (explain's text, the Flink script, a fixture run), which
+    // recurse once per level of a model's expressions as the driver's do.
+    let command = std::thread::Builder::new().stack_size(streamform::driver::STACK_SIZE).spawn(run).expect("the command's thread starts");
+    command.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+}
+
+fn run() -> ExitCode {
     let cli = Cli::parse();
     render::color::init(cli.color);
     let code = match cli.command {

@@ -61,6 +61,18 @@ pub const BATCH: usize = 512;
 /// than the extra cores give.
 const MAX_THREADS: usize = 8;
 
+/// Each worker's stack. Parsing bounds how deep a model nests
+/// ([`crate::sql::limits`]); lowering, the identity texts and the Flink SQL
+/// then recurse once per level, which at the limit takes about 2 MiB in an
+/// optimized build and several times that unoptimized. Only the pages a
+/// thread touches are committed.
+pub const STACK_SIZE: usize = 64 << 20;
+
+/// A scoped worker with [`STACK_SIZE`].
+fn spawn<'scope, 'env>(scope: &'scope std::thread::Scope<'scope, 'env>, f: impl FnOnce() + Send + 'scope) {
+    std::thread::Builder::new().stack_size(STACK_SIZE).spawn_scoped(scope, f).expect("a worker thread starts");
+}
+
 /// The threads a compile uses: every core, up to [`MAX_THREADS`].
 pub fn threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get()).min(MAX_THREADS)
@@ -78,7 +90,7 @@ pub fn compile(db: &mut Database, project: Project, work: Work) {
         std::thread::scope(|scope| {
             for part in batch.chunks(batch.len().div_ceil(threads)) {
                 let db = db.clone();
-                scope.spawn(move || part.iter().for_each(|name| compile_model(&db, project, name, work)));
+                spawn(scope, move || part.iter().for_each(|name| compile_model(&db, project, name, work)));
             }
         });
         db.trigger_lru_eviction();
@@ -114,7 +126,7 @@ pub fn refresh(db: &Database, project: Project, work: Work) {
     std::thread::scope(|scope| {
         for t in 0..helpers {
             let db = db.clone();
-            scope.spawn(move || {
+            spawn(scope, move || {
                 (0..segments).rev().skip(t as usize).step_by(helpers as usize).for_each(|s| refresh_segment(&db, project, s, work))
             });
         }

@@ -231,7 +231,7 @@ pub fn lower_model<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>)
     let query = match parse_model(db, file) {
         Ok(q) => q,
         Err(e) => {
-            let mut d = Diagnostic::error(Code::SqlNotOneSelect, format!("model `{n}`: {}", e.message)).at(path, e.span);
+            let mut d = Diagnostic::error(e.code, format!("model `{n}`: {}", e.message)).at(path, e.span);
             d.help = Some(e.help.clone().unwrap_or_else(|| "a model is one SELECT statement; check the SQL at the marked place".into()));
             return Lowered { plan: None, error: Some(d), aggregate_keys: None };
         }

@@ -4,6 +4,13 @@
 
 use crate::duration::Duration;
 
+/// The most windows one event may fall in: a hop window's size over its
+/// slide. Flink, like the simulator, does work per event and per key in
+/// proportion to it (a slice per slide, merged each time a window fires),
+/// so a typo such as `slide: 1ms` would exhaust both; a day sliding by ten
+/// seconds is 8,640.
+pub const MAX_WINDOWS_PER_EVENT: u64 = 10_000;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum WindowShape {
     /// Windows of `size` back to back, from the epoch.
@@ -50,6 +57,20 @@ impl WindowShape {
             }
             _ => true,
         }
+    }
+
+    /// How many windows each event falls in: size / slide for a hop
+    /// window (rounded up), one otherwise.
+    pub fn windows_per_event(&self) -> u64 {
+        match *self {
+            WindowShape::Hop { size, slide } if slide.millis() > 0 => size.millis().div_ceil(slide.millis()),
+            _ => 1,
+        }
+    }
+
+    /// False when an event would fall in more than [`MAX_WINDOWS_PER_EVENT`].
+    pub fn windows_fit(&self) -> bool {
+        self.windows_per_event() <= MAX_WINDOWS_PER_EVENT
     }
 
     pub fn gap(&self) -> Option<Duration> {

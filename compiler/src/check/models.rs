@@ -5,7 +5,8 @@ use sqlparser::ast::{self as sql, Spanned};
 
 use crate::config::project::WindowConfig;
 use crate::backend::flink::script::rank_retentions;
-use crate::window::WindowShape;
+use crate::duration::Duration;
+use crate::window::{WindowShape, MAX_WINDOWS_PER_EVENT};
 use crate::config::{Connector, LatePolicy, Materialized, ModelConfig, SourceConfig};
 use crate::db::{Db, ModelName, Project, SourceFile, SourceName};
 use crate::diagnostic::{did_you_mean, Diagnostic, Span};
@@ -416,7 +417,7 @@ fn config_checks(n: &str, c: &ModelConfig, upstream: &[SourceConfig], has_clock:
         if c.materialized == Materialized::Upsert {
             out.push(windowed_upsert(n, &format!("a {} window", w.shape.kind())).at(f, Some(w.span)));
         }
-        out.extend(hop_slide_check(n, w));
+        out.extend(hop_slide_check(n, w).or_else(|| hop_windows_check(n, w)));
         out.extend(zero_window_check(n, w));
         if c.retention.is_some() {
             out.push(
@@ -461,6 +462,16 @@ fn hop_slide_check(n: &str, w: &WindowConfig) -> Option<Diagnostic> {
         Diagnostic::error(Code::BadHopSlide, format!("model `{n}` declares a hop window of size {size} sliding by {slide}; the slide must be positive and divide the size"))
             .at(CONFIG_FILE, Some(w.span))
             .help("pick a slide that divides the size, for example `size: 10m, slide: 5m`")
+    })
+}
+
+/// A hop window must not put an event in more windows than the limit.
+fn hop_windows_check(n: &str, w: &WindowConfig) -> Option<Diagnostic> {
+    let WindowShape::Hop { size, slide } = w.shape else { return None };
+    (!w.shape.windows_fit()).then(|| {
+        Diagnostic::error(Code::TooManyHopWindows, format!("model `{n}` declares a hop window of size {size} sliding by {slide}, which puts each event in {} windows; the limit is {}", w.shape.windows_per_event(), MAX_WINDOWS_PER_EVENT))
+            .at(CONFIG_FILE, Some(w.span))
+            .help(format!("slide by {} or more (a slide that divides the size), so each event falls in at most {MAX_WINDOWS_PER_EVENT} windows; or use a tumbling window", Duration(size.millis().div_ceil(MAX_WINDOWS_PER_EVENT))))
     })
 }
 

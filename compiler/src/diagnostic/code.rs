@@ -323,6 +323,12 @@ codes! {
     TransactionTimeoutNotMillis = "E0872",
     /// an exactly-once sink's transaction timeout is shorter than the checkpoint interval plus the longest stop `apply` allows
     TransactionTimeoutTooShort = "W0870",
+    /// an expression nests deeper than the limit (each operator is one level)
+    ExpressionTooDeep = "E0890",
+    /// a query chains more set operations (`UNION ALL`, …) than the limit
+    TooManySetOperations = "E0891",
+    /// a hop window's size over its slide (the windows each event falls in) is past the limit
+    TooManyHopWindows = "E0892",
 }
 
 /// Codes sort as their text, so diagnostics sorted by code keep their order.

@@ -1,6 +1,7 @@
 //! Model SQL: parsing with sqlparser. Knows nothing about salsa.
 
 pub mod calls;
+pub mod limits;
 pub mod parse;
 pub mod scan;
 pub mod tvf;

@@ -4,10 +4,12 @@ use sqlparser::ast::{Query, Statement};
 use sqlparser::dialect::GenericDialect;
 use sqlparser::parser::Parser;
 
-use crate::diagnostic::Span;
+use super::limits::{self, Exceeded};
+use crate::diagnostic::{Code, Span};
 
 #[derive(Clone, Debug)]
 pub struct ParseFailure {
+    pub code: Code,
     pub message: String,
     pub span: Option<Span>,
     pub help: Option<String>,
@@ -33,12 +35,18 @@ pub fn parse_model_sql(text: &str) -> ParsedQuery {
             let (message, span) = split_location(text, &message);
             // Flink's temporal and lookup joins are not SQL sqlparser reads.
             let help = text.to_uppercase().contains("FOR SYSTEM_TIME AS OF").then(|| TEMPORAL_JOIN_HELP.to_string());
-            return Err(ParseFailure { message: format!("could not parse the SQL: {message}"), span, help });
+            return Err(ParseFailure { code: Code::SqlNotOneSelect, message: format!("could not parse the SQL: {message}"), span, help });
         }
     };
+    let mut statements = statements;
+    // Every statement, so none too deep is dropped whole.
+    if let Some(exceeded) = statements.iter_mut().map(limits::check_depth).fold(None, |first, e| first.or(e)) {
+        return Err(too_deep(text, exceeded));
+    }
     let count = statements.len();
     if count == 0 {
         return Err(ParseFailure {
+            code: Code::SqlNotOneSelect,
             message: "the model is empty; it must hold one SELECT statement".into(),
             span: None,
             help: Some("write a query such as SELECT customer_id, SUM(amount) AS total FROM source('orders') GROUP BY customer_id".into()),
@@ -46,6 +54,7 @@ pub fn parse_model_sql(text: &str) -> ParsedQuery {
     }
     if count > 1 {
         return Err(ParseFailure {
+            code: Code::SqlNotOneSelect,
             message: format!("a model must contain exactly one SELECT statement, found {count}"),
             span: None,
             help: Some("split the statements into one file per model under models/".into()),
@@ -56,6 +65,7 @@ pub fn parse_model_sql(text: &str) -> ParsedQuery {
         Some(other) => {
             let kind = other.to_string().split_whitespace().next().unwrap_or("").to_uppercase();
             Err(ParseFailure {
+                code: Code::SqlNotOneSelect,
                 message: format!("a model must be one SELECT statement, found {kind}"),
                 span: Some(Span::at_offset(text, text.len() - text.trim_start().len(), kind.len())),
                 help: Some("a model only reads: Streamform writes its output to the model's sink".into()),
@@ -63,6 +73,31 @@ pub fn parse_model_sql(text: &str) -> ParsedQuery {
         }
         None => unreachable!(),
     }
+}
+
+/// The located error for a query past a depth limit. The span is in the
+/// rewritten SQL, whose offsets are the text's (see `tvf.rs`).
+fn too_deep(text: &str, exceeded: Exceeded) -> ParseFailure {
+    let (code, at, message, help) = match exceeded {
+        Exceeded::ExprDepth(at) => (
+            Code::ExpressionTooDeep,
+            at,
+            format!("this expression nests deeper than {} levels (each operator is one level)", limits::MAX_EXPR_DEPTH),
+            "split it: compute parts of it as columns of a subquery or an upstream model (`SELECT a + b AS ab … `), then combine those",
+        ),
+        Exceeded::SetOperations(at) => (
+            Code::TooManySetOperations,
+            at,
+            format!("this query chains more than {} set operations", limits::MAX_SET_OPERATIONS),
+            "split the UNION ALL: union groups of inputs in upstream models, then union those models",
+        ),
+    };
+    // The rewrite keeps every offset, line and column of the text.
+    let span = at.filter(|s| s.start.line > 0).map(|s| {
+        let len = if s.end.line == s.start.line && s.end.column > s.start.column { s.end.column - s.start.column } else { 1 };
+        Span::at_line_col(text, s.start.line, s.start.column, len)
+    });
+    ParseFailure { code, message, span, help: Some(help.into()) }
 }
 
 /// Moves sqlparser's " at Line: L, Column: C" suffix into a span.

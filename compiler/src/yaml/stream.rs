@@ -155,7 +155,9 @@ impl<'t> Events<'t> {
             } else if ev.opens() {
                 depth += 1;
             } else if ev.is_end() {
-                depth -= 1;
+                // An end with nothing open (what follows the root of a cut
+                // entry) ends the skip too.
+                depth = depth.saturating_sub(1);
             }
             if depth == 0 {
                 return Ok(());

@@ -131,6 +131,10 @@ impl<'a> Lowerer<'a> {
             return Err(LowerError::new(Code::BadHopSlide, format!("model `{model}` declares a hop window of size {size} sliding by {slide}; the slide must be positive and divide the size"), span)
                 .help("HOP takes the slide, then the size: HOP(TABLE source('x'), DESCRIPTOR(ts), INTERVAL '5' MINUTE, INTERVAL '10' MINUTE)"));
         }
+        if let (WindowShape::Hop { size, slide }, false) = (shape, shape.windows_fit()) {
+            return Err(LowerError::new(Code::TooManyHopWindows, format!("model `{model}` declares a hop window of size {size} sliding by {slide}, which puts each event in {} windows; the limit is {}", shape.windows_per_event(), crate::window::MAX_WINDOWS_PER_EVENT), span)
+                .help("slide by a larger INTERVAL (one that divides the size), or use TUMBLE"));
+        }
         if self.settings.retention.is_some() {
             return Err(LowerError::new(Code::PlannedWindowWithRetention, format!("model `{model}` declares both a window and retention; a window's state lives until the window closes, so retention has nothing to expire"), span).help("remove `retention` from the model"));
         }

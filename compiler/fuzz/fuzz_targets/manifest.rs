@@ -1,0 +1,9 @@
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use streamform_fuzz::{entry, keep};
+
+fuzz_target!(|data: &[u8]| {
+    keep(data);
+    entry::manifest_reader(data);
+});

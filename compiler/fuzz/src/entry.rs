@@ -1,0 +1,180 @@
+//! The entry points the fuzz targets and the corpus replay
+//! (`compiler/tests/fuzz_corpus.rs`) share: each takes one input's bytes,
+//! makes an in-memory project of it, and runs what the commands run on it
+//! (the driver's compile on its own threads, then the queries `check`,
+//! `inspect-plan`, `build`, `test`, `run` and `plan --against` call). None
+//! may panic, overflow its stack or run away with memory, on any input.
+
+use std::collections::BTreeMap;
+
+use streamform::backend::flink::{flink_script, TargetName};
+use streamform::check::{check_report, fixture_checks};
+use streamform::db::{Database, Environment, Project, SourceFile, SourceName};
+use streamform::driver::{self, Work};
+use streamform::graph::dependency_graph;
+use streamform::manifest::manifest;
+use streamform::project::{classify_path, FileKind};
+use streamform::sim::line_feed::LineFeed;
+use streamform::sim::{fixture_report, fixture_report_rows, inputs_to, source_spec, Change};
+use streamform::upgrade::{diff, reader};
+
+/// The sources every generated model reads: each column type, event time
+/// on both.
+pub const SOURCES: &str = "sources:
+  orders:
+    connector: kafka
+    topic: orders
+    key: [id]
+    event_time: ts
+    watermark: 5s
+    schema: {id: int64, customer: int64, qty: int32, amount: decimal(10,2), status: string, ok: boolean, score: double, ts: timestamp}
+  payments:
+    connector: kafka
+    topic: payments
+    event_time: ts
+    schema: {order_id: int64, paid: decimal(10,2), ts: timestamp}
+";
+
+/// The project file of the fixed project: model `m` with no settings.
+pub const CONFIG: &str = "name: fuzz\nversion: 1\n";
+
+/// The project file of the fixed project the other targets read through:
+/// a hop and a session window beside a group aggregate and a filter.
+const PROJECT: &str = "name: fuzz
+version: 1
+models:
+  sliding:
+    window: {type: hop, size: 2m, slide: 1m}
+  sessions:
+    window: {type: session, gap: 1m}
+";
+
+/// The models of that project.
+const MODELS: &[(&str, &str)] = &[
+    ("models/totals.sql", "SELECT customer, SUM(amount) AS total, COUNT(*) AS n FROM source('orders') GROUP BY customer"),
+    ("models/big.sql", "SELECT id, amount * 2 AS doubled, status FROM source('orders') WHERE qty > 0"),
+    ("models/sliding.sql", "SELECT status, window_start, window_end, COUNT(*) AS n, AVG(score) AS s FROM source('orders') GROUP BY status, window_start, window_end"),
+    ("models/sessions.sql", "SELECT customer, window_start, window_end, MAX(qty) AS q FROM source('orders') GROUP BY customer, window_start, window_end"),
+];
+
+/// The text of an input, when it is UTF-8 (every reader refuses other
+/// bytes before parsing; the CLI reads files as UTF-8).
+fn text(data: &[u8]) -> Option<&str> {
+    std::str::from_utf8(data).ok()
+}
+
+/// An in-memory project of these files, as the CLI's files table makes one.
+pub fn project(db: &Database, files: &[(&str, &str)]) -> Project {
+    let (mut config, mut sources, mut models, mut fixtures) = (None, None, Vec::new(), Vec::new());
+    let mut files = files.to_vec();
+    files.sort_by(|a, b| a.0.cmp(b.0));
+    for (path, text) in files {
+        let file = SourceFile::new(db, path.to_string(), text.to_string());
+        match classify_path(path) {
+            Some(FileKind::Config) => config = Some(file),
+            Some(FileKind::Sources) => sources = Some(file),
+            Some(FileKind::Model) => models.push(file),
+            Some(FileKind::Fixture) => fixtures.push(file),
+            None => {}
+        }
+    }
+    Project::new(db, ".".to_string(), config, sources, models, fixtures)
+}
+
+/// What `check`, `inspect-plan` and `build` compute: every model's checks
+/// and identity, the report, the manifest and the Flink script.
+pub fn compile(db: &mut Database, p: Project) {
+    driver::compile(db, p, Work::All);
+    let _ = check_report(db, p);
+    if let Ok(m) = manifest(db, p) {
+        let m = m.to_manifest();
+        // `plan` against the project's own manifest: all unchanged.
+        let _ = diff(Some(&m), &m, &[]);
+    }
+    let env = Environment::new(db, BTreeMap::new());
+    let _ = flink_script(db, p, env, TargetName::placeholders(db));
+}
+
+/// A model's SQL through the whole pipeline, with the fixed sources.
+pub fn sql(data: &[u8]) {
+    let Some(sql) = text(data) else { return };
+    let mut db = Database::default();
+    let p = project(&db, &[("streamform.yml", CONFIG), ("sources.yml", SOURCES), ("models/m.sql", sql)]);
+    compile(&mut db, p);
+}
+
+/// `streamform.yml` and `sources.yml`, split at the first NUL byte (the
+/// first without one is `streamform.yml` alone, with the fixed sources).
+pub fn config(data: &[u8]) {
+    let Some(t) = text(data) else { return };
+    let (config, sources) = t.split_once('\0').unwrap_or((t, SOURCES));
+    let mut files = vec![("streamform.yml", config), ("sources.yml", sources)];
+    files.extend_from_slice(MODELS);
+    let mut db = Database::default();
+    let p = project(&db, &files);
+    compile(&mut db, p);
+}
+
+/// A fixture of the fixed project, checked and run on the simulator as
+/// `test` runs it (the report and, for `--json`, every row).
+pub fn fixture(data: &[u8]) {
+    let Some(t) = text(data) else { return };
+    let mut files = vec![("streamform.yml", PROJECT), ("sources.yml", SOURCES), ("tests/t.yml", t)];
+    files.extend_from_slice(MODELS);
+    let mut db = Database::default();
+    let p = project(&db, &files);
+    driver::compile(&mut db, p, Work::Checks);
+    let file = p.fixture_files(&db)[0];
+    let _ = fixture_checks(&db, p, file);
+    let _ = fixture_report(&db, p, file);
+    let _ = fixture_report_rows(&db, p, file);
+}
+
+/// `run`'s JSON Lines input for source `orders`, fed line by line to the
+/// models that read it, as `run` feeds a file.
+pub fn jsonl(data: &[u8]) {
+    let Some(t) = text(data) else { return };
+    let mut files = vec![("streamform.yml", PROJECT), ("sources.yml", SOURCES)];
+    files.extend_from_slice(MODELS);
+    let mut db = Database::default();
+    let p = project(&db, &files);
+    driver::compile(&mut db, p, Work::Checks);
+    for name in dependency_graph(&db, p).order.clone() {
+        let Some((sources, plans)) = inputs_to(&db, p, &name) else { continue };
+        let Some(specs) = sources.iter().map(|s| source_spec(&db, p, SourceName::new(&db, s.clone())).clone()).collect::<Option<Vec<_>>>() else { continue };
+        let Some(src) = sources.iter().position(|s| s == "orders") else { continue };
+        let mut feed = LineFeed::new(specs, plans);
+        let mut emit = |_: usize, _: &Change| {};
+        for line in t.split_inclusive('\n') {
+            if feed.push_line(src, line, &mut emit).is_err() {
+                break;
+            }
+        }
+    }
+}
+
+/// A running plan (`plan --against`, the applied record's manifest): read,
+/// verified, and diffed against the fixed project.
+pub fn manifest_reader(data: &[u8]) {
+    let Some(t) = text(data) else { return };
+    let Ok(doc) = reader::read_running(t) else { return };
+    let mut files = vec![("streamform.yml", PROJECT), ("sources.yml", SOURCES)];
+    files.extend_from_slice(MODELS);
+    let mut db = Database::default();
+    let p = project(&db, &files);
+    driver::compile(&mut db, p, Work::Manifest);
+    if let Ok(m) = manifest(&db, p) {
+        let _ = diff(Some(doc.manifest()), &m.to_manifest(), &[]);
+    }
+}
+
+/// The deployment state `apply` and `status` read: a deploy plan
+/// (`plan --out`) and an applied record.
+pub fn deploy(data: &[u8]) {
+    let Some(t) = text(data) else { return };
+    if let Ok(plan) = streamform::deploy::read_deploy_plan(t) {
+        let _ = plan.digest();
+        let _ = streamform::deploy::staleness(&plan, &plan);
+    }
+    let _ = reader::read_running(t).map(|doc| doc.record().is_some());
+}

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Runs one fuzz target (compiler/fuzz/fuzz_targets/TARGET.rs) with cargo-fuzz
+# for SECONDS, its corpus seeded from testdata/ and the regression inputs.
+#   tools/fuzz.sh TARGET [SECONDS] [extra libFuzzer flags…]
+# Targets: sql structured config fixture jsonl manifest deploy.
+# A crash is saved under compiler/fuzz/artifacts/TARGET/; the input running
+# when the process died is also in compiler/fuzz/last-input (a stack
+# overflow kills the process before libFuzzer can save it). Minimize it
+# (`cargo fuzz tmin`), fix the cause, and add it to
+# compiler/fuzz/regressions/TARGET/, which `cargo test` replays.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+target="${1:?usage: tools/fuzz.sh TARGET [SECONDS]}"
+seconds="${2:-300}"
+shift $(( $# < 2 ? $# : 2 ))
+command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
+fuzz=compiler/fuzz
+corpus="$fuzz/corpus/$target"
+mkdir -p "$corpus"
+seed() { # copies each named file into the corpus, named by its content
+    while read -r f; do cp "$f" "$corpus/seed-$(sha1sum "$f" | cut -c1-16)"; done
+}
+case "$target" in
+    sql) find testdata -path '*/models/*.sql' | seed ;;
+    config)
+        find testdata -name streamform.yml | while read -r f; do
+            d=$(dirname "$f"); out="$corpus/seed-$(echo "$d" | sha1sum | cut -c1-16)"
+            { cat "$f"; printf '\0'; cat "$d/sources.yml" 2>/dev/null || true; } > "$out"
+        done ;;
+    fixture) find testdata -path '*/tests/*.yml' | seed ;;
+    jsonl) find testdata -name '*.jsonl' | seed ;;
+    manifest | deploy) find testdata -name plan.json -o -name manifest.json | seed ;;
+    structured) ;;
+    *) echo "unknown target $target" >&2; exit 2 ;;
+esac
+cp "$fuzz/regressions/$target"/* "$corpus/" 2>/dev/null || true
+# libFuzzer's flags are nightly-only; stable takes them with RUSTC_BOOTSTRAP.
+# No sanitizer: the compiler is safe Rust; we look for panics, stack
+# overflows, hangs and runaway memory.
+export RUSTC_BOOTSTRAP=1 STREAMFORM_FUZZ_KEEP="$PWD/$fuzz/last-input"
+exec cargo fuzz run --fuzz-dir "$fuzz" --sanitizer none "$target" "$corpus" -- \
+    -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 -max_len=16384 "$@"
