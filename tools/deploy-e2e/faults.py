@@ -284,7 +284,12 @@ def stop(r: Run, table: list) -> None:
         check("restored from file:" in out, "stop: the savepoint was written before the job failed; apply restored it")
     else:
         check(applying.returncode == 1 and "savepoint" in err, "stop: the apply whose savepoint the kill broke fails, and says why")
-        wait("stop: the old job runs again or has ended", lambda: job_running(r.job) or rest(f"/jobs/{r.job}")["state"] in ("FAILED", "FINISHED", "CANCELED"), 120)
+        # The job may still look RUNNING before the JobManager notices the
+        # lost TaskManager: only a checkpoint completed after the kill shows
+        # that every task runs again on a live one.
+        done = completed_checkpoints(r.job)
+        ended = lambda: rest(f"/jobs/{r.job}")["state"] in ("FAILED", "FINISHED", "CANCELED")  # noqa: E731
+        wait("stop: the old job has checkpointed again on a live TaskManager, or has ended", lambda: ended() or (job_running(r.job) and completed_checkpoints(r.job) > done), 180)
         res = sf(r.proj, "apply", "--yes")
         check(res.returncode == 0 and "restored from file:" in res.stdout, "stop: the next apply upgrades, restoring a savepoint")
     r.job = r.applied_job()
