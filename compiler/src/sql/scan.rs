@@ -39,18 +39,10 @@ pub fn scan_located_reads(text: &str) -> Vec<NamedRead> {
 /// The sources and the models named, each once, in order met.
 pub fn scan_reads(text: &str) -> (Vec<String>, Vec<String>) {
     let (mut sources, mut models) = (Vec::new(), Vec::new());
-    let Ok(tokens) = Tokenizer::new(&GenericDialect {}, text).tokenize() else { return (sources, models) };
-    let tokens: Vec<&Token> = tokens.iter().filter(|t| !matches!(t, Token::Whitespace(_))).collect();
-    for w in tokens.windows(4) {
-        if let [Token::Word(f), Token::LParen, Token::SingleQuotedString(n), Token::RParen] = w {
-            let list = match f.value.to_lowercase().as_str() {
-                "source" => &mut sources,
-                "ref" => &mut models,
-                _ => continue,
-            };
-            if !list.contains(n) {
-                list.push(n.clone());
-            }
+    for r in scan_located_reads(text) {
+        let list = if r.is_source { &mut sources } else { &mut models };
+        if !list.contains(&r.name) {
+            list.push(r.name);
         }
     }
     (sources, models)
