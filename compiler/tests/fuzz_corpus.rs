@@ -43,3 +43,22 @@ fn every_regression_input_runs_through_its_target() {
     }
     assert!(ran >= TARGETS.len());
 }
+
+/// The fixed project every target but `structured` runs its input through
+/// must itself load and check clean: with a broken sources.yml, every input
+/// would stop at the same load error and the targets would test nothing.
+#[test]
+fn the_fixed_projects_check_clean() {
+    use streamform::check::{all_load_errors, check_report};
+    let model = [("models/m.sql", "SELECT id, amount, score, ts FROM source('orders')")];
+    for (config, models) in [(entry::CONFIG, &model[..]), (entry::PROJECT, entry::MODELS)] {
+        let mut files = vec![("streamform.yml", config), ("sources.yml", entry::SOURCES)];
+        files.extend_from_slice(models);
+        let mut db = streamform::db::Database::default();
+        let p = entry::project(&db, &files);
+        streamform::driver::compile(&mut db, p, streamform::driver::Work::All);
+        assert_eq!(all_load_errors(&db, p), vec![], "the fixed project does not load");
+        let report = check_report(&db, p);
+        assert_eq!(report.errors(), 0, "the fixed project does not check: {:?}", report.diagnostics);
+    }
+}

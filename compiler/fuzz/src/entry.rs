@@ -27,12 +27,12 @@ pub const SOURCES: &str = "sources:
     key: [id]
     event_time: ts
     watermark: 5s
-    schema: {id: int64, customer: int64, qty: int32, amount: decimal(10,2), status: string, ok: boolean, score: double, ts: timestamp}
+    schema: {id: int64, customer: int64, qty: int32, amount: \"decimal(10,2)\", status: string, ok: boolean, score: float64, ts: timestamp}
   payments:
     connector: kafka
     topic: payments
     event_time: ts
-    schema: {order_id: int64, paid: decimal(10,2), ts: timestamp}
+    schema: {order_id: int64, paid: \"decimal(10,2)\", ts: timestamp}
 ";
 
 /// The project file of the fixed project: model `m` with no settings.
@@ -40,9 +40,12 @@ pub const CONFIG: &str = "name: fuzz\nversion: 1\n";
 
 /// The project file of the fixed project the other targets read through:
 /// a hop and a session window beside a group aggregate and a filter.
-const PROJECT: &str = "name: fuzz
+pub const PROJECT: &str = "name: fuzz
 version: 1
 models:
+  totals:
+    materialized: upsert
+    key: [customer]
   sliding:
     window: {type: hop, size: 2m, slide: 1m}
   sessions:
@@ -50,7 +53,7 @@ models:
 ";
 
 /// The models of that project.
-const MODELS: &[(&str, &str)] = &[
+pub const MODELS: &[(&str, &str)] = &[
     ("models/totals.sql", "SELECT customer, SUM(amount) AS total, COUNT(*) AS n FROM source('orders') GROUP BY customer"),
     ("models/big.sql", "SELECT id, amount * 2 AS doubled, status FROM source('orders') WHERE qty > 0"),
     ("models/sliding.sql", "SELECT status, window_start, window_end, COUNT(*) AS n, AVG(score) AS s FROM source('orders') GROUP BY status, window_start, window_end"),
