@@ -40,8 +40,9 @@ pub fn rewrite_window_tvfs(text: &str) -> Option<String> {
 }
 
 /// Within one call (`rest` starts after its `TABLE`), turns `PARTITION BY
-/// cols, DESCRIPTOR` into `, PARTITION( cols), DESCRIPTOR` when the comma
-/// before DESCRIPTOR is followed by a space or tab to borrow.
+/// cols, DESCRIPTOR` into `, PARTITION( cols), DESCRIPTOR` when a space
+/// or tab between the last column and DESCRIPTOR can be borrowed (after
+/// the comma, also on the next line, or before it).
 fn partition_by(tokens: &[TokenWithSpan], rest: &[usize], at: &dyn Fn(Location) -> Option<usize>, out: &mut [u8]) {
     let word = |i: usize, w: &str| matches!(&tokens[i].token, Token::Word(x) if x.value.eq_ignore_ascii_case(w));
     let mut depth = 0usize;
@@ -55,17 +56,26 @@ fn partition_by(tokens: &[TokenWithSpan], rest: &[usize], at: &dyn Fn(Location) 
                 partition = Some((i, rest[n + 1]));
             }
             Token::Comma if depth == 0 && partition.is_some() && rest.get(n + 1).is_some_and(|&j| word(j, "descriptor")) => {
-                let space = tokens.get(i + 1).filter(|t| matches!(t.token, Token::Whitespace(Whitespace::Space | Whitespace::Tab)));
-                let (Some((p, by)), Some(space)) = (partition, space) else { return };
-                let (Some(ps), Some(be), Some(c), Some(sp)) = (at(tokens[p].span.start), at(tokens[by].span.end), at(tokens[i].span.start), at(space.span.start)) else { return };
+                let blank = |t: &TokenWithSpan| matches!(t.token, Token::Whitespace(Whitespace::Space | Whitespace::Tab));
+                // The comma becomes `)` and a blank after it (on any line
+                // before DESCRIPTOR) the comma; or a blank before it the `)`.
+                let after = tokens[i + 1..rest[n + 1]].iter().find(|t| blank(t)).map(|t| (i, t));
+                let before = tokens.get(i.wrapping_sub(1)).filter(|t| blank(t));
+                let Some((p, by)) = partition else { return };
+                let (close, comma) = match (after, before) {
+                    (Some((c, sp)), _) => (at(tokens[c].span.start), at(sp.span.start)),
+                    (None, Some(sp)) => (at(sp.span.start), at(tokens[i].span.start)),
+                    (None, None) => return,
+                };
+                let (Some(ps), Some(be), Some(close), Some(comma)) = (at(tokens[p].span.start), at(tokens[by].span.end), close, comma) else { return };
                 let head = b", PARTITION(";
                 if be - ps < head.len() {
                     return;
                 }
                 out[ps..be].fill(b' ');
                 out[ps..ps + head.len()].copy_from_slice(head);
-                out[c] = b')';
-                out[sp] = b',';
+                out[close] = b')';
+                out[comma] = b',';
                 return;
             }
             _ => {}
@@ -98,6 +108,10 @@ mod tests {
             ("SELECT * FROM TABLE(TUMBLE(TABLE source('c'), DESCRIPTOR(ts), INTERVAL '5' MINUTE))", "SELECT * FROM TABLE(TUMBLE(      source('c'), DESCRIPTOR(ts), INTERVAL '5' MINUTE))"),
             ("FROM TABLE(session(table ref('m') partition by k, l, DESCRIPTOR(ts), x))", "FROM TABLE(session(      ref('m') , PARTITION( k, l),DESCRIPTOR(ts), x))"),
             ("FROM TABLE(SESSION(TABLE t PARTITION  BY (k), DESCRIPTOR(ts), x))", "FROM TABLE(SESSION(      t , PARTITION(  (k)),DESCRIPTOR(ts), x))"),
+            // The blank after the comma may be on the next line, or before it.
+            ("FROM TABLE(SESSION(TABLE t PARTITION BY k,\n  DESCRIPTOR(ts), x))", "FROM TABLE(SESSION(      t , PARTITION( k)\n, DESCRIPTOR(ts), x))"),
+            ("FROM TABLE(SESSION(TABLE t PARTITION BY k, -- c\nDESCRIPTOR(ts), x))", "FROM TABLE(SESSION(      t , PARTITION( k),-- c\nDESCRIPTOR(ts), x))"),
+            ("FROM TABLE(SESSION(TABLE t PARTITION BY k ,DESCRIPTOR(ts), x))", "FROM TABLE(SESSION(      t , PARTITION( k),DESCRIPTOR(ts), x))"),
         ];
         for (input, want) in cases {
             let got = rewrite_window_tvfs(input).expect("rewritten");
