@@ -80,8 +80,23 @@ fn render_into(e: &Expr, out: &mut String) {
                 render_into(expr, out);
                 let _ = write!(out, " AS {t})");
             }
-            // A cast to a type Flink cannot carry (FLOAT) is left out, as the
-            // original does; build refuses it when the column reaches a sink.
+            // A date is the instant of its midnight, as the simulator holds
+            // it; a sink refuses the type (E0320), but a reader may group,
+            // compare or count it, so Flink must compute the same value.
+            None if *to == DataType::Unsupported(Unsupported::Date32) => {
+                out.push_str("FLOOR(");
+                if flink_type(expr) == Some(DataType::Timestamp) {
+                    render_into(expr, out);
+                } else {
+                    out.push_str("CAST(");
+                    render_into(expr, out);
+                    out.push_str(" AS TIMESTAMP(3))");
+                }
+                out.push_str(" TO DAY)");
+            }
+            // A cast to another type Flink cannot carry (FLOAT) is left out,
+            // as the original does; build refuses it when the column reaches
+            // a sink.
             None => render_into(expr, out),
         },
     }
@@ -220,6 +235,7 @@ pub fn flink_type(e: &Expr) -> Option<DataType> {
         Expr::Literal(l) => literal_type(l),
         Expr::Not(_) | Expr::IsNull { .. } => Some(DataType::Boolean),
         Expr::Cast { expr, to } => match to {
+            DataType::Unsupported(Unsupported::Date32) => Some(DataType::Timestamp),
             DataType::Unsupported(_) => flink_type(expr),
             t => Some(*t),
         },
