@@ -278,16 +278,20 @@ def main():
             got = Counter()
             while time.monotonic() < deadline:
                 got = bag(v for _, v in ku.read_all(topic, 20)[mark:])
-                if got == kept or (got == lost and lost):
+                if (got == kept and kept) or (got == lost and lost):
                     break
                 time.sleep(1)
             time.sleep(2)
             got = bag(v for _, v in ku.read_all(topic, 20)[mark:])
             state = km.job_state(jid)
+            # A job that failed and restarted may read RUNNING again: its exceptions say.
+            if (km.http("GET", f"{os.environ['FLINK_REST']}/jobs/{jid}/exceptions", timeout=10).get("exceptionHistory") or {}).get("entries"):
+                state = "RESTARTING"
         if state == "RUNNING":
-            outcome = ("state kept and lost write the same records" if kept == lost and got == kept else
-                       "state KEPT (the sink is the simulator's over every event)" if got == kept else
-                       "state LOST (the sink is the simulator's over the second half alone)" if got == lost else
+            n = f"{sum(got.values())} records"
+            outcome = (f"state kept and lost write the same {n}" if kept == lost and got == kept else
+                       f"state KEPT ({n}, the simulator's over every event)" if got == kept else
+                       f"state LOST ({n}, the simulator's over the second half alone)" if got == lost else
                        f"neither: got {sorted(got.elements())}, kept {sorted(kept.elements())}, lost {sorted(lost.elements())}")
         failure = km.job_failure(jid) if state in ("FAILED", "RESTARTING", "FAILING") else ""
         print(f"{ver}: plan {verdict} (deploy {deploy}); {how}: job {state} {failure[:400]} {outcome}".rstrip(), flush=True)
