@@ -253,6 +253,15 @@ fn same_join(n: &Value, x: &NodeEntry) -> bool {
     same_type && same_keys && same_bounds
 }
 
+/// The one node of Streamform's that Flink's ExecNode `id` runs, or why not.
+fn only_candidate<'a>(kind: &str, id: i64, what: &str, candidates: Vec<&'a NodeEntry>) -> Result<&'a NodeEntry, String> {
+    match candidates.as_slice() {
+        [one] => Ok(one),
+        [] => Err(format!("Flink's {kind} (ExecNode {id}) matches no Streamform {what}")),
+        many => Err(format!("Flink's {kind} (ExecNode {id}) could be any of {}", many.iter().map(|x| x.id.as_str()).collect::<Vec<_>>().join(", "))),
+    }
+}
+
 // Whole: one pass over the ExecNodes, each kind's mapping rule next to the
 // others, so that every stateful kind is visibly either mapped or refused.
 /// Maps every stateful ExecNode of `plan` to Streamform's nodes and returns
@@ -324,22 +333,13 @@ pub fn pin_plan(plan: &Value, desired: &Manifest, sinks: &[SinkTable], keys: &Ha
                 [] => return Err(format!("Flink's {} (ExecNode {id}, aggregates [{}]) matches no Streamform node", kind, calls.join(", "))),
                 many => return Err(format!("Flink's {} (ExecNode {id}) could be any of {}", kind, many.iter().map(|x| x.id.as_str()).collect::<Vec<_>>().join(", "))),
             }
-        } else if kind == "rank" || kind == "deduplicate" {
+        } else if ["rank", "deduplicate", "join", "interval-join"].contains(&kind) {
             let feeds = fed.get(&id).cloned().unwrap_or_default();
-            let candidates: Vec<&NodeEntry> = desired.nodes.iter().filter(|x| x.operator == "rank" && same_rank(n, x) && streamform_fed.get(x.id.as_str()) == Some(&feeds)).collect();
-            match candidates.as_slice() {
-                [one] => (key_of(&one.id), vec![one.id.clone()], false),
-                [] => return Err(format!("Flink's {kind} (ExecNode {id}) matches no Streamform Rank")),
-                many => return Err(format!("Flink's {kind} (ExecNode {id}) could be any of {}", many.iter().map(|x| x.id.as_str()).collect::<Vec<_>>().join(", "))),
-            }
-        } else if kind == "join" || kind == "interval-join" {
-            let feeds = fed.get(&id).cloned().unwrap_or_default();
-            let candidates: Vec<&NodeEntry> = desired.nodes.iter().filter(|x| x.operator == "join" && same_join(n, x) && streamform_fed.get(x.id.as_str()) == Some(&feeds)).collect();
-            match candidates.as_slice() {
-                [one] => (key_of(&one.id), vec![one.id.clone()], false),
-                [] => return Err(format!("Flink's {kind} (ExecNode {id}) matches no Streamform join")),
-                many => return Err(format!("Flink's {kind} (ExecNode {id}) could be any of {}", many.iter().map(|x| x.id.as_str()).collect::<Vec<_>>().join(", "))),
-            }
+            let (operator, what) = if kind.ends_with("join") { ("join", "join") } else { ("rank", "Rank") };
+            let same = |x: &NodeEntry| if operator == "join" { same_join(n, x) } else { same_rank(n, x) };
+            let candidates = desired.nodes.iter().filter(|x| x.operator == operator && same(x) && streamform_fed.get(x.id.as_str()) == Some(&feeds)).collect();
+            let one = only_candidate(kind, id, what, candidates)?;
+            (key_of(&one.id), vec![one.id.clone()], false)
         } else if STATELESS.contains(&kind) {
             continue;
         } else {

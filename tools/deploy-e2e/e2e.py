@@ -203,23 +203,31 @@ def ts_text(v):
     return v.replace("T", " ").removesuffix("Z").removesuffix(".000") if isinstance(v, str) else v
 
 
+def own_project(env, name: str, suffix: str, models: str) -> tuple[Path, str]:
+    """A copy of the suite's project for a part with its own job: its
+    `models:` entries instead of `totals` (whose SQL is removed), the
+    target on the parts. Returns the project and its streamform.yml."""
+    proj = Path(env["REALPARTS_STATE_DIR"]) / f"deploy-e2e-{name}"
+    shutil.copytree(HERE / "project", proj)
+    yml = (proj / "streamform.yml").read_text()
+    yml = (yml.replace("name: deploy_e2e", f"name: deploy_e2e_{suffix}").replace("GATEWAY_URL", env["FLINK_GATEWAY"]).replace("REST_URL", env["FLINK_REST"])
+           .replace("SAVEPOINT_DIR", env["FLINK_SAVEPOINT_DIR"]).replace("KAFKA_BOOTSTRAP", env["KAFKA_BOOTSTRAP"])
+           .replace("  totals:\n    materialized: upsert\n    key: [user_id]\n    sink: {connector: kafka, topic: TOTALS_TOPIC}\n", models))
+    (proj / "streamform.yml").write_text(yml)
+    (proj / "models/totals.sql").unlink()
+    return proj, yml
+
+
 def windowed_upgrade(env, run: str) -> None:
     """A tumbling window aggregate (its own project and job, after the main
     suite's job is stopped): events land in an open window, stop with a
     savepoint, a new independent model moves Flink's graph (COMPATIBLE,
     pinned), and once the watermark passes the window it closes with the
     events from before the savepoint counted, as the simulator says."""
-    proj = Path(env["REALPARTS_STATE_DIR"]) / f"deploy-e2e-{run}-window"
-    shutil.copytree(HERE / "project", proj)
     topics = {"events": f"e2e-{run}-w-events", "sink": f"e2e-{run}-per-minute", "seen": f"e2e-{run}-w-seen", "big": f"e2e-{run}-w-big"}
-    yml = (proj / "streamform.yml").read_text()
-    yml = (yml.replace("name: deploy_e2e", "name: deploy_e2e_window").replace("GATEWAY_URL", env["FLINK_GATEWAY"]).replace("REST_URL", env["FLINK_REST"])
-           .replace("SAVEPOINT_DIR", env["FLINK_SAVEPOINT_DIR"]).replace("KAFKA_BOOTSTRAP", env["KAFKA_BOOTSTRAP"])
-           .replace("  totals:\n    materialized: upsert\n    key: [user_id]\n    sink: {connector: kafka, topic: TOTALS_TOPIC}\n",
-                    f"  per_minute:\n    materialized: append\n    window: {{type: tumbling, size: 1m}}\n    sink: {{connector: kafka, topic: {topics['sink']}}}\n"
-                    f"  seen:\n    materialized: upsert\n    key: [user_id]\n    sink: {{connector: kafka, topic: {topics['seen']}}}\n"))
-    (proj / "streamform.yml").write_text(yml)
-    (proj / "models/totals.sql").unlink()
+    proj, yml = own_project(env, f"{run}-window", "window",
+                            f"  per_minute:\n    materialized: append\n    window: {{type: tumbling, size: 1m}}\n    sink: {{connector: kafka, topic: {topics['sink']}}}\n"
+                            f"  seen:\n    materialized: upsert\n    key: [user_id]\n    sink: {{connector: kafka, topic: {topics['seen']}}}\n")
     (proj / "models/seen.sql").write_text("SELECT user_id, COUNT(*) AS n\nFROM source('events')\nGROUP BY user_id\n")
     (proj / "models/per_minute.sql").write_text("SELECT user_id, window_start, window_end, SUM(amount) AS total, COUNT(*) AS n\nFROM source('events')\nGROUP BY user_id, window_start, window_end\n")
     (proj / "sources.yml").write_text((proj / "sources.yml").read_text().replace("EVENTS_TOPIC", topics["events"]).replace("    schema:\n", "    event_time: ts\n    watermark: 1s\n    schema:\n").rstrip() + "\n      ts: timestamp\n")
@@ -268,16 +276,8 @@ def joined_upgrade(env, run: str) -> None:
     customer that arrives after the upgrade joins the order from before
     the savepoint, as the simulator says (DEPLOY_E2E_ONLY=join runs this
     part alone)."""
-    proj = Path(env["REALPARTS_STATE_DIR"]) / f"deploy-e2e-{run}-join"
-    shutil.copytree(HERE / "project", proj)
     topics = {"orders": f"e2e-{run}-j-orders", "customers": f"e2e-{run}-j-customers", "sink": f"e2e-{run}-enriched", "big": f"e2e-{run}-j-big"}
-    yml = (proj / "streamform.yml").read_text()
-    yml = (yml.replace("name: deploy_e2e", "name: deploy_e2e_join").replace("GATEWAY_URL", env["FLINK_GATEWAY"]).replace("REST_URL", env["FLINK_REST"])
-           .replace("SAVEPOINT_DIR", env["FLINK_SAVEPOINT_DIR"]).replace("KAFKA_BOOTSTRAP", env["KAFKA_BOOTSTRAP"])
-           .replace("  totals:\n    materialized: upsert\n    key: [user_id]\n    sink: {connector: kafka, topic: TOTALS_TOPIC}\n",
-                    f"  enriched:\n    sink: {{connector: kafka, topic: {topics['sink']}}}\n"))
-    (proj / "streamform.yml").write_text(yml)
-    (proj / "models/totals.sql").unlink()
+    proj, yml = own_project(env, f"{run}-join", "join", f"  enriched:\n    sink: {{connector: kafka, topic: {topics['sink']}}}\n")
     (proj / "models/enriched.sql").write_text("SELECT o.order_id, c.name, o.amount\nFROM source('orders') o\nJOIN source('customers') c ON o.customer_id = c.customer_id\n")
     (proj / "sources.yml").write_text(
         f"sources:\n  orders:\n    connector: kafka\n    topic: {topics['orders']}\n    schema:\n      order_id: int64\n      customer_id: int64\n      amount: int64\n"
