@@ -47,3 +47,14 @@ bench-sim:
 # and compare with the simulator (creates a cached venv on first use).
 conformance *ARGS:
     tools/conformance/conformance.sh {{ARGS}}
+
+# Restore real savepoints on Flink for each kind of join, interval join,
+# deduplication, Top-N and union change (docs/upgrades.md's table; ~15 min).
+restore-probes:
+    tools/deploy-e2e/restore_probes.sh
+
+# `plan --target` and `plan --out` decide alike on every plan pair of
+# testdata/plan/ (or the named ones), v1 applied on the real parts (~15 min).
+plan-agreement *CASES:
+    cargo build --release -q -p streamform-cli
+    tools/realparts/with-parts.sh "${STREAMFORM_FLINK_VENV:-$HOME/.cache/streamform/flink-venv-2.3.0}/bin/python" tools/deploy-e2e/agreement.py {{CASES}}

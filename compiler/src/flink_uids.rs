@@ -9,7 +9,9 @@
 //! by the scan it reads, and an aggregate by its aggregate calls (the
 //! backend names each call by its canonical text, as the manifest names
 //! the accumulators) and the sinks it feeds, a Rank or Deduplicate by what
-//! it keeps (N, first or last) and the sinks it feeds. A node whose mapping is not
+//! it keeps (N, first or last) and the sinks it feeds, a Join or IntervalJoin by
+//! its type, its keys per side, its bounds and the sinks it feeds (a UNION ALL
+//! keeps no state). A node whose mapping is not
 //! unique, or a stateful ExecNode this module does not know, makes the
 //! whole plan unpinnable: the caller falls back to topology uids.
 //!
@@ -229,6 +231,37 @@ fn same_rank(n: &Value, x: &NodeEntry) -> bool {
     }
 }
 
+/// Whether Flink's Join or IntervalJoin `n` runs the join node `x`: the
+/// same join type and as many keys per side, an interval join exactly when
+/// the node is one, over the same bounds (Flink writes them as
+/// `left_time - right_time` within `[leftLowerBound, leftUpperBound]`).
+fn same_join(n: &Value, x: &NodeEntry) -> bool {
+    let Some(j) = &x.state.join else { return false };
+    let interval = exec_kind(n["type"].as_str().unwrap_or("")) == "interval-join";
+    let spec = if interval { &n["intervalJoinSpec"]["joinSpec"] } else { &n["joinSpec"] };
+    let count = |k: &str| spec[k].as_array().map(Vec::len);
+    let same_type = spec["joinType"].as_str().is_some_and(|t| t.eq_ignore_ascii_case(&j.join_type));
+    let same_keys = count("leftKeys") == Some(j.left.keys.len()) && count("rightKeys") == Some(j.right.keys.len());
+    let same_bounds = match (&j.interval, interval) {
+        (None, false) => true,
+        (Some(b), true) => {
+            let w = &n["intervalJoinSpec"]["windowBounds"];
+            w["isEventTime"].as_bool() == Some(true) && w["leftLowerBound"].as_i64() == Some(-b.upper_ms) && w["leftUpperBound"].as_i64() == Some(-b.lower_ms)
+        }
+        _ => false,
+    };
+    same_type && same_keys && same_bounds
+}
+
+/// The one node of Streamform's that Flink's ExecNode `id` runs, or why not.
+fn only_candidate<'a>(kind: &str, id: i64, what: &str, candidates: Vec<&'a NodeEntry>) -> Result<&'a NodeEntry, String> {
+    match candidates.as_slice() {
+        [one] => Ok(one),
+        [] => Err(format!("Flink's {kind} (ExecNode {id}) matches no Streamform {what}")),
+        many => Err(format!("Flink's {kind} (ExecNode {id}) could be any of {}", many.iter().map(|x| x.id.as_str()).collect::<Vec<_>>().join(", "))),
+    }
+}
+
 // Whole: one pass over the ExecNodes, each kind's mapping rule next to the
 // others, so that every stateful kind is visibly either mapped or refused.
 /// Maps every stateful ExecNode of `plan` to Streamform's nodes and returns
@@ -300,14 +333,13 @@ pub fn pin_plan(plan: &Value, desired: &Manifest, sinks: &[SinkTable], keys: &Ha
                 [] => return Err(format!("Flink's {} (ExecNode {id}, aggregates [{}]) matches no Streamform node", kind, calls.join(", "))),
                 many => return Err(format!("Flink's {} (ExecNode {id}) could be any of {}", kind, many.iter().map(|x| x.id.as_str()).collect::<Vec<_>>().join(", "))),
             }
-        } else if kind == "rank" || kind == "deduplicate" {
+        } else if ["rank", "deduplicate", "join", "interval-join"].contains(&kind) {
             let feeds = fed.get(&id).cloned().unwrap_or_default();
-            let candidates: Vec<&NodeEntry> = desired.nodes.iter().filter(|x| x.operator == "rank" && same_rank(n, x) && streamform_fed.get(x.id.as_str()) == Some(&feeds)).collect();
-            match candidates.as_slice() {
-                [one] => (key_of(&one.id), vec![one.id.clone()], false),
-                [] => return Err(format!("Flink's {kind} (ExecNode {id}) matches no Streamform Rank")),
-                many => return Err(format!("Flink's {kind} (ExecNode {id}) could be any of {}", many.iter().map(|x| x.id.as_str()).collect::<Vec<_>>().join(", "))),
-            }
+            let (operator, what) = if kind.ends_with("join") { ("join", "join") } else { ("rank", "Rank") };
+            let same = |x: &NodeEntry| if operator == "join" { same_join(n, x) } else { same_rank(n, x) };
+            let candidates = desired.nodes.iter().filter(|x| x.operator == operator && same(x) && streamform_fed.get(x.id.as_str()) == Some(&feeds)).collect();
+            let one = only_candidate(kind, id, what, candidates)?;
+            (key_of(&one.id), vec![one.id.clone()], false)
         } else if STATELESS.contains(&kind) {
             continue;
         } else {

@@ -246,3 +246,42 @@ fn deduplications_and_top_n_pin_to_their_rank_nodes() {
     let err = pin_plan(&plan, &m, &sinks(&m), &keys(&m, None, &[])).unwrap_err();
     assert!(err.contains("matches no Streamform Rank"), "{err}");
 }
+
+/// Flink runs a regular join as a Join and an interval join as an
+/// IntervalJoin (recorded from Flink 2.3, both reading one scan of
+/// `orders`): each is pinned to its join node by its type, keys, bounds and
+/// the sink it feeds; an interval of other bounds, or a join of another
+/// key, is no node of Streamform's.
+#[test]
+fn joins_and_interval_joins_pin_to_their_join_nodes() {
+    let (pinned, pins, m) = pin("j1-join", None, &[]).unwrap();
+    assert_eq!(
+        summary(&pins),
+        vec![
+            (s("table-source-scan"), s("streamform/source:orders_raw"), vec![s("enriched::source::0"), s("shipped::source::0")]),
+            (s("table-source-scan"), s("streamform/source:customers"), vec![s("enriched::source::1")]),
+            (s("join"), s("streamform/enriched::join::0"), vec![s("enriched::join::0")]),
+            (s("sink"), s("streamform/enriched::sink::0"), vec![s("enriched::sink::0")]),
+            (s("table-source-scan"), s("streamform/source:shipments_raw"), vec![s("shipped::source::1")]),
+            (s("interval-join"), s("streamform/shipped::join::0"), vec![s("shipped::join::0")]),
+            (s("sink"), s("streamform/shipped::sink::0"), vec![s("shipped::sink::0")]),
+        ]
+    );
+    let f = formats(&pinned);
+    assert_eq!(f.iter().filter(|(k, _)| k.starts_with("Join") || k.starts_with("IntervalJoin")).filter(|(_, v)| v.is_some()).count(), 2, "{f:?}");
+    // The pinned job restores into itself; a stored column more is another layout.
+    assert_eq!(flink_keeps_state_pinned(&m, &m, &[], &pins, &pins), Ok(vec![]));
+    let mut wider = m.clone();
+    let j = wider.nodes.iter_mut().find(|n| n.id == "enriched::join::0").unwrap();
+    j.state.join.as_mut().unwrap().right.stored.push(j.schema[0].clone());
+    assert_eq!(flink_keeps_state_pinned(&m, &wider, &[], &pins, &pins), Err(s("keyed node `enriched::join::0` stores another row layout")));
+
+    let (plan, mut m) = case("j1-join");
+    m.nodes.iter_mut().find(|n| n.id == "shipped::join::0").unwrap().state.join.as_mut().unwrap().interval.as_mut().unwrap().upper_ms = 7_200_000;
+    let err = pin_plan(&plan, &m, &sinks(&m), &keys(&m, None, &[])).unwrap_err();
+    assert!(err.contains("interval-join") && err.contains("matches no Streamform join"), "{err}");
+    let (plan, mut m) = case("j1-join");
+    m.nodes.iter_mut().find(|n| n.id == "enriched::join::0").unwrap().state.join.as_mut().unwrap().left.keys.push(s("amount"));
+    let err = pin_plan(&plan, &m, &sinks(&m), &keys(&m, None, &[])).unwrap_err();
+    assert!(err.starts_with("Flink's join (ExecNode 6)"), "{err}");
+}

@@ -2,7 +2,7 @@
 """End-to-end suite of `streamform apply/stop/status/plan --target` on the
 real parts (Kafka, a Flink session cluster, the SQL Gateway), started by
 tools/realparts/with-parts.sh (see run.sh). Every wait is bounded; an
-overall alarm (DEPLOY_E2E_TIMEOUT, 600 s) ends it regardless.
+overall alarm (DEPLOY_E2E_TIMEOUT, 900 s) ends it regardless.
 
   v1  kafka source -> upsert-kafka SUM/COUNT by user: plan --out, apply --plan
   stop with a savepoint; a plan made before the stop is refused as stale,
@@ -20,6 +20,10 @@ overall alarm (DEPLOY_E2E_TIMEOUT, 600 s) ends it regardless.
   window: a tumbling window aggregate (its own job) stopped while a
       window is open; a new model (pinned, COMPATIBLE) restores it, and the
       window closes with the events from before the savepoint counted
+  join: a regular join (its own job) stopped while an order waits for its
+      customer; a new model (pinned, COMPATIBLE) restores it, and the
+      customer arriving after the upgrade joins the order from before the
+      savepoint, as the simulator says (DEPLOY_E2E_ONLY=join: this part alone)
   status (text and --json) at each step; a second apply while the lock is
       held is refused
   secrets: a target read from the environment (`${…}`), whose Kafka
@@ -85,6 +89,24 @@ def sf(proj: Path, *args: str, timeout: float = 300, timed: str | None = None, e
     say(f"$ streamform {' '.join(args)}  -> exit {r.returncode}")
     for line in (r.stdout + r.stderr).splitlines():
         print(f"      | {line}")
+    return r
+
+
+AGREED = 0
+
+
+def planned(proj: Path, out: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    """`plan --target e2e --out OUT`, after `plan --target e2e` alone: the
+    two must decide alike (issue 23's one verdict): the same exit code,
+    verdict line and deploy action."""
+    global AGREED
+    def decision(r):
+        lines = r.stdout.splitlines()
+        return r.returncode, [l for l in lines if l.startswith("verdict: ")], [l.split(":")[1].strip() for l in lines if l.startswith("deploy: ")]
+    alone = decision(sf(proj, "plan", "--target", "e2e", env=env))
+    r = sf(proj, "plan", "--target", "e2e", "--out", out, env=env)
+    check(decision(r) == alone, f"plan --target and plan --out decide alike: {alone}", f"plan --out: {decision(r)}")
+    AGREED += 1
     return r
 
 
@@ -181,23 +203,31 @@ def ts_text(v):
     return v.replace("T", " ").removesuffix("Z").removesuffix(".000") if isinstance(v, str) else v
 
 
+def own_project(env, name: str, suffix: str, models: str) -> tuple[Path, str]:
+    """A copy of the suite's project for a part with its own job: its
+    `models:` entries instead of `totals` (whose SQL is removed), the
+    target on the parts. Returns the project and its streamform.yml."""
+    proj = Path(env["REALPARTS_STATE_DIR"]) / f"deploy-e2e-{name}"
+    shutil.copytree(HERE / "project", proj)
+    yml = (proj / "streamform.yml").read_text()
+    yml = (yml.replace("name: deploy_e2e", f"name: deploy_e2e_{suffix}").replace("GATEWAY_URL", env["FLINK_GATEWAY"]).replace("REST_URL", env["FLINK_REST"])
+           .replace("SAVEPOINT_DIR", env["FLINK_SAVEPOINT_DIR"]).replace("KAFKA_BOOTSTRAP", env["KAFKA_BOOTSTRAP"])
+           .replace("  totals:\n    materialized: upsert\n    key: [user_id]\n    sink: {connector: kafka, topic: TOTALS_TOPIC}\n", models))
+    (proj / "streamform.yml").write_text(yml)
+    (proj / "models/totals.sql").unlink()
+    return proj, yml
+
+
 def windowed_upgrade(env, run: str) -> None:
     """A tumbling window aggregate (its own project and job, after the main
     suite's job is stopped): events land in an open window, stop with a
     savepoint, a new independent model moves Flink's graph (COMPATIBLE,
     pinned), and once the watermark passes the window it closes with the
     events from before the savepoint counted, as the simulator says."""
-    proj = Path(env["REALPARTS_STATE_DIR"]) / f"deploy-e2e-{run}-window"
-    shutil.copytree(HERE / "project", proj)
     topics = {"events": f"e2e-{run}-w-events", "sink": f"e2e-{run}-per-minute", "seen": f"e2e-{run}-w-seen", "big": f"e2e-{run}-w-big"}
-    yml = (proj / "streamform.yml").read_text()
-    yml = (yml.replace("name: deploy_e2e", "name: deploy_e2e_window").replace("GATEWAY_URL", env["FLINK_GATEWAY"]).replace("REST_URL", env["FLINK_REST"])
-           .replace("SAVEPOINT_DIR", env["FLINK_SAVEPOINT_DIR"]).replace("KAFKA_BOOTSTRAP", env["KAFKA_BOOTSTRAP"])
-           .replace("  totals:\n    materialized: upsert\n    key: [user_id]\n    sink: {connector: kafka, topic: TOTALS_TOPIC}\n",
-                    f"  per_minute:\n    materialized: append\n    window: {{type: tumbling, size: 1m}}\n    sink: {{connector: kafka, topic: {topics['sink']}}}\n"
-                    f"  seen:\n    materialized: upsert\n    key: [user_id]\n    sink: {{connector: kafka, topic: {topics['seen']}}}\n"))
-    (proj / "streamform.yml").write_text(yml)
-    (proj / "models/totals.sql").unlink()
+    proj, yml = own_project(env, f"{run}-window", "window",
+                            f"  per_minute:\n    materialized: append\n    window: {{type: tumbling, size: 1m}}\n    sink: {{connector: kafka, topic: {topics['sink']}}}\n"
+                            f"  seen:\n    materialized: upsert\n    key: [user_id]\n    sink: {{connector: kafka, topic: {topics['seen']}}}\n")
     (proj / "models/seen.sql").write_text("SELECT user_id, COUNT(*) AS n\nFROM source('events')\nGROUP BY user_id\n")
     (proj / "models/per_minute.sql").write_text("SELECT user_id, window_start, window_end, SUM(amount) AS total, COUNT(*) AS n\nFROM source('events')\nGROUP BY user_id, window_start, window_end\n")
     (proj / "sources.yml").write_text((proj / "sources.yml").read_text().replace("EVENTS_TOPIC", topics["events"]).replace("    schema:\n", "    event_time: ts\n    watermark: 1s\n    schema:\n").rstrip() + "\n      ts: timestamp\n")
@@ -218,6 +248,7 @@ def windowed_upgrade(env, run: str) -> None:
     check(r.returncode == 0 and "with savepoint file:" in r.stdout and ku.read_all(topics["sink"], 20) == [], "window: stopped with a savepoint while the window is open (nothing emitted yet)")
     (proj / "models/big.sql").write_text("SELECT user_id, amount\nFROM source('events')\nWHERE amount > 50\n")
     (proj / "streamform.yml").write_text(yml.replace("models:\n", f"models:\n  big:\n    sink: {{connector: kafka, topic: {topics['big']}}}\n", 1))
+    planned(proj, "window-up.json")
     r = sf(proj, "apply", "--yes", timed="apply (window, new model, pinned upgrade)")
     check(r.returncode == 0 and "verdict: COMPATIBLE" in r.stdout and "state maps node by node" in r.stdout and "restored from file:" in r.stdout,
           "window: a new model is COMPATIBLE, pinned, and restores the savepoint")
@@ -236,6 +267,78 @@ def windowed_upgrade(env, run: str) -> None:
           f"window: the window open at the savepoint closes with the old events counted (a = 1 + 2 + 4, n = 3), as the simulator says: {got}")
     r = sf(proj, "stop")
     check(r.returncode == 0, "window: stopped")
+
+
+def joined_upgrade(env, run: str) -> None:
+    """A regular join (its own project and job): an order waits in the
+    join's left store for its customer, stop with a savepoint, a new
+    independent model moves Flink's graph (COMPATIBLE, pinned), and the
+    customer that arrives after the upgrade joins the order from before
+    the savepoint, as the simulator says (DEPLOY_E2E_ONLY=join runs this
+    part alone)."""
+    topics = {"orders": f"e2e-{run}-j-orders", "customers": f"e2e-{run}-j-customers", "sink": f"e2e-{run}-enriched", "big": f"e2e-{run}-j-big"}
+    proj, yml = own_project(env, f"{run}-join", "join", f"  enriched:\n    sink: {{connector: kafka, topic: {topics['sink']}}}\n")
+    (proj / "models/enriched.sql").write_text("SELECT o.order_id, c.name, o.amount\nFROM source('orders') o\nJOIN source('customers') c ON o.customer_id = c.customer_id\n")
+    (proj / "sources.yml").write_text(
+        f"sources:\n  orders:\n    connector: kafka\n    topic: {topics['orders']}\n    schema:\n      order_id: int64\n      customer_id: int64\n      amount: int64\n"
+        f"  customers:\n    connector: kafka\n    topic: {topics['customers']}\n    schema:\n      customer_id: int64\n      name: string\n")
+    ku.create_topics(list(topics.values()))
+    events: dict[str, list[dict]] = {"orders": [], "customers": []}
+
+    def produce(source: str, batch: list[dict]) -> None:
+        ku.produce(topics[source], batch)
+        events[source].extend(batch)
+
+    def expected() -> list[dict]:
+        work = proj / ".sim"
+        shutil.rmtree(work, ignore_errors=True)
+        (work / "in").mkdir(parents=True)
+        for source, rows in events.items():
+            (work / "in" / f"{source}.jsonl").write_text("".join(json.dumps(e) + "\n" for e in rows))
+        r = subprocess.run([SF, "run", "--input", str(work / "in"), "--output", str(work / "out")], cwd=proj, capture_output=True, text=True, timeout=120)
+        assert r.returncode == 0, r.stderr
+        return [json.loads(line)["columns"] for line in (work / "out" / "enriched.changelog.jsonl").read_text().splitlines() if line.strip()]
+
+    def sink_rows(n: int) -> list[dict]:
+        deadline, got = time.monotonic() + 60, []
+        while time.monotonic() < deadline and len(got) < n:
+            got = [v for _, v in ku.read_all(topics["sink"], 20)]
+            time.sleep(0.5)
+        return sorted(got, key=str)
+
+    r = sf(proj, "apply", "--yes", timed="apply (join, initial)")
+    check(r.returncode == 0 and "is running" in r.stdout, "join: the regular join runs")
+    # Order 1 waits for customer 1; order 2 meets customer 2. Once order
+    # 2's row is out, the job has read order 1 too (one partition, earlier
+    # offset): the savepoint holds it in the join's left store.
+    produce("orders", [{"order_id": 1, "customer_id": 1, "amount": 10}, {"order_id": 2, "customer_id": 2, "amount": 20}])
+    produce("customers", [{"customer_id": 2, "name": "bob"}])
+    got = sink_rows(1)
+    check(got == [{"order_id": 2, "name": "bob", "amount": 20}], f"join: order 2 met customer 2, order 1 waits for its customer: {got}")
+    r = sf(proj, "stop")
+    check(r.returncode == 0 and "with savepoint file:" in r.stdout, "join: stopped with a savepoint while order 1 is open in the join's store")
+    (proj / "models/big.sql").write_text("SELECT order_id, amount\nFROM source('orders')\nWHERE amount > 50\n")
+    (proj / "streamform.yml").write_text(yml.replace("models:\n", f"models:\n  big:\n    sink: {{connector: kafka, topic: {topics['big']}}}\n", 1))
+    r = planned(proj, "join-up.json")
+    check(r.returncode == 0 and "verdict: COMPATIBLE" in r.stdout and "deploy: upgrade" in r.stdout and "state maps node by node" in r.stdout,
+          "join: a new model beside the join is COMPATIBLE and an upgrade that maps state node by node")
+    r = sf(proj, "apply", "--plan", "join-up.json", timed="apply (join, new model, pinned upgrade)")
+    check(r.returncode == 0 and "restored from file:" in r.stdout, "join: apply restores the savepoint into the moved graph")
+    pins = json.loads((proj / ".streamform/uids/e2e.json").read_text())["pins"]
+    check(any(p["exec"] == "join" and p["uid"] == "streamform/enriched::join::0" for p in pins), f"join: Flink's Join runs under its node's uid: {[p['uid'] for p in pins]}")
+    produce("customers", [{"customer_id": 1, "name": "ann"}])
+    produce("orders", [{"order_id": 3, "customer_id": 2, "amount": 70}])
+    got = sink_rows(3)
+    sim = sorted(expected(), key=str)
+    check(got == sim and {"order_id": 1, "name": "ann", "amount": 10} in got,
+          f"join: customer 1, arriving after the upgrade, joins order 1 from before the savepoint; the sink equals the simulator: {got}")
+    deadline, big = time.monotonic() + 60, []
+    while time.monotonic() < deadline and not big:
+        big = [v for _, v in ku.read_all(topics["big"], 20)]
+        time.sleep(0.5)
+    check(big == [{"order_id": 3, "amount": 70}], f"join: the new model sees only orders after the restore: {big}")
+    r = sf(proj, "stop")
+    check(r.returncode == 0, "join: stopped")
 
 
 def holding(root: Path, needle: str) -> list[str]:
@@ -277,7 +380,7 @@ def secrets_apply(env, run: str) -> None:
     r = sf(proj, "build", env=penv)
     outputs.append(r.stdout + r.stderr)
     check(r.returncode == 0 and "${E2E_CLIENT_ID}" in r.stderr, "secrets: build writes the secret properties as placeholders")
-    r = sf(proj, "plan", "--target", "e2e", "--out", "s.json", env=penv)
+    r = planned(proj, "s.json", env=penv)
     outputs.append(r.stdout + r.stderr)
     check(r.returncode == 0 and "deploy: initial" in r.stdout, "secrets: plan --out resolves the target from the environment")
     r = sf(proj, "apply", "--plan", "s.json", env=penv, timed="apply (secrets)")
@@ -307,11 +410,15 @@ def _run_sim(proj: Path, events: list[dict], model: str) -> list[str]:
 
 def main() -> int:
     signal.signal(signal.SIGALRM, lambda *_: (_ for _ in ()).throw(TimeoutError("deploy e2e timed out")))
-    signal.alarm(int(os.environ.get("DEPLOY_E2E_TIMEOUT", "600")))
+    signal.alarm(int(os.environ.get("DEPLOY_E2E_TIMEOUT", "900")))
     env = os.environ
     if env.get("DEPLOY_E2E_ONLY") == "faults":
         return 0
     run = format(int(time.time() * 1000) % 10**9, "x")
+    if env.get("DEPLOY_E2E_ONLY") == "join":
+        joined_upgrade(env, run)
+        print(f"{CHECKS} checks passed, 0 failed; plan --target and plan --out agreed on {AGREED} edits")
+        return 0
     secrets_apply(env, run)
     if env.get("DEPLOY_E2E_ONLY") == "secrets":
         print(f"{CHECKS} checks passed, 0 failed")
@@ -338,7 +445,7 @@ def main() -> int:
     check(r.returncode == 1 and "nothing is recorded as applied to target `e2e`" in r.stdout, "status before any apply: nothing recorded, exit 1")
 
     # v1: plan --out, apply --plan.
-    r = sf(proj, "plan", "--target", "e2e", "--out", "v1.json")
+    r = planned(proj, "v1.json")
     check(r.returncode == 0 and "deploy: initial" in r.stdout and (proj / "v1.json").exists(), "plan --out writes an initial deploy plan")
     produce([{"user_id": "a", "kind": "x", "amount": 1}, {"user_id": "a", "kind": "y", "amount": 2}, {"user_id": "b", "kind": "x", "amount": 10}])
     r = sf(proj, "apply", "--plan", "v1.json", timed="apply v1 (initial)")
@@ -351,7 +458,7 @@ def main() -> int:
     check(states == ["prepared", "submitting", "submitted", "running"], f"journal of the initial apply: {states}")
 
     # A plan made now goes stale once the job is stopped.
-    sf(proj, "plan", "--target", "e2e", "--out", "before-stop.json")
+    planned(proj, "before-stop.json")
     r = sf(proj, "stop", timed="stop (savepoint)")
     check(r.returncode == 0 and "with savepoint file:" in r.stdout, "stop takes a savepoint")
     sp = journal(proj)[-1]["savepoint"]
@@ -368,7 +475,7 @@ def main() -> int:
 
     # v2: COMPATIBLE, the state continues.
     (proj / "streamform.yml").write_text((proj / "streamform.yml").read_text().replace(topics["v1"], topics["v2"]))
-    r = sf(proj, "plan", "--target", "e2e", "--out", "v2.json")
+    r = planned(proj, "v2.json")
     check(r.returncode == 0 and "verdict: COMPATIBLE" in r.stdout and "deploy: upgrade" in r.stdout, "v2 is COMPATIBLE and the deploy plan an upgrade")
     produce([{"user_id": "a", "kind": "x", "amount": 100}, {"user_id": "c", "kind": "x", "amount": 7}])
     r = sf(proj, "apply", "--plan", "v2.json", timed="apply v2 (upgrade, restore)")
@@ -431,6 +538,7 @@ def main() -> int:
     # v3: STATE INCOMPATIBLE.
     (proj / "models/totals.sql").write_text("SELECT user_id, kind, SUM(amount) AS total, COUNT(*) AS n\nFROM source('events')\nGROUP BY user_id, kind\n")
     (proj / "streamform.yml").write_text((proj / "streamform.yml").read_text().replace("key: [user_id]", "key: [user_id, kind]").replace(topics["v2b"], topics["v3"]))
+    planned(proj, "v3.json")
     before = len(journal(proj))
     r = sf(proj, "apply", "--yes")
     check(r.returncode == 2 and "verdict: STATE INCOMPATIBLE" in r.stdout and "--allow-state-loss" in r.stderr and len(journal(proj)) == before,
@@ -457,7 +565,7 @@ def main() -> int:
     stamp = proj / "streamform.yml"
     (proj / "models/big.sql").write_text("SELECT user_id, amount\nFROM source('events')\nWHERE amount > 50\n")
     stamp.write_text(yml.replace("models:\n", f"models:\n  big:\n    sink: {{connector: kafka, topic: {topics['big']}}}\n", 1))
-    r = sf(proj, "plan", "--target", "e2e", "--out", "moved.json")
+    r = planned(proj, "moved.json")
     check(r.returncode == 0 and "verdict: COMPATIBLE" in r.stdout and "deploy: upgrade" in r.stdout and "state maps node by node" in r.stdout,
           "a new model moves the graph, and the deploy plan is an upgrade: state maps node by node")
     skip = [c for c in json.loads((proj / "moved.json").read_text())["consequences"] if c["kind"] == "skip-history"]
@@ -486,6 +594,7 @@ def main() -> int:
     (proj / "models/totals.sql").rename(proj / "models/totals_r.sql")
     yml2 = stamp.read_text().replace("  totals:\n", "  totals_r:\n    renamed_from: totals\n", 1)
     stamp.write_text(yml2)
+    planned(proj, "renamed.json")
     before = len(ku.read_all(topics["v3"], 20))
     r = sf(proj, "apply", "--yes", timed="apply (rename, pinned upgrade)")
     check(r.returncode == 0 and "deploy: upgrade" in r.stdout and "restored from file:" in r.stdout, "a renamed model is an upgrade that restores the savepoint")
@@ -502,7 +611,7 @@ def main() -> int:
     (proj / "models/big.sql").unlink()
     yml2 = yml2.replace(f"  big:\n    sink: {{connector: kafka, topic: {topics['big']}}}\n", "")
     stamp.write_text(yml2)
-    r = sf(proj, "plan", "--target", "e2e", "--out", "dropped.json")
+    r = planned(proj, "dropped.json")
     check("deploy: upgrade" in r.stdout and "the state of `big::sink::0` is not in the new job: restoring drops it" in r.stdout,
           "removing a model: an upgrade whose plan names the state it drops")
     r = sf(proj, "apply", "--plan", "dropped.json")
@@ -520,7 +629,7 @@ def main() -> int:
     # the aggregate twice, so its state has no one uid: plan says rebuild.
     (proj / "models/rich.sql").write_text("SELECT user_id, kind, total\nFROM ref('totals_r')\nWHERE total > 50\n")
     stamp.write_text(yml2.replace("models:\n", f"models:\n  rich:\n    materialized: upsert\n    key: [user_id, kind]\n    sink: {{connector: kafka, topic: {topics['rich']}}}\n", 1))
-    r = sf(proj, "plan", "--target", "e2e", "--out", "unpinnable.json")
+    r = planned(proj, "unpinnable.json")
     check(r.returncode == 1 and "verdict: COMPATIBLE" in r.stdout and "deploy: rebuild" in r.stdout and "cannot be pinned" in r.stdout,
           "a change Flink's plan cannot pin: plan says COMPATIBLE, the deploy plan a rebuild, and why")
     check(json.loads((proj / "unpinnable.json").read_text())["verdict"] == "BACKFILL REQUIRED", "the deploy plan's verdict does not promise the state")
@@ -540,9 +649,10 @@ def main() -> int:
     sp = journal(proj)[-1]["savepoint"] or ""
     check(r.returncode == 0 and Path(sp.removeprefix("file:")).joinpath("_metadata").is_file(), f"stop through the gateway's STOP JOB ... WITH SAVEPOINT: {sp}")
     windowed_upgrade(env, run)
+    joined_upgrade(env, run)
     say(f"timings: {json.dumps(TIMES)}")
     say(f"DEPLOY E2E PASSED in {time.monotonic() - T0:.1f}s")
-    print(f"{CHECKS} checks passed, 0 failed")
+    print(f"{CHECKS} checks passed, 0 failed; plan --target and plan --out agreed on {AGREED} edits")
     return 0
 
 

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# The deployment end-to-end suite: builds streamform, then runs e2e.py and
-# the fault suite (faults.py) on the real parts, one cluster for both. Under
+# The deployment end-to-end suite: builds streamform, then runs e2e.py, the
+# fault suite (faults.py), the fast subset of the restore probes
+# (restore_probes.sh) and the plan agreement on two plan pairs
+# (agreement.py) on the real parts, one cluster for all. Under
 # tools/realparts/with-parts.sh (its env exported) it uses the running parts;
 # otherwise it starts them for the run and stops them after.
 #   DEPLOY_E2E_ONLY=faults   the fault suite alone
@@ -9,8 +11,9 @@ here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 cargo build --quiet -p streamform-cli --manifest-path "$root/Cargo.toml"
 export STREAMFORM="${STREAMFORM:-$root/target/debug/streamform}"
-suites='python3 "$1/e2e.py" && python3 "$1/faults.py"'
+py="${STREAMFORM_FLINK_VENV:-$HOME/.cache/streamform/flink-venv-2.3.0}/bin/python"
+suites='python3 "$1/e2e.py" && python3 "$1/faults.py" && RESTORE_PROBES=fast "$1/restore_probes.sh" && "$2" "$1/agreement.py" join topn_restore'
 if [[ -n "${FLINK_GATEWAY:-}" && -n "${REALPARTS_DIR:-}" ]]; then
-  exec bash -c "$suites" _ "$here"
+  exec bash -c "$suites" _ "$here" "$py"
 fi
-exec "$root/tools/realparts/with-parts.sh" bash -c "$suites" _ "$here"
+exec "$root/tools/realparts/with-parts.sh" bash -c "$suites" _ "$here" "$py"

@@ -105,7 +105,7 @@ pub fn run(a: &Args) -> u8 {
         Some(r) => format!("applied {} by streamform {}, job {}, application digest {}", r.applied_at, r.streamform_version, r.jobs.join(", "), short(&r.manifest.application_digest)),
     };
     let against = format!("target `{name}`");
-    let header = Header { project: &config.name, against: &against, running: &running_text, desired_digest: &desired.application_digest };
+    let header = Header { project: &config.name, against: &against, running: &running_text, desired_digest: &desired.application_digest, decided_here: true };
     print(&text(&header, &d));
     print(&observed_lines(&t, &obs));
     print(&deploy_lines(&plan));

@@ -125,6 +125,11 @@ pub fn run(a: &Args) -> u8 {
     let running_artifact = running.as_ref().and_then(|r| r.record()).and_then(|r| r.artifact_digest.as_deref());
     d.notices.extend(artifact_note(running_artifact, desired_artifact.as_deref(), &d));
 
+    // Observing the target: with `--out` (the gateway must answer), and
+    // with `--target` naming a Flink target, so that `plan --target` gives
+    // the deploy plan's verdict, as `plan --out` and `apply` do.
+    let flink = resolved.as_ref().and_then(|r| r.target.flink.clone());
+    let observe_now = target.is_some() && (a.out.is_some() || (a.target.is_some() && flink.is_some()));
     if a.json {
         print(&to_pretty_json(&document(&d, target.as_deref(), running.as_ref(), &desired.application_digest)));
     } else {
@@ -134,16 +139,11 @@ pub fn run(a: &Args) -> u8 {
             (None, None) => String::new(),
         };
         let running_text = running_line(running.as_ref(), &file, target.as_deref());
-        let header = Header { project: &config.name, against: &against, running: &running_text, desired_digest: &desired.application_digest };
+        let header = Header { project: &config.name, against: &against, running: &running_text, desired_digest: &desired.application_digest, decided_here: observe_now };
         print_text(&text(&header, &d));
     }
 
-    // Observing the target: with `--out` (the gateway must answer), and
-    // with `--target` when the target names `flink.rest` (the JobManager's
-    // view of the recorded job).
     let Some(name) = target.as_deref() else { return d.verdict.exit_code() };
-    let flink = resolved.as_ref().and_then(|r| r.target.flink.clone());
-    let observe_now = a.out.is_some() || (a.target.is_some() && flink.as_ref().is_some_and(|f| f.rest.is_some()));
     if !observe_now {
         return d.verdict.exit_code();
     }
@@ -167,10 +167,8 @@ pub fn run(a: &Args) -> u8 {
     // `plan --out` and `apply` do (the same deploy plan, from Flink's
     // compiled plan), so the two never disagree; `--out` also writes it.
     let Some(script) = script.as_ref() else {
-        if a.out.is_none() {
-            return d.verdict.exit_code();
-        }
-        eprint("error: no plan was written: the flink backend cannot run this application; run `streamform build --backend flink` to see why\n");
+        let what = if a.out.is_some() { "no plan was written" } else { "there is no deploy plan" };
+        eprint(&format!("error: {what}: the flink backend cannot run this application; run `streamform build --backend flink` to see why\n"));
         return 2;
     };
     let (plan, _, _) = make_deploy_plan(&t, &config, &desired, &script.text, &obs, &d);

@@ -15,6 +15,9 @@ pub struct Header<'a> {
     /// What runs, after `running: `.
     pub running: &'a str,
     pub desired_digest: &'a str,
+    /// The deploy plan follows (the target was observed), so the note
+    /// that sends the reader to `plan --out` is not printed.
+    pub decided_here: bool,
 }
 
 pub const FLINK_NOTE: &str =
@@ -75,7 +78,7 @@ pub fn text(h: &Header, d: &PlanDiff) -> String {
         s.push('\n');
     }
     let _ = writeln!(s, "{}", verdict_line(d));
-    if d.verdict != Classification::Safe {
+    if d.verdict != Classification::Safe && !h.decided_here {
         let _ = writeln!(s, "{FLINK_NOTE}");
     }
     s
