@@ -11,6 +11,11 @@ must miss nothing, and its duplicates are counted, not hidden.
                 records written since, and started again
   broker        the Kafka broker is SIGKILLed with records written since the
                 last checkpoint, and started again on its own log
+  jobmanager    the JobManager is SIGKILLed right after a checkpoint, with
+                records written since, events are produced while it is
+                down, and it is started again: under ZooKeeper HA
+                (REALPARTS_HA=zookeeper, which run.sh sets) it recovers the
+                job, same id, from its last checkpoint
   stop          the TaskManager is SIGKILLed while `apply` (an upgrade: a new
                 model) stops the job with a savepoint, and started again;
                 the apply restores the savepoint if Flink wrote it, else
@@ -143,8 +148,8 @@ def relaunch(pidname: str, argv: list[str]) -> None:
     """Starts a killed part again with its command line and environment, so
     down.sh stops it, and waits (bounded) until it serves."""
     KILLED.pop(pidname, None)
-    if pidname == "taskmanager":
-        e2e.start_part("taskmanager", "taskmanager.sh")
+    if pidname in ("taskmanager", "jobmanager"):
+        e2e.start_part(pidname, f"{pidname}.sh")
         return
     log = open(Path(os.environ["REALPARTS_LOG_DIR"]) / f"{pidname}.restarted.out", "w")
     p = subprocess.Popen(argv, env=dict(os.environ, STREAMFORM_REALPARTS_OWNER=os.environ["REALPARTS_STATE_DIR"]), stdin=subprocess.DEVNULL,
@@ -262,6 +267,23 @@ def broker(r: Run, table: list) -> None:
     r.settle(fault, table)
 
 
+def jobmanager(r: Run, table: list) -> None:
+    fault = "JobManager killed after a checkpoint, restarted (ZooKeeper HA)"
+    r.checkpointed_then_written()
+    argv = kill("jobmanager")
+    t = time.monotonic()
+    r.produce(10)  # while no JobManager runs
+    relaunch("jobmanager", argv)
+    # The new JobManager knows the job under its id only by recovering it
+    # from the HA store; it restores the last checkpoint the store holds.
+    wait("jobmanager: the job is recovered, restored from a checkpoint", lambda: (rest(f"/jobs/{r.job}/checkpoints").get("latest") or {}).get("restored"), 120)
+    wait("jobmanager: the recovered job runs and checkpoints", lambda: job_running(r.job) and completed_checkpoints(r.job) > 0, 120)
+    say(f"jobmanager: the job runs again {time.monotonic() - t:.1f}s after the fault")
+    st = sf(r.proj, "status")
+    check(st.returncode == 0 and f"job {r.job}  running" in st.stdout, "jobmanager: status finds the recorded job running under the new JobManager", st.stdout + st.stderr)
+    r.settle(fault, table)
+
+
 def stop(r: Run, table: list) -> None:
     fault = "TaskManager killed during apply's stop-with-savepoint"
     r.checkpointed_then_written()
@@ -296,12 +318,17 @@ def stop(r: Run, table: list) -> None:
     r.settle(fault, table)
 
 
-FAULTS = {"taskmanager": taskmanager, "broker": broker, "stop": stop}
+FAULTS = {"taskmanager": taskmanager, "broker": broker, "jobmanager": jobmanager, "stop": stop}
 
 
 def main() -> int:
     table: list = []
     chosen = [f for f in os.environ.get("FAULTS", ",".join(FAULTS)).split(",") if f]
+    if "jobmanager" in chosen and os.environ.get("REALPARTS_HA") != "zookeeper":
+        # Without HA a restarted JobManager forgets its jobs: nothing to recover.
+        check("FAULTS" not in os.environ, "jobmanager: the parts run with REALPARTS_HA=zookeeper")
+        say("jobmanager: not run: the parts run without HA (start them with REALPARTS_HA=zookeeper)")
+        chosen.remove("jobmanager")
     for name in chosen:
         r = Run(name)
         try:
