@@ -20,6 +20,10 @@ must miss nothing, and its duplicates are counted, not hidden.
                 model) stops the job with a savepoint, and started again;
                 the apply restores the savepoint if Flink wrote it, else
                 fails, the job recovers, and the next apply upgrades it
+  rollback      not a fault: a rebuild (another source topic) names its
+                rollback savepoint; events are written to the old topic;
+                the previous version is applied `--from-savepoint` it and
+                continues from the savepoint's read positions
 
 FAULTS=taskmanager,broker runs a subset.
 
@@ -318,7 +322,37 @@ def stop(r: Run, table: list) -> None:
     r.settle(fault, table)
 
 
-FAULTS = {"taskmanager": taskmanager, "broker": broker, "jobmanager": jobmanager, "stop": stop}
+def rollback(r: Run, table: list) -> None:
+    fault = "a rebuild, then `apply --from-savepoint` back to its rollback savepoint"
+    r.produce(20)
+    wait("rollback: the at-least-once sink has the first 20", lambda: r.alo_count() >= 20, 60)
+    v1 = {rel: (r.proj / rel).read_text() for rel in PROJECT}
+    # Another source topic: the source's state cannot carry over, a rebuild.
+    src = r.proj / "sources.yml"
+    src.write_text(src.read_text().replace(r.topics["EVENTS_TOPIC"], r.topics["EXTRA_TOPIC"]))
+    rebuilt = sf(r.proj, "apply", "--yes", "--allow-state-loss")
+    m = re.search(r"\nrollback: job (\w+)'s state is kept in savepoint (\S+) \(journal (\S+)\); to return to it, check out the version of the project it ran and run `streamform apply --target e2e --from-savepoint (\S+)`\n", rebuilt.stdout)
+    check(rebuilt.returncode == 0 and "deploy: rebuild" in rebuilt.stdout and m is not None and m[1] == r.job and m[2] == m[4],
+          "rollback: the rebuild names its rollback savepoint and the command that returns to it", rebuilt.stdout)
+    sp = m[2]
+    check(json.loads((r.proj / m[3]).read_text())["savepoint"] == sp, "rollback: the rebuild's journal entry records the savepoint")
+    rebuilt_job = r.applied_job()
+    r.produce(10)  # on the old topic, while the rebuilt job reads the other
+    refused = sf(r.proj, "apply", "--yes", "--from-savepoint", sp)
+    check(refused.returncode == 2 and "cannot roll back to it: savepoint" in refused.stderr and f"written by job {r.job}" in refused.stderr,
+          "rollback: the rebuilt version is refused the old job's savepoint", refused.stderr)
+    for rel, text in v1.items():
+        (r.proj / rel).write_text(text)
+    back = sf(r.proj, "apply", "--yes", "--from-savepoint", sp)
+    check(back.returncode == 0 and f"deploy: restore: stop job {rebuilt_job} with a savepoint, then submit the application restored from savepoint {sp}\n" in back.stdout and f"restored from {sp}" in back.stdout,
+          "rollback: the previous version restores the rollback savepoint", back.stdout + back.stderr)
+    r.job = r.applied_job()
+    # Restored read positions: the 10 events written meanwhile are read once;
+    # a start from the earliest offset would write the first 20 again.
+    r.settle(fault, table)
+
+
+FAULTS = {"taskmanager": taskmanager, "broker": broker, "jobmanager": jobmanager, "stop": stop, "rollback": rollback}
 
 
 def main() -> int:

@@ -14,7 +14,7 @@ use std::time::Instant;
 
 use serde_json::{json, Map, Value};
 use streamform::backend::flink::{flink_script, reveal, TargetName};
-use streamform::deploy::{read_deploy_plan, staleness, DeployAction, DeployPlan};
+use streamform::deploy::{read_deploy_plan, rollback_refusal, staleness, DeployAction, DeployPlan, Desired};
 use streamform::identity::digest::{sha256_hex, short};
 use streamform::manifest::{manifest, Manifest};
 use streamform::upgrade::reader::{AppliedRecord, RECORD_VERSION};
@@ -23,7 +23,7 @@ use streamform::upgrade::{diff, hints_of};
 use super::plan::{deploy_lines, make_deploy_plan, observed_lines};
 use crate::deploy::flink::{self, Session};
 use crate::deploy::uids::{clear_pins, prune_plans, write_pins, PinnedPlan, RevealedPlan, UidsRecord, UIDS_VERSION};
-use crate::deploy::{now_utc, observe, statements, read_journal, write_json, Attempt, JournalEntry, Lock, Target, STREAMFORM_VERSION};
+use crate::deploy::{now_utc, observe, savepoint_writer, statements, read_journal, write_json, Attempt, JournalEntry, Lock, Target, STREAMFORM_VERSION};
 use crate::out::{eprint, print};
 use crate::render::plan::{text, Header};
 
@@ -33,6 +33,8 @@ pub struct Args {
     pub plan: Option<String>,
     pub yes: bool,
     pub allow_state_loss: bool,
+    /// Roll back to this savepoint (`--from-savepoint`).
+    pub from_savepoint: Option<String>,
 }
 
 fn fail(msg: &str) -> u8 {
@@ -86,13 +88,26 @@ pub fn run(a: &Args) -> u8 {
         Ok(l) => l,
         Err(e) => return fail(&e),
     };
-    let obs = match observe(&t) {
+    let mut obs = match observe(&t) {
         Ok(o) => o,
         Err(e) => return fail(&format!("could not observe target `{name}`, so nothing was submitted: {}", e.message)),
     };
-    let d = diff(obs.record.as_ref().map(|r| &r.manifest), &desired, &hints_of(&config));
+    if let Some(sp) = &a.from_savepoint {
+        match rollback_to(&t, &config.name, &desired, &artifact, sp) {
+            Ok(rb) => obs.rollback = Some(rb),
+            Err(e) => return fail(&format!("{e}\nnothing was submitted")),
+        }
+    }
+    // A rollback restores the state of the job that wrote the savepoint:
+    // what changes is classified against that job's application.
+    let against_manifest = obs.rollback.as_ref().map(|r| &r.manifest).or(obs.record.as_ref().map(|r| &r.manifest));
+    let d = diff(against_manifest, &desired, &hints_of(&config));
     let (plan, pinned, mapping) = make_deploy_plan(&t, &config, &desired, &script.text, &obs, &d);
-    let pinned = pinned.filter(|_| mapping.pinned);
+    let pinned = match &obs.rollback {
+        // Pinned exactly when the savepoint's job was.
+        Some(rb) => pinned.filter(|_| rb.pins.is_some()),
+        None => pinned.filter(|_| mapping.pinned),
+    };
 
     // The plan to apply: the one just made, or the saved one if it still holds.
     if let (Some(file), Some(saved)) = (&a.plan, &saved) {
@@ -127,8 +142,19 @@ pub fn run(a: &Args) -> u8 {
             return 1;
         }
     }
-    let how = Submission { pinned: pinned.as_ref(), ignore_unclaimed: !mapping.dropped.is_empty() };
+    let how = Submission { pinned: pinned.as_ref(), ignore_unclaimed: !mapping.dropped.is_empty() && obs.rollback.is_none(), rollback: obs.rollback.is_some() };
     execute(&t, &plan, &desired, &script.text, &obs, &how)
+}
+
+/// The journaled savepoint to roll back to, refused unless the project is
+/// the application whose job wrote it.
+fn rollback_to(t: &Target, application: &str, desired: &Manifest, artifact: &str, savepoint: &str) -> Result<crate::deploy::RollbackFrom, String> {
+    let rb = savepoint_writer(t, savepoint)?;
+    let want = Desired { application, target: &t.name, streamform_version: STREAMFORM_VERSION, created_at: "", manifest: desired, artifact_digest: artifact, job_name: "", can_savepoint: true, pins: Ok(Vec::new()), hints: &[] };
+    match rollback_refusal(&want, &rb.rollback) {
+        None => Ok(rb),
+        Some(why) => Err(format!("cannot roll back to it: {why}\nhelp: check out the version of the project that job ran (its journal entry names the application digest), then apply with `--from-savepoint {savepoint}` again")),
+    }
 }
 
 /// How the job is submitted: from the pinned plan, or as SQL.
@@ -136,6 +162,8 @@ struct Submission<'a> {
     pinned: Option<&'a PinnedPlan>,
     /// Restore although the new job claims not all of the savepoint's state.
     ignore_unclaimed: bool,
+    /// Restore the plan's savepoint (`--from-savepoint`), not the stop's.
+    rollback: bool,
 }
 
 fn stale(file: &str, target: &str, why: &str) -> String {
@@ -189,7 +217,11 @@ fn execute(t: &Target, plan: &DeployPlan, desired: &Manifest, script: &str, obs:
             Err(e) => return failed(&mut entry, format!("could not stop job {}: {e}", job.job_id), "help: the old job keeps running; nothing was submitted\n"),
         }
     }
-    let restore_from = if plan.action.restores() { entry.savepoint.clone() } else { None };
+    let restore_from = match (plan.action.restores(), how.rollback) {
+        (true, true) => plan.preconditions.savepoint.clone(),
+        (true, false) => entry.savepoint.clone(),
+        (false, _) => None,
+    };
 
     // Submit.
     let _ = entry.step(t, "submitting", restore_from.as_ref().map(|s| format!("restoring {s}")));
@@ -261,6 +293,14 @@ fn execute(t: &Target, plan: &DeployPlan, desired: &Manifest, script: &str, obs:
     match restored {
         Some(sp) => print(&format!("ok: job {job_id} on target `{name}` is {verified}, restored from {sp}\n")),
         None => print(&format!("ok: job {job_id} on target `{name}` is {verified}\n")),
+    }
+    if let (DeployAction::Rebuild, Some(sp)) = (plan.action, &entry.savepoint) {
+        let whose = plan.preconditions.running.first().map(|j| format!("job {}'s", j.job_id)).unwrap_or_else(|| "the stopped job's".to_string());
+        print(&format!(
+            "rollback: {whose} state is kept in savepoint {sp} (journal {}/{}.json); to return to it, check out the version of the project it ran and run `streamform apply --target {name} --from-savepoint {sp}`\n",
+            t.journal_dir(),
+            entry.attempt
+        ));
     }
     0
 }
