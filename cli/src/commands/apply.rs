@@ -84,6 +84,18 @@ pub fn run(a: &Args) -> u8 {
     if let Some(bad) = unreadable.iter().find(|u| !u.contains("a temporary file")) {
         return fail(&format!("the journal of target `{name}` has an entry that cannot be read, so nothing was submitted: {bad}\nhelp: restore the file from a backup, or move it away once you know what it recorded"));
     }
+    // A rollback is refused before anything is observed when the journal
+    // does not know its savepoint or the project is not its application.
+    let rollback = match &a.from_savepoint {
+        None => None,
+        Some(sp) => match rollback_to(&t, &config.name, &desired, &artifact, sp) {
+            Ok(rb) => Some(rb),
+            Err(e) => {
+                let (why, help) = e.split_once("\nhelp: ").unwrap_or((&e, ""));
+                return fail(&format!("{why}; nothing was submitted\nhelp: {help}"));
+            }
+        },
+    };
     let _lock = match Lock::take(&t) {
         Ok(l) => l,
         Err(e) => return fail(&e),
@@ -92,12 +104,7 @@ pub fn run(a: &Args) -> u8 {
         Ok(o) => o,
         Err(e) => return fail(&format!("could not observe target `{name}`, so nothing was submitted: {}", e.message)),
     };
-    if let Some(sp) = &a.from_savepoint {
-        match rollback_to(&t, &config.name, &desired, &artifact, sp) {
-            Ok(rb) => obs.rollback = Some(rb),
-            Err(e) => return fail(&format!("{e}\nnothing was submitted")),
-        }
-    }
+    obs.rollback = rollback;
     // A rollback restores the state of the job that wrote the savepoint:
     // what changes is classified against that job's application.
     let against_manifest = obs.rollback.as_ref().map(|r| &r.manifest).or(obs.record.as_ref().map(|r| &r.manifest));
@@ -213,9 +220,18 @@ fn execute(t: &Target, plan: &DeployPlan, desired: &Manifest, script: &str, obs:
             Ok(sp) => {
                 entry.savepoint = sp;
                 let _ = entry.step(t, "stopped", Some(format!("took {:.1}s", started.elapsed().as_secs_f64())));
+                // Said now: it holds whether or not the submission succeeds.
+                if plan.action == DeployAction::Rebuild {
+                    if let Some(sp) = &entry.savepoint {
+                        print(&rollback_line(t, &format!("job {}'s", job.job_id), sp, &entry.attempt));
+                    }
+                }
             }
             Err(e) => return failed(&mut entry, format!("could not stop job {}: {e}", job.job_id), "help: the old job keeps running; nothing was submitted\n"),
         }
+    }
+    if let (DeployAction::Rebuild, None, Some(sp)) = (plan.action, plan.preconditions.running.first(), &entry.savepoint) {
+        print(&rollback_line(t, "the stopped job's", sp, &entry.attempt));
     }
     let restore_from = match (plan.action.restores(), how.rollback) {
         (true, true) => plan.preconditions.savepoint.clone(),
@@ -294,15 +310,16 @@ fn execute(t: &Target, plan: &DeployPlan, desired: &Manifest, script: &str, obs:
         Some(sp) => print(&format!("ok: job {job_id} on target `{name}` is {verified}, restored from {sp}\n")),
         None => print(&format!("ok: job {job_id} on target `{name}` is {verified}\n")),
     }
-    if let (DeployAction::Rebuild, Some(sp)) = (plan.action, &entry.savepoint) {
-        let whose = plan.preconditions.running.first().map(|j| format!("job {}'s", j.job_id)).unwrap_or_else(|| "the stopped job's".to_string());
-        print(&format!(
-            "rollback: {whose} state is kept in savepoint {sp} (journal {}/{}.json); to return to it, check out the version of the project it ran and run `streamform apply --target {name} --from-savepoint {sp}`\n",
-            t.journal_dir(),
-            entry.attempt
-        ));
-    }
     0
+}
+
+/// Where a rebuild keeps the old job's state, and the command back to it.
+fn rollback_line(t: &Target, whose: &str, sp: &str, attempt: &str) -> String {
+    format!(
+        "rollback: {whose} state is kept in savepoint {sp} (journal {}/{attempt}.json); to return to it, check out the version of the project it ran and run `streamform apply --target {} --from-savepoint {sp}`\n",
+        t.journal_dir(),
+        t.name
+    )
 }
 
 /// Opens a session, runs the DDL, submits the statement set with this
