@@ -175,11 +175,12 @@ pub struct Rollback {
     pub artifact_digest: String,
 }
 
-/// Why the project cannot return to `rb`, or None. Only the application
-/// that wrote a savepoint is sure to claim all of its state as it was, so
-/// a rollback restores exactly that application: the version checked out.
-pub fn rollback_refusal(desired: &Desired, rb: &Rollback) -> Option<String> {
-    let same = rb.application_digest == desired.manifest.application_digest && rb.artifact_digest == desired.artifact_digest;
+/// Why the project (its manifest and the digest of its Flink SQL) cannot
+/// return to `rb`, or None. Only the application that wrote a savepoint is
+/// sure to claim all of its state as it was, so a rollback restores
+/// exactly that application: the version checked out.
+pub fn rollback_refusal(manifest: &Manifest, artifact_digest: &str, rb: &Rollback) -> Option<String> {
+    let same = rb.application_digest == manifest.application_digest && rb.artifact_digest == artifact_digest;
     (!same).then(|| {
         format!(
             "savepoint {} was written by job {}, which ran application {} (Flink SQL {}); the project is application {} (Flink SQL {})",
@@ -187,8 +188,8 @@ pub fn rollback_refusal(desired: &Desired, rb: &Rollback) -> Option<String> {
             rb.job_id,
             short(&rb.application_digest),
             short(&rb.artifact_digest),
-            short(&desired.manifest.application_digest),
-            short(desired.artifact_digest)
+            short(&manifest.application_digest),
+            short(artifact_digest)
         )
     })
 }
@@ -602,7 +603,7 @@ mod tests {
         v2.application_digest = "a2".into();
         let rb = Rollback { savepoint: "file:/sp/savepoint-1".into(), job_id: "old".into(), application_digest: "a1".into(), artifact_digest: "art2".into() };
         let want = desired(&v1m, true);
-        assert_eq!(rollback_refusal(&want, &rb), None);
+        assert_eq!(rollback_refusal(&v1m, "art2", &rb), None);
         let mut obs = running(&v2);
         obs.rollback = Some(rb.clone());
         let plan = deploy_plan(&want, &obs, &crate::upgrade::diff(Some(&v1m), &v1m, &[]));
@@ -612,10 +613,9 @@ mod tests {
         assert_eq!(plan.preconditions.running[0].job_id, "job", "the running job is stopped first");
         assert!(plan.notes[0].starts_with("rollback: restore savepoint file:/sp/savepoint-1 of job old"), "{:?}", plan.notes);
         // Another application (v2, or v1's Flink SQL changed) is refused.
-        let w2 = desired(&v2, true);
-        assert!(rollback_refusal(&w2, &rb).unwrap().contains("written by job old, which ran application a1"));
+        assert!(rollback_refusal(&v2, "art2", &rb).unwrap().contains("written by job old, which ran application a1"));
         let other_sql = Rollback { artifact_digest: "art9".into(), ..rb };
-        assert!(rollback_refusal(&want, &other_sql).is_some());
+        assert!(rollback_refusal(&v1m, "art2", &other_sql).is_some());
     }
 
     fn pins(m: &Manifest) -> Vec<Pin> {

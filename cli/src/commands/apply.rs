@@ -14,7 +14,7 @@ use std::time::Instant;
 
 use serde_json::{json, Map, Value};
 use streamform::backend::flink::{flink_script, reveal, TargetName};
-use streamform::deploy::{read_deploy_plan, rollback_refusal, staleness, DeployAction, DeployPlan, Desired};
+use streamform::deploy::{read_deploy_plan, rollback_refusal, staleness, DeployAction, DeployPlan};
 use streamform::identity::digest::{sha256_hex, short};
 use streamform::manifest::{manifest, Manifest};
 use streamform::upgrade::reader::{AppliedRecord, RECORD_VERSION};
@@ -88,7 +88,7 @@ pub fn run(a: &Args) -> u8 {
     // does not know its savepoint or the project is not its application.
     let rollback = match &a.from_savepoint {
         None => None,
-        Some(sp) => match rollback_to(&t, &config.name, &desired, &artifact, sp) {
+        Some(sp) => match rollback_to(&t, &desired, &artifact, sp) {
             Ok(rb) => Some(rb),
             Err(e) => {
                 let (why, help) = e.split_once("\nhelp: ").unwrap_or((&e, ""));
@@ -155,10 +155,9 @@ pub fn run(a: &Args) -> u8 {
 
 /// The journaled savepoint to roll back to, refused unless the project is
 /// the application whose job wrote it.
-fn rollback_to(t: &Target, application: &str, desired: &Manifest, artifact: &str, savepoint: &str) -> Result<crate::deploy::RollbackFrom, String> {
+fn rollback_to(t: &Target, desired: &Manifest, artifact: &str, savepoint: &str) -> Result<crate::deploy::RollbackFrom, String> {
     let rb = savepoint_writer(t, savepoint)?;
-    let want = Desired { application, target: &t.name, streamform_version: STREAMFORM_VERSION, created_at: "", manifest: desired, artifact_digest: artifact, job_name: "", can_savepoint: true, pins: Ok(Vec::new()), hints: &[] };
-    match rollback_refusal(&want, &rb.rollback) {
+    match rollback_refusal(desired, artifact, &rb.rollback) {
         None => Ok(rb),
         Some(why) => Err(format!("cannot roll back to it: {why}\nhelp: check out the version of the project that job ran (its journal entry names the application digest), then apply with `--from-savepoint {savepoint}` again")),
     }
