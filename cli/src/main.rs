@@ -115,6 +115,9 @@ enum Command {
         /// Apply a plan that discards state (STATE INCOMPATIBLE, BACKFILL REQUIRED, a rebuild)
         #[arg(long)]
         allow_state_loss: bool,
+        /// Roll back: restore this savepoint (one streamform took, e.g. before a rebuild) into the project, which must be the application that wrote it
+        #[arg(long, value_name = "PATH", conflicts_with = "plan")]
+        from_savepoint: Option<String>,
     },
     /// Stop the target's job with a savepoint into flink.savepoint_dir
     Stop {
@@ -291,8 +294,8 @@ fn run() -> ExitCode {
             json,
             out,
         }),
-        Command::Apply { project, target, plan, yes, allow_state_loss } => {
-            commands::apply::run(&commands::apply::Args { project: project.resolve(), target, plan, yes, allow_state_loss })
+        Command::Apply { project, target, plan, yes, allow_state_loss, from_savepoint } => {
+            commands::apply::run(&commands::apply::Args { project: project.resolve(), target, plan, yes, allow_state_loss, from_savepoint })
         }
         Command::Stop { project, target, discard_state } => commands::stop::run(&project.resolve(), target.as_deref(), discard_state),
         Command::Status { project, target, json } => commands::status::run(&project.resolve(), target.as_deref(), json),

@@ -179,3 +179,40 @@ fn recorded_target_and_saved_plans() {
     let out = format!("{out}files left: {:?}\n", state_files(&dir));
     expect_file!["../../testdata/deploy/recorded.txt"].assert_eq(&out);
 }
+
+/// `apply --from-savepoint` is refused before anything is observed when
+/// the journal did not take that savepoint, or when the project is not the
+/// application whose job wrote it (here the Flink SQL differs: the journal
+/// says "00"); `--plan` cannot go with it. Nothing is left behind.
+#[test]
+fn rollback_refusals() {
+    let dir = scratch("rollback");
+    let m = manifest(&dir);
+    let journal = dir.join(".streamform/journal/dev");
+    fs::create_dir_all(&journal).unwrap();
+    let step = |s: &str| json!({"state": s, "at": "2026-01-02T03:04:05Z"});
+    let entry = |attempt: &str, op: &str, extra: Value, steps: &[&str]| {
+        let mut e = json!({
+            "journal_version": 1, "attempt": attempt, "application": "shop", "target": "dev", "streamform_version": "0.1.0",
+            "backend": "flink", "operation": op, "artifact_digest": "00", "job_name": "streamform-shop-dev",
+            "application_digest": m["application_digest"], "state": steps[steps.len() - 1],
+            "transitions": steps.iter().map(|s| step(s)).collect::<Vec<_>>(), "manifest": m,
+        });
+        e.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+        fs::write(journal.join(format!("{attempt}.json")), pretty(&e)).unwrap();
+    };
+    let sp = "file:/tmp/streamform-test-savepoints/savepoint-4b1d2c-000000000000";
+    entry("20260102T030400Z-1", "apply", json!({"job_id": "4b1d2c0000000000000000000000beef"}), &["prepared", "submitting", "submitted", "running"]);
+    entry("20260102T040000Z-2", "rebuild", json!({"replaces": "4b1d2c0000000000000000000000beef", "savepoint": sp, "job_id": "5c2e3d0000000000000000000000beef"}), &["prepared", "stopping", "stopped", "submitting", "submitted", "running"]);
+    let before = state_files(&dir);
+    let out = transcript(
+        &dir,
+        &[
+            &["apply", "--target", "dev", "--yes", "--from-savepoint", "file:/tmp/elsewhere/savepoint-1"],
+            &["apply", "--target", "dev", "--yes", "--from-savepoint", sp],
+            &["apply", "--target", "dev", "--plan", "deploy.json", "--from-savepoint", sp],
+        ],
+    );
+    assert_eq!(state_files(&dir), before, "a refused rollback takes no lock and journals nothing");
+    expect_file!["../../testdata/deploy/rollback.txt"].assert_eq(&out);
+}

@@ -18,7 +18,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::flink_uids::Pin;
-use crate::identity::digest::sha256_hex;
+use crate::identity::digest::{sha256_hex, short};
 use crate::manifest::{Manifest, NodeEntry};
 use crate::upgrade::matching::match_nodes;
 use crate::upgrade::{ChangeKind, Classification, ModelHints, PlanDiff};
@@ -161,6 +161,37 @@ pub struct Observed {
     /// The savepoint of the last `stop`, newer than the applied record.
     pub savepoint: Option<String>,
     pub stop_attempt: Option<String>,
+    /// `apply --from-savepoint`: the savepoint to return to.
+    pub rollback: Option<Rollback>,
+}
+
+/// A savepoint to roll back to, and what the journal says about the job
+/// that wrote it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rollback {
+    pub savepoint: String,
+    pub job_id: String,
+    pub application_digest: String,
+    pub artifact_digest: String,
+}
+
+/// Why the project (its manifest and the digest of its Flink SQL) cannot
+/// return to `rb`, or None. Only the application that wrote a savepoint is
+/// sure to claim all of its state as it was, so a rollback restores
+/// exactly that application: the version checked out.
+pub fn rollback_refusal(manifest: &Manifest, artifact_digest: &str, rb: &Rollback) -> Option<String> {
+    let same = rb.application_digest == manifest.application_digest && rb.artifact_digest == artifact_digest;
+    (!same).then(|| {
+        format!(
+            "savepoint {} was written by job {}, which ran application {} (Flink SQL {}); the project is application {} (Flink SQL {})",
+            rb.savepoint,
+            rb.job_id,
+            short(&rb.application_digest),
+            short(&rb.artifact_digest),
+            short(&manifest.application_digest),
+            short(artifact_digest)
+        )
+    })
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -325,7 +356,7 @@ pub fn deploy_plan(desired: &Desired, observed: &Observed, diff: &PlanDiff) -> D
     }
     let preconditions = Preconditions {
         running: observed.running.iter().cloned().collect(),
-        savepoint: observed.savepoint.clone(),
+        savepoint: observed.rollback.as_ref().map(|r| r.savepoint.clone()).or_else(|| observed.savepoint.clone()),
         recorded_attempt: observed.recorded.as_ref().and_then(|r| r.attempt.clone()),
         stop_attempt: observed.stop_attempt.clone(),
     };
@@ -354,6 +385,16 @@ pub fn deploy_plan(desired: &Desired, observed: &Observed, diff: &PlanDiff) -> D
 
 /// The action for what was observed, and why state is lost when it is.
 fn choose_action(desired: &Desired, observed: &Observed, diff: &PlanDiff, verdict: &mut Option<Classification>, notes: &mut Vec<String>, consequences: &mut Vec<Consequence>) -> DeployAction {
+    if let Some(rb) = &observed.rollback {
+        notes.push(format!("rollback: restore savepoint {} of job {}, which ran this application", rb.savepoint, rb.job_id));
+        if observed.running.is_some() {
+            notes.push("the running job is stopped with a savepoint first (when the target names `flink.savepoint_dir`), so its state is kept too".to_string());
+        }
+        for id in keyed_nodes(desired.manifest) {
+            consequences.push(consequence(ConsequenceKind::StateCarriesOver, id, "restored from the rollback savepoint: it continues from the values stored when that job stopped"));
+        }
+        return DeployAction::Restore;
+    }
     match &observed.recorded {
         None => {
             *verdict = None;
@@ -509,6 +550,7 @@ mod tests {
             running: Some(RunningJob { job_id: "job".into(), job_name: "j".into(), artifact_digest: Some("art1".into()) }),
             savepoint: None,
             stop_attempt: None,
+            rollback: None,
         }
     }
 
@@ -551,6 +593,29 @@ mod tests {
         let mut same = running(&new);
         same.recorded.as_mut().unwrap().artifact_digest = Some("art2".into());
         assert_eq!(deploy_plan(&desired(&new, true), &same, &crate::upgrade::diff(Some(&new), &new, &[])).action, DeployAction::NoOp);
+    }
+
+    #[test]
+    fn a_rollback_restores_its_savepoint_only_into_the_application_that_wrote_it() {
+        // v1 was rebuilt into an incompatible v2; v1 is checked out again.
+        let v1m = v1();
+        let mut v2 = v1();
+        v2.application_digest = "a2".into();
+        let rb = Rollback { savepoint: "file:/sp/savepoint-1".into(), job_id: "old".into(), application_digest: "a1".into(), artifact_digest: "art2".into() };
+        let want = desired(&v1m, true);
+        assert_eq!(rollback_refusal(&v1m, "art2", &rb), None);
+        let mut obs = running(&v2);
+        obs.rollback = Some(rb.clone());
+        let plan = deploy_plan(&want, &obs, &crate::upgrade::diff(Some(&v1m), &v1m, &[]));
+        assert_eq!(plan.action, DeployAction::Restore);
+        assert!(!plan.loses_state());
+        assert_eq!(plan.preconditions.savepoint.as_deref(), Some("file:/sp/savepoint-1"), "the rollback savepoint, not a fresh one");
+        assert_eq!(plan.preconditions.running[0].job_id, "job", "the running job is stopped first");
+        assert!(plan.notes[0].starts_with("rollback: restore savepoint file:/sp/savepoint-1 of job old"), "{:?}", plan.notes);
+        // Another application (v2, or v1's Flink SQL changed) is refused.
+        assert!(rollback_refusal(&v2, "art2", &rb).unwrap().contains("written by job old, which ran application a1"));
+        let other_sql = Rollback { artifact_digest: "art9".into(), ..rb };
+        assert!(rollback_refusal(&v1m, "art2", &other_sql).is_some());
     }
 
     fn pins(m: &Manifest) -> Vec<Pin> {

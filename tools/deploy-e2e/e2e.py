@@ -171,7 +171,7 @@ def start_gateway() -> None:
 
 
 def start_part(pidname: str, script: str) -> None:
-    """Starts a Flink part (`sql-gateway`, `taskmanager`) again as up.sh
+    """Starts a Flink part (`sql-gateway`, `taskmanager`, `jobmanager`) again as up.sh
     does, so down.sh stops it, and waits (bounded) until it serves."""
     env, state = os.environ, os.environ["REALPARTS_STATE_DIR"]
     penv = dict(env, FLINK_CONF_DIR=env["REALPARTS_FLINK_CONF_DIR"], FLINK_LIB_DIR=env["REALPARTS_FLINK_LIB_DIR"],
@@ -185,7 +185,8 @@ def start_part(pidname: str, script: str) -> None:
     (Path(state) / f"pids/{pidname}.pid").write_text(f"{p.pid}\n")
     import urllib.request
     ready = {"sql-gateway": (env["FLINK_GATEWAY"] + "/v2/info", lambda j: True),
-             "taskmanager": (env["FLINK_REST"] + "/overview", lambda j: j["taskmanagers"] >= 1 and j["slots-available"] >= 1)}[pidname]
+             "taskmanager": (env["FLINK_REST"] + "/overview", lambda j: j["taskmanagers"] >= 1 and j["slots-available"] >= 1),
+             "jobmanager": (env["FLINK_REST"] + "/overview", lambda j: j["taskmanagers"] >= 1)}[pidname]
     deadline = time.monotonic() + 90
     while time.monotonic() < deadline:
         try:

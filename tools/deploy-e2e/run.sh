@@ -16,4 +16,6 @@ suites='python3 "$1/e2e.py" && python3 "$1/faults.py" && RESTORE_PROBES=fast "$1
 if [[ -n "${FLINK_GATEWAY:-}" && -n "${REALPARTS_DIR:-}" ]]; then
   exec bash -c "$suites" _ "$here" "$py"
 fi
+# ZooKeeper HA, so the fault suite can restart the JobManager (faults.py).
+export REALPARTS_HA="${REALPARTS_HA:-zookeeper}"
 exec "$root/tools/realparts/with-parts.sh" bash -c "$suites" _ "$here" "$py"

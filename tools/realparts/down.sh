@@ -29,7 +29,7 @@ group_of() {  # the target for kill: the pid's process group if it leads one
 }
 
 declare -A running=()
-for name in sql-gateway taskmanager jobmanager kafka; do
+for name in sql-gateway taskmanager jobmanager zookeeper kafka; do
     f="$STATE_DIR/pids/$name.pid"
     [ -f "$f" ] || continue
     pid="$(cat "$f")"

@@ -35,6 +35,13 @@ KAFKA_CONTROLLER_PORT="${REALPARTS_KAFKA_CONTROLLER_PORT:-19093}"
 FLINK_REST_PORT="${REALPARTS_FLINK_REST_PORT:-18081}"
 FLINK_RPC_PORT="${REALPARTS_FLINK_RPC_PORT:-16123}"
 GATEWAY_PORT="${REALPARTS_GATEWAY_PORT:-18083}"
+# REALPARTS_HA=zookeeper runs the JobManager with Flink's ZooKeeper high
+# availability (a ZooKeeper server from flink-dist, one peer): a restarted
+# JobManager then recovers its jobs from their last checkpoint. Off by
+# default. The ZooKeeper port defaults to the RPC port + 1, so runs that set
+# their own ports do not collide.
+HA_MODE="${REALPARTS_HA:-none}"
+ZOOKEEPER_PORT="${REALPARTS_ZOOKEEPER_PORT:-$((FLINK_RPC_PORT + 1))}"
 
 # --- sizes -----------------------------------------------------------------
 TM_SLOTS="${REALPARTS_TM_SLOTS:-4}"

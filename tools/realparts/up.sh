@@ -5,6 +5,7 @@
 #   jobmanager   Flink session cluster JobManager (REST /overview)
 #   taskmanager  one TaskManager with $TM_SLOTS slots
 #   sql-gateway  Flink SQL Gateway, REST endpoint (/v2/info)
+#   zookeeper    only with REALPARTS_HA=zookeeper: the JobManager's HA store
 # A part that does not come up fails with its name and the tail of its log;
 # everything already started is then stopped again (down.sh).
 # Run install.sh first (with-parts.sh does both).
@@ -39,7 +40,8 @@ fi
 # --- every port must be free before anything starts ------------------------
 busy="$(python3 - "$BIND_HOST" \
     "kafka=$KAFKA_PORT" "kafka-controller=$KAFKA_CONTROLLER_PORT" \
-    "flink-rest=$FLINK_REST_PORT" "flink-rpc=$FLINK_RPC_PORT" "sql-gateway=$GATEWAY_PORT" <<'EOF'
+    "flink-rest=$FLINK_REST_PORT" "flink-rpc=$FLINK_RPC_PORT" "sql-gateway=$GATEWAY_PORT" \
+    $( [ "$HA_MODE" = zookeeper ] && echo "zookeeper=$ZOOKEEPER_PORT" ) <<'EOF'
 import socket, sys
 host = sys.argv[1]
 for arg in sys.argv[2:]:
@@ -105,6 +107,7 @@ logs_of() {  # the files worth showing when part $1 fails
     local svc=""
     case "$1" in
         jobmanager) svc=standalonesession ;;
+        zookeeper) svc=zookeeper ;;
         taskmanager) svc=taskexecutor ;;
         sql-gateway) svc=sql-gateway ;;
     esac
@@ -217,12 +220,42 @@ sql-gateway.endpoint.rest.address: $BIND_HOST
 sql-gateway.endpoint.rest.bind-address: $BIND_HOST
 sql-gateway.endpoint.rest.port: $GATEWAY_PORT
 EOF
+case "$HA_MODE" in
+    none) ;;
+    zookeeper)
+        # One ZooKeeper peer; a short session timeout so a killed
+        # JobManager's leadership lapses in seconds, not Flink's 60 s.
+        cat >>"$fdir/conf/config.yaml" <<EOF
+high-availability.type: zookeeper
+high-availability.storageDir: file://$STATE_DIR/ha
+high-availability.zookeeper.quorum: $BIND_HOST:$ZOOKEEPER_PORT
+high-availability.zookeeper.client.session-timeout: 6000
+zookeeper.heap.mb: 96
+EOF
+        mkdir -p "$STATE_DIR/zookeeper" "$STATE_DIR/ha"
+        cat >"$fdir/conf/zoo.cfg" <<EOF
+tickTime=1000
+initLimit=10
+syncLimit=5
+dataDir=$STATE_DIR/zookeeper
+clientPort=$ZOOKEEPER_PORT
+clientPortAddress=$BIND_HOST
+admin.enableServer=false
+4lw.commands.whitelist=ruok
+EOF
+        ;;
+    *) die "REALPARTS_HA=$HA_MODE: only none or zookeeper" ;;
+esac
 printf '%s\n' "$BIND_HOST" >"$fdir/conf/masters"
 printf '%s\n' "$BIND_HOST" >"$fdir/conf/workers"
 
 export FLINK_CONF_DIR="$fdir/conf" FLINK_LIB_DIR="$fdir/lib" FLINK_OPT_DIR="$fdir/opt"
 export FLINK_LOG_DIR="$LOGS" FLINK_PID_DIR="$fdir/pid" FLINK_IDENT_STRING="realparts"
 unset FLINK_ENV_JAVA_OPTS FLINK_ENV_JAVA_OPTS_SQL_GATEWAY JVM_ARGS
+if [ "$HA_MODE" = zookeeper ]; then
+    start_bg zookeeper "$pyflink/bin/zookeeper.sh" start-foreground 1
+    wait_for zookeeper zookeeper python3 -c "import socket,sys; s=socket.create_connection(('$BIND_HOST', $ZOOKEEPER_PORT), 2); s.sendall(b'ruok'); sys.exit(0 if s.recv(4) == b'imok' else 1)"
+fi
 start_bg jobmanager "$pyflink/bin/jobmanager.sh" start-foreground
 start_bg taskmanager "$pyflink/bin/taskmanager.sh" start-foreground
 start_bg sql-gateway "$pyflink/bin/sql-gateway.sh" start-foreground
@@ -253,5 +286,6 @@ REALPARTS_FLINK_LIB_DIR=$fdir/lib
 REALPARTS_FLINK_OPT_DIR=$fdir/opt
 REALPARTS_PYTHON=$REALPARTS_PYTHON
 REALPARTS_DIR=$REALPARTS_DIR
+REALPARTS_HA=$HA_MODE
 EOF
 log "up in $(elapsed)s; env in $STATE_DIR/env"

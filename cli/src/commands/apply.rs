@@ -14,7 +14,7 @@ use std::time::Instant;
 
 use serde_json::{json, Map, Value};
 use streamform::backend::flink::{flink_script, reveal, TargetName};
-use streamform::deploy::{read_deploy_plan, staleness, DeployAction, DeployPlan};
+use streamform::deploy::{read_deploy_plan, rollback_refusal, staleness, DeployAction, DeployPlan};
 use streamform::identity::digest::{sha256_hex, short};
 use streamform::manifest::{manifest, Manifest};
 use streamform::upgrade::reader::{AppliedRecord, RECORD_VERSION};
@@ -23,7 +23,7 @@ use streamform::upgrade::{diff, hints_of};
 use super::plan::{deploy_lines, make_deploy_plan, observed_lines};
 use crate::deploy::flink::{self, Session};
 use crate::deploy::uids::{clear_pins, prune_plans, write_pins, PinnedPlan, RevealedPlan, UidsRecord, UIDS_VERSION};
-use crate::deploy::{now_utc, observe, statements, read_journal, write_json, Attempt, JournalEntry, Lock, Target, STREAMFORM_VERSION};
+use crate::deploy::{now_utc, observe, savepoint_writer, statements, read_journal, write_json, Attempt, JournalEntry, Lock, Target, STREAMFORM_VERSION};
 use crate::out::{eprint, print};
 use crate::render::plan::{text, Header};
 
@@ -33,6 +33,8 @@ pub struct Args {
     pub plan: Option<String>,
     pub yes: bool,
     pub allow_state_loss: bool,
+    /// Roll back to this savepoint (`--from-savepoint`).
+    pub from_savepoint: Option<String>,
 }
 
 fn fail(msg: &str) -> u8 {
@@ -82,17 +84,37 @@ pub fn run(a: &Args) -> u8 {
     if let Some(bad) = unreadable.iter().find(|u| !u.contains("a temporary file")) {
         return fail(&format!("the journal of target `{name}` has an entry that cannot be read, so nothing was submitted: {bad}\nhelp: restore the file from a backup, or move it away once you know what it recorded"));
     }
+    // A rollback is refused before anything is observed when the journal
+    // does not know its savepoint or the project is not its application.
+    let rollback = match &a.from_savepoint {
+        None => None,
+        Some(sp) => match rollback_to(&t, &desired, &artifact, sp) {
+            Ok(rb) => Some(rb),
+            Err(e) => {
+                let (why, help) = e.split_once("\nhelp: ").unwrap_or((&e, ""));
+                return fail(&format!("{why}; nothing was submitted\nhelp: {help}"));
+            }
+        },
+    };
     let _lock = match Lock::take(&t) {
         Ok(l) => l,
         Err(e) => return fail(&e),
     };
-    let obs = match observe(&t) {
+    let mut obs = match observe(&t) {
         Ok(o) => o,
         Err(e) => return fail(&format!("could not observe target `{name}`, so nothing was submitted: {}", e.message)),
     };
-    let d = diff(obs.record.as_ref().map(|r| &r.manifest), &desired, &hints_of(&config));
+    obs.rollback = rollback;
+    // A rollback restores the state of the job that wrote the savepoint:
+    // what changes is classified against that job's application.
+    let against_manifest = obs.rollback.as_ref().map(|r| &r.manifest).or(obs.record.as_ref().map(|r| &r.manifest));
+    let d = diff(against_manifest, &desired, &hints_of(&config));
     let (plan, pinned, mapping) = make_deploy_plan(&t, &config, &desired, &script.text, &obs, &d);
-    let pinned = pinned.filter(|_| mapping.pinned);
+    let pinned = match &obs.rollback {
+        // Pinned exactly when the savepoint's job was.
+        Some(rb) => pinned.filter(|_| rb.pins.is_some()),
+        None => pinned.filter(|_| mapping.pinned),
+    };
 
     // The plan to apply: the one just made, or the saved one if it still holds.
     if let (Some(file), Some(saved)) = (&a.plan, &saved) {
@@ -127,8 +149,18 @@ pub fn run(a: &Args) -> u8 {
             return 1;
         }
     }
-    let how = Submission { pinned: pinned.as_ref(), ignore_unclaimed: !mapping.dropped.is_empty() };
+    let how = Submission { pinned: pinned.as_ref(), ignore_unclaimed: !mapping.dropped.is_empty() && obs.rollback.is_none(), rollback: obs.rollback.is_some() };
     execute(&t, &plan, &desired, &script.text, &obs, &how)
+}
+
+/// The journaled savepoint to roll back to, refused unless the project is
+/// the application whose job wrote it.
+fn rollback_to(t: &Target, desired: &Manifest, artifact: &str, savepoint: &str) -> Result<crate::deploy::RollbackFrom, String> {
+    let rb = savepoint_writer(t, savepoint)?;
+    match rollback_refusal(desired, artifact, &rb.rollback) {
+        None => Ok(rb),
+        Some(why) => Err(format!("cannot roll back to it: {why}\nhelp: check out the version of the project that job ran (its journal entry names the application digest), then apply with `--from-savepoint {savepoint}` again")),
+    }
 }
 
 /// How the job is submitted: from the pinned plan, or as SQL.
@@ -136,6 +168,8 @@ struct Submission<'a> {
     pinned: Option<&'a PinnedPlan>,
     /// Restore although the new job claims not all of the savepoint's state.
     ignore_unclaimed: bool,
+    /// Restore the plan's savepoint (`--from-savepoint`), not the stop's.
+    rollback: bool,
 }
 
 fn stale(file: &str, target: &str, why: &str) -> String {
@@ -185,11 +219,24 @@ fn execute(t: &Target, plan: &DeployPlan, desired: &Manifest, script: &str, obs:
             Ok(sp) => {
                 entry.savepoint = sp;
                 let _ = entry.step(t, "stopped", Some(format!("took {:.1}s", started.elapsed().as_secs_f64())));
+                // Said now: it holds whether or not the submission succeeds.
+                if plan.action == DeployAction::Rebuild {
+                    if let Some(sp) = &entry.savepoint {
+                        print(&rollback_line(t, &format!("job {}'s", job.job_id), sp, &entry.attempt));
+                    }
+                }
             }
             Err(e) => return failed(&mut entry, format!("could not stop job {}: {e}", job.job_id), "help: the old job keeps running; nothing was submitted\n"),
         }
     }
-    let restore_from = if plan.action.restores() { entry.savepoint.clone() } else { None };
+    if let (DeployAction::Rebuild, None, Some(sp)) = (plan.action, plan.preconditions.running.first(), &entry.savepoint) {
+        print(&rollback_line(t, "the stopped job's", sp, &entry.attempt));
+    }
+    let restore_from = match (plan.action.restores(), how.rollback) {
+        (true, true) => plan.preconditions.savepoint.clone(),
+        (true, false) => entry.savepoint.clone(),
+        (false, _) => None,
+    };
 
     // Submit.
     let _ = entry.step(t, "submitting", restore_from.as_ref().map(|s| format!("restoring {s}")));
@@ -263,6 +310,15 @@ fn execute(t: &Target, plan: &DeployPlan, desired: &Manifest, script: &str, obs:
         None => print(&format!("ok: job {job_id} on target `{name}` is {verified}\n")),
     }
     0
+}
+
+/// Where a rebuild keeps the old job's state, and the command back to it.
+fn rollback_line(t: &Target, whose: &str, sp: &str, attempt: &str) -> String {
+    format!(
+        "rollback: {whose} state is kept in savepoint {sp} (journal {}/{attempt}.json); to return to it, check out the version of the project it ran and run `streamform apply --target {} --from-savepoint {sp}`\n",
+        t.journal_dir(),
+        t.name
+    )
 }
 
 /// Opens a session, runs the DDL, submits the statement set with this

@@ -197,7 +197,11 @@ pub fn make_deploy_plan(t: &Target, config: &ProjectConfig, desired: &Manifest, 
     let stmts = crate::deploy::statements(script);
     let compiled = match stmts.split_last() {
         Some((set, ddl)) => {
-            let running = obs.record.as_ref().zip(obs.pins.as_deref()).map(|(r, p)| (&r.manifest, p));
+            // A rollback's uids are the ones the savepoint's job had.
+            let running = match &obs.rollback {
+                Some(rb) => rb.pins.as_deref().map(|p| (&rb.manifest, p)),
+                None => obs.record.as_ref().zip(obs.pins.as_deref()).map(|(r, p)| (&r.manifest, p)),
+            };
             compile_pinned(t, config, desired, ddl, set, running)
         }
         None => Err("the script has no statements".to_string()),
@@ -243,6 +247,8 @@ pub fn deploy_lines(plan: &DeployPlan) -> String {
     let what = match (plan.action, job) {
         (DeployAction::NoOp, _) => "the recorded application runs; nothing to do".to_string(),
         (DeployAction::Initial, _) => "submit the application; its state starts empty".to_string(),
+        // A rollback: the running job's savepoint is not the one restored.
+        (DeployAction::Restore, Some(j)) if sp.is_some() => format!("stop job {j} with a savepoint, then submit the application restored from savepoint {}", sp.unwrap_or("?")),
         (DeployAction::Upgrade | DeployAction::Restore, Some(j)) => format!("stop job {j} with a savepoint, then submit the application restored from it"),
         (DeployAction::Upgrade | DeployAction::Restore, None) => format!("submit the application restored from savepoint {}", sp.unwrap_or("?")),
         (DeployAction::Rebuild, Some(j)) => format!("stop job {j}, then submit the application with empty state"),

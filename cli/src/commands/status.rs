@@ -60,6 +60,9 @@ fn job_report(j: &JobObservation, tasks_checked: bool) -> (String, Value) {
         line.push_str(&format!("  failure: {f}"));
     }
     line.push('\n');
+    if state == "missing" {
+        line.push_str("  the JobManager does not know it: a JobManager restarted without high availability forgets its jobs; `apply` can then only rebuild, or `apply --from-savepoint` a savepoint streamform took (docs/deploy.md)\n");
+    }
     if let Some((id, at)) = j.last_checkpoint {
         line.push_str(&format!("  last checkpoint {id}, completed {} ago\n", age(at)));
     }

@@ -14,7 +14,7 @@ use camino::{Utf8Path, Utf8PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use streamform::config::project::FlinkTarget;
-use streamform::deploy::{Observed, Recorded, RunningJob};
+use streamform::deploy::{Observed, Recorded, Rollback, RunningJob};
 use streamform::manifest::Manifest;
 use streamform::target::Secret;
 use streamform::upgrade::reader::{read_running, AppliedRecord, RunningDoc};
@@ -334,6 +334,41 @@ pub struct Observation {
     pub last_stop: Option<JournalEntry>,
     /// The uids the recorded job was submitted with (None: topology uids).
     pub pins: Option<Vec<streamform::flink_uids::Pin>>,
+    /// `apply --from-savepoint`: the savepoint, and the job that wrote it.
+    pub rollback: Option<RollbackFrom>,
+}
+
+/// The job a journaled savepoint came from, as the journal recorded it.
+pub struct RollbackFrom {
+    pub rollback: Rollback,
+    /// The application the job ran (its submitting attempt's manifest).
+    pub manifest: streamform::manifest::Manifest,
+    /// The uids it was submitted with (None: topology uids).
+    pub pins: Option<Vec<streamform::flink_uids::Pin>>,
+}
+
+/// The job that wrote `savepoint`: the attempt that stopped it into that
+/// savepoint names the job (a `stop` its own, an apply the one it
+/// replaced), and the attempt that submitted that job names its
+/// application. Err when the journal does not record both.
+pub fn savepoint_writer(t: &Target, savepoint: &str) -> Result<RollbackFrom, String> {
+    let (journal, _) = read_journal(t);
+    let help = format!("help: a rollback restores a savepoint streamform took on this target; each is the `savepoint` of an entry in {}", t.journal_dir());
+    let stopped = journal
+        .iter()
+        .rfind(|e| e.savepoint.as_deref() == Some(savepoint) && e.transitions.iter().any(|x| x.state == "stopped"))
+        .ok_or_else(|| format!("no journal entry of target `{}` records taking savepoint {savepoint}\n{help}", t.name))?;
+    let job = if stopped.operation.as_deref() == Some("stop") { stopped.job_id.clone() } else { stopped.replaces.clone() };
+    let job = job.ok_or_else(|| format!("the journal entry {} that took savepoint {savepoint} names no job\n{help}", stopped.attempt))?;
+    let ran = journal
+        .iter()
+        .rfind(|e| e.job_id.as_deref() == Some(job.as_str()) && e.operation.as_deref() != Some("stop") && e.transitions.iter().any(|x| x.state == "running"))
+        .ok_or_else(|| format!("savepoint {savepoint} is of job {job}, but no journal entry of target `{}` records submitting that job\n{help}", t.name))?;
+    Ok(RollbackFrom {
+        rollback: Rollback { savepoint: savepoint.to_string(), job_id: job.clone(), application_digest: ran.application_digest.clone(), artifact_digest: ran.artifact_digest.clone() },
+        manifest: ran.manifest.clone(),
+        pins: uids::pins_of_job(t, &job),
+    })
 }
 
 impl Observation {
@@ -346,7 +381,8 @@ impl Observation {
             artifact_digest: self.record.as_ref().and_then(|r| r.artifact_digest.clone()),
         });
         let stop = if running.is_none() { self.last_stop.as_ref() } else { None };
-        Observed { recorded, running, savepoint: stop.and_then(|s| s.savepoint.clone()), stop_attempt: stop.map(|s| s.attempt.clone()) }
+        let rollback = self.rollback.as_ref().map(|r| r.rollback.clone());
+        Observed { recorded, running, savepoint: stop.and_then(|s| s.savepoint.clone()), stop_attempt: stop.map(|s| s.attempt.clone()), rollback }
     }
 }
 
@@ -375,7 +411,7 @@ pub fn observe(t: &Target) -> Result<Observation, Unobservable> {
     let applied_attempt = record.as_ref().and_then(|r| r.attempt.clone()).unwrap_or_default();
     let last_stop = journal.into_iter().rfind(|e| e.savepoint.is_some() && e.attempt > applied_attempt);
     let pins = record.as_ref().and_then(|r| uids::read_pins(t, r.attempt.as_deref()));
-    Ok(Observation { flink_version, record, jobs, last_stop, pins })
+    Ok(Observation { flink_version, record, jobs, last_stop, pins, rollback: None })
 }
 
 /// One recorded job, from the JobManager when the target names it (the

@@ -45,8 +45,22 @@ pub fn read_pins(t: &Target, attempt: Option<&str>) -> Option<Vec<Pin>> {
     (Some(r.attempt.as_str()) == attempt && r.uids_version == UIDS_VERSION).then_some(r.pins)
 }
 
+/// Writes the applied job's pins, and a copy under the job's id that
+/// outlives the next apply: a rollback to this job's savepoint submits
+/// with the same uids.
 pub fn write_pins(t: &Target, r: &UidsRecord) -> Result<(), String> {
+    write_json(&job_pins_path(t, &r.job_id), r)?;
     write_json(&uids_path(t), r)
+}
+
+fn job_pins_path(t: &Target, job_id: &str) -> Utf8PathBuf {
+    t.root.join(".streamform/uids").join(format!("{}.jobs", t.name)).join(format!("{job_id}.json"))
+}
+
+/// The pins a job was submitted with, if it was submitted pinned.
+pub fn pins_of_job(t: &Target, job_id: &str) -> Option<Vec<Pin>> {
+    let r: UidsRecord = serde_json::from_str(&fs::read_to_string(job_pins_path(t, job_id)).ok()?).ok()?;
+    (r.job_id == job_id && r.uids_version == UIDS_VERSION).then_some(r.pins)
 }
 
 /// Forgets the pins once a job runs without them.
