@@ -46,6 +46,33 @@ golden!(unread_quarantine, "unread_quarantine", 0);
 // Items the original's planner names alike (a cast is named by its operand).
 golden!(planner_names, "planner_names", 1);
 golden!(cycle, "cycle", 1);
+// Every independent error at once: each unknown column, function and type
+// of a model; one located error per cycle; notes, after the root causes,
+// for models that fail only because what they read fails. before.stdout is
+// what check printed before (one error per model).
+golden!(multi_errors, "multi_errors", 1);
+
+/// What check printed before is still there: each model's first error,
+/// now followed by the rest of its errors.
+#[test]
+fn multi_errors_keep_the_first_error_of_each_model() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/check/multi_errors");
+    let before = std::fs::read_to_string(dir.join("before.stdout")).expect("before.stdout");
+    let (after, _) = run("multi_errors", &[]);
+    for line in before.lines().filter(|l| l.starts_with("error[E0509]") || l.starts_with("error[E0401]")) {
+        assert!(after.contains(line), "lost: {line}\n{after}");
+    }
+}
+
+/// Every problem of one fixture row: its undeclared column and its bad
+/// timestamp (before, only the first; before.stderr).
+#[test]
+fn a_fixture_row_reports_every_problem() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/check/fixture_row");
+    let out = Command::new(env!("CARGO_BIN_EXE_streamform")).arg("test").current_dir(&dir).output().expect("runs");
+    assert_eq!(out.status.code(), Some(1));
+    expect_file!["../../testdata/check/fixture_row/test.stderr"].assert_eq(&String::from_utf8(out.stderr).expect("utf-8"));
+}
 golden!(fixtures, "fixtures", 1);
 golden!(bad_fixture, "bad_fixture", 2);
 golden!(load_error, "load_error", 2);

@@ -145,6 +145,23 @@ fn cycle_below(db: &dyn Db, project: Project, model: &str, path: &mut Vec<String
     found
 }
 
+/// Whether following ref()s from `model` leads back to it.
+fn on_cycle(db: &dyn Db, project: Project, model: &str) -> bool {
+    let mut seen = BTreeSet::new();
+    let mut stack = vec![model.to_string()];
+    while let Some(m) = stack.pop() {
+        for r in &model_reads(db, project, ModelName::new(db, m)).models {
+            if r == model {
+                return true;
+            }
+            if project::model_exists(db, project, r) && seen.insert(r.clone()) {
+                stack.push(r.clone());
+            }
+        }
+    }
+    false
+}
+
 /// A source as models see it: sorted columns, its definition text and
 /// event-time column, with the contracts that apply to it.
 #[salsa::tracked(returns(ref))]
@@ -186,6 +203,9 @@ pub fn source_input<'db>(db: &'db dyn Db, project: Project, name: SourceName<'db
 pub struct Lowered {
     pub plan: Option<Arc<ModelPlan>>,
     pub error: Option<Diagnostic>,
+    /// The model's further errors, independent of `error` (every unknown
+    /// column, function and type is reported at once).
+    pub more: Vec<Diagnostic>,
     /// See [`lower::LowerError::aggregate_keys`].
     pub aggregate_keys: Option<Vec<String>>,
 }
@@ -226,29 +246,39 @@ impl Inputs for DbInputs<'_> {
 #[salsa::tracked(returns(ref))]
 pub fn lower_model<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>) -> Lowered {
     let n = name.text(db);
-    let Some(file) = model_file(db, project, n) else { return Lowered { plan: None, error: None, aggregate_keys: None } };
+    let Some(file) = model_file(db, project, n) else { return Lowered { plan: None, error: None, more: Vec::new(), aggregate_keys: None } };
     let path = file.path(db).clone();
     let query = match parse_model(db, file) {
         Ok(q) => q,
         Err(e) => {
             let mut d = Diagnostic::error(e.code, format!("model `{n}`: {}", e.message)).at(path, e.span);
             d.help = Some(e.help.clone().unwrap_or_else(|| "a model is one SELECT statement; check the SQL at the marked place".into()));
-            return Lowered { plan: None, error: Some(d), aggregate_keys: None };
+            return Lowered { plan: None, error: Some(d), more: Vec::new(), aggregate_keys: None };
         }
     };
     if *reaches_cycle(db, project, name) {
-        let d = Diagnostic::error(Code::InReferenceCycle, format!("model `{n}` is part of a reference cycle, or depends on one"))
-            .at(path, None)
-            .help("a model cannot depend on its own output; break the cycle");
-        return Lowered { plan: None, error: Some(d), aggregate_keys: None };
+        // A model on the cycle is named by the cycle's one error (E0733,
+        // or E0732 for a model reading itself); one downstream of it gets
+        // a note at the ref() that leads there.
+        let note = (!on_cycle(db, project, n)).then(|| {
+            let at = located_reads(query, file.text(db))
+                .into_iter()
+                .find(|(is_source, target, _)| !is_source && project::model_exists(db, project, target) && *reaches_cycle(db, project, ModelName::new(db, target.clone())));
+            let (target, span) = at.map(|(_, t, s)| (t, s)).unwrap_or_default();
+            Diagnostic::note(Code::InReferenceCycle, format!("model `{n}` reads ref('{target}'), which depends on a reference cycle"))
+                .at(path, span)
+                .help("it is checked once the cycle is broken")
+        });
+        return Lowered { plan: None, error: note, more: Vec::new(), aggregate_keys: None };
     }
     let settings: &ModelSettings = model_settings(db, project, name);
     let inputs = DbInputs { db, project };
     match lower::lower_model(n, query, settings, &inputs) {
-        Ok(plan) => Lowered { plan: Some(Arc::new(plan)), error: None, aggregate_keys: None },
-        Err(e) => {
-            let aggregate_keys = e.aggregate_keys.clone();
-            Lowered { plan: None, error: Some(e.into_diagnostic(&path, file.text(db))), aggregate_keys }
+        Ok(plan) => Lowered { plan: Some(Arc::new(plan)), error: None, more: Vec::new(), aggregate_keys: None },
+        Err(errors) => {
+            let aggregate_keys = errors[0].aggregate_keys.clone();
+            let mut all = errors.into_iter().map(|e| e.into_diagnostic(&path, file.text(db)));
+            Lowered { plan: None, error: all.next(), more: all.collect(), aggregate_keys }
         }
     }
 }

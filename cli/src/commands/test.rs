@@ -49,7 +49,7 @@ pub fn run(project: &str, select: &[String], fixtures: &[String], json: bool, bl
     // Located detail on stderr: typing errors and values the simulator adjusted.
     for r in &reports {
         let text = |path: &str| loaded.file_text(path).or_else(|| selected.iter().find(|f| f.path(db) == path).map(|f| f.text(db).to_string()));
-        for d in r.warnings.iter().chain(&r.error_diagnostic) {
+        for d in r.warnings.iter().chain(&r.error_diagnostics) {
             eprint(&render(d, &text));
             eprint("\n");
         }

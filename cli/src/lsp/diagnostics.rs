@@ -53,6 +53,7 @@ fn to_lsp(root: &Utf8Path, text: &str, other: &dyn Fn(&str) -> String, d: &Diagn
         severity: Some(match d.severity {
             Severity::Error => DiagnosticSeverity::ERROR,
             Severity::Warning => DiagnosticSeverity::WARNING,
+            Severity::Note => DiagnosticSeverity::INFORMATION,
         }),
         code: Some(NumberOrString::String(d.code.as_str().to_string())),
         source: Some("streamform".into()),

@@ -48,11 +48,15 @@ fn escape(s: &str, property: bool) -> String {
     out
 }
 
-/// One `::error …::` or `::warning …::` line per diagnostic.
+/// One `::error …::`, `::warning …::` or `::notice …::` line per diagnostic.
 pub fn github(root: &str, diags: &[Diagnostic], text: FileText) -> String {
     let mut out = String::new();
     for d in diags {
-        let kind = if d.severity == Severity::Error { "error" } else { "warning" };
+        let kind = match d.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Note => "notice",
+        };
         let mut props = Vec::new();
         if let Some(p) = &d.path {
             props.push(format!("file={}", escape(&workspace_path(root, p), true)));
@@ -88,7 +92,11 @@ pub fn sarif(root: &str, diags: &[Diagnostic], text: FileText) -> Value {
             let mut r = json!({
                 "ruleId": d.code.as_str(),
                 "ruleIndex": index[d.code.as_str()],
-                "level": if d.severity == Severity::Error { "error" } else { "warning" },
+                "level": match d.severity {
+                    Severity::Error => "error",
+                    Severity::Warning => "warning",
+                    Severity::Note => "note",
+                },
                 "message": { "text": full_message(d) },
             });
             if let Some(p) = &d.path {

@@ -1,7 +1,8 @@
 //! `check`: every diagnostic of a loaded project, as data, in report order:
 //! targets; model configuration; source()/ref() references and cycles;
 //! source declarations; fixtures' targets; unused sources; window rules;
-//! then per model (by name) its planning error and plan warnings; then the
+//! then per model (by name) its planning errors and plan warnings, and the
+//! notes on models that fail only because what they read fails; then the
 //! fixtures' expectations; then the source-key ordering warnings.
 //!
 //! Each part is its own query (per model, per source, per fixture file), so
@@ -146,9 +147,11 @@ pub fn check_report(db: &dyn Db, project: Project) -> CheckReport {
     for r in &segments {
         d.extend(r.window.iter().cloned());
     }
-    for r in &segments {
-        d.extend(r.planning.iter().cloned());
-    }
+    // Root causes first: a note about a model that fails only because
+    // what it reads fails comes after every model's own diagnostics.
+    let planning = segments.iter().flat_map(|r| r.planning.iter());
+    let (notes, own): (Vec<&Diagnostic>, Vec<&Diagnostic>) = planning.partition(|x| x.severity == Severity::Note);
+    d.extend(own.into_iter().chain(notes).cloned());
     let ranks: Vec<(String, Retention)> = segments.iter().flat_map(|r| r.ranks.iter().cloned()).collect();
     d.extend(job_ttl(db, project, &ranks).err());
     for &f in project.fixture_files(db) {
@@ -305,19 +308,33 @@ fn sink_collisions(config: &ProjectConfig, names: &[String], sources: &[String],
     }
 }
 
+/// E0733: each cycle once, at the ref() of each model that reads the one
+/// before it (`a → b` is `ref('a')` in `b`); the primary span is in the
+/// cycle's first model, as the original's one location was.
 fn cycle_diagnostics(db: &dyn Db, project: Project) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     for cyc in &dependency_graph(db, project).cycles {
         if cyc.len() <= 2 {
             continue; // a model reading itself has its own error
         }
-        let first = &cyc[0];
-        let path = model_file(db, project, first).map(|f| f.path(db).clone()).unwrap_or_else(|| format!("models/{first}.sql"));
-        out.push(
-            Diagnostic::error(Code::ReferenceCycle, format!("models form a reference cycle: {}", cyc.join(" → ")))
-                .at(path, None)
-                .help("a model cannot depend on its own output, even through other models; remove one of the ref()s"),
-        );
+        let mut refs: Vec<_> = cyc.windows(2).map(|pair| {
+            let (read, reader) = (&pair[0], &pair[1]);
+            let file = model_file(db, project, reader);
+            let path = file.map(|f| f.path(db).clone()).unwrap_or_else(|| format!("models/{reader}.sql"));
+            let span = file.and_then(|f| {
+                let query = crate::model::parse_model(db, f).as_ref().ok()?;
+                crate::model::located_reads(query, f.text(db)).into_iter().find(|(is_source, t, _)| !is_source && t == read)?.2
+            });
+            (path, span, format!("`{reader}` reads `{read}` here"))
+        }).collect();
+        refs.rotate_right(1);
+        let mut refs = refs.into_iter();
+        let (path, span, _) = refs.next().expect("a cycle has two models");
+        let mut d = Diagnostic::error(Code::ReferenceCycle, format!("models form a reference cycle: {}", cyc.join(" → "))).at(path, span);
+        for (path, span, what) in refs {
+            d = d.label(path, span, what);
+        }
+        out.push(d.help("a model cannot depend on its own output, even through other models; remove one of the ref()s"));
     }
     out
 }

@@ -64,6 +64,7 @@ pub fn model_checks<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>
         // by the reference checks above, not again as planning errors.
         if !self_ref && !matches!(e.code, Code::ReadsUnknownSource | Code::ReadsMissingModel) {
             out.planning.push(e.clone());
+            out.planning.extend(lowered.more.iter().cloned());
         }
     }
     // The original still warns about the aggregate's key when only the

@@ -64,6 +64,9 @@ impl Span {
 pub enum Severity {
     Error,
     Warning,
+    /// Not a problem of its own: why a model is not checked further (what
+    /// it reads has errors, reported where they are).
+    Note,
 }
 
 impl Severity {
@@ -71,6 +74,7 @@ impl Severity {
         match self {
             Severity::Error => "error",
             Severity::Warning => "warning",
+            Severity::Note => "note",
         }
     }
 }
@@ -108,6 +112,10 @@ impl Diagnostic {
 
     pub fn warning(code: Code, message: impl Into<String>) -> Diagnostic {
         Diagnostic { severity: Severity::Warning, code, message: message.into(), path: None, span: None, help: None, labels: Vec::new(), secret: false }
+    }
+
+    pub fn note(code: Code, message: impl Into<String>) -> Diagnostic {
+        Diagnostic { severity: Severity::Note, code, message: message.into(), path: None, span: None, help: None, labels: Vec::new(), secret: false }
     }
 
     pub fn at(mut self, path: impl Into<String>, span: Option<Span>) -> Diagnostic {

@@ -41,22 +41,33 @@ impl EventError {
 /// Types an event's `fields` (column, value as written) into a row in the
 /// source's column order; columns it leaves out are null, and of a column
 /// written twice the last value counts. `warn` is told of each value that
-/// typed with a warning (its field index and the text).
+/// typed with a warning (its field index and the text). A row that does
+/// not type gives every field's error, in field order.
 #[inline]
-pub fn type_event(spec: &SourceSpec, fields: &[(String, Scalar)], mut warn: impl FnMut(usize, ValueWarning)) -> Result<Row, EventError> {
+pub fn type_event(spec: &SourceSpec, fields: &[(String, Scalar)], mut warn: impl FnMut(usize, ValueWarning)) -> Result<Row, Vec<EventError>> {
     let mut row: Row = vec![Value::Null; spec.columns.len()];
+    let mut errors = Vec::new();
     for (field, (name, s)) in fields.iter().enumerate() {
         let Some(i) = spec.columns.iter().position(|c| &c.name == name) else {
-            return Err(EventError::UndeclaredColumn { field, column: name.clone(), source: spec.name.clone() });
+            errors.push(EventError::UndeclaredColumn { field, column: name.clone(), source: spec.name.clone() });
+            continue;
         };
         let ty = spec.columns[i].ty;
-        let (v, warning) = type_scalar(name, s, ty).map_err(|message| EventError::BadValue { field, message, ty })?;
-        if let Some(w) = warning {
-            warn(field, w);
+        match type_scalar(name, s, ty) {
+            Ok((v, warning)) => {
+                if let Some(w) = warning {
+                    warn(field, w);
+                }
+                row[i] = v;
+            }
+            Err(message) => errors.push(EventError::BadValue { field, message, ty }),
         }
-        row[i] = v;
     }
-    Ok(row)
+    if errors.is_empty() {
+        Ok(row)
+    } else {
+        Err(errors)
+    }
 }
 
 /// A watermark as written: epoch milliseconds or an RFC 3339 instant.

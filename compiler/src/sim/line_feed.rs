@@ -68,7 +68,7 @@ impl LineFeed {
             return Ok(Line::Watermark);
         }
         self.counts[src].events += 1;
-        let row = type_event(&self.flow.sources[src], &fields, |_, _| {}).map_err(|e| e.message())?;
+        let row = type_event(&self.flow.sources[src], &fields, |_, _| {}).map_err(|e| e[0].message())?;
         let outcome = self.flow.push_event(src, &row, emit).map_err(|e| e.message(None))?;
         let c = &mut self.counts[src];
         match outcome {

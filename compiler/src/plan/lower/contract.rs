@@ -5,7 +5,7 @@ use super::{Inputs, Lowerer, ModelSettings, Rel, RelCol, SourceInput, Upstream};
 use crate::config::Materialized;
 use crate::plan::expr::Expr;
 use crate::plan::changelog;
-use crate::plan::node::{Column, Operator};
+use crate::plan::node::Column;
 use crate::types::DataType;
 
 /// Plans a contract's `check:` predicate over a source's columns.
@@ -33,7 +33,7 @@ pub fn plan_check(source: &str, columns: &[Column], text: &str) -> std::result::
         }
     }
     let settings = ModelSettings { materialized: Materialized::Append, key: Vec::new(), key_declared: false, sink: None, retention: None, window: None };
-    let l = Lowerer { model: source, settings: &settings, inputs: &NoInputs, nodes: Vec::new(), ordinals: [0; Operator::ALL.len()], reads_models: Vec::new(), ctes: Vec::new(), key_span: None, tvf_window: None };
+    let l = Lowerer::new(source, &settings, &NoInputs);
     let rel = Rel {
         qualifier: source.to_string(),
         cols: columns.iter().map(|c| RelCol::new(c.name.clone(), c.ty)).collect(),
@@ -44,7 +44,13 @@ pub fn plan_check(source: &str, columns: &[Column], text: &str) -> std::result::
         windowable: false,
         sides: Vec::new(),
     };
-    let planned = l.expr(&e, &rel, None).map_err(|e| e.message.replace(&format!("model `{source}` "), ""))?;
+    let planned = l.expr(&e, &rel, None);
+    // A check is one expression: its first error is the one reported.
+    let planned = match l.take_recovered().into_iter().next() {
+        Some(first) => Err(first),
+        None => planned,
+    }
+    .map_err(|e| e.message.replace(&format!("model `{source}` "), ""))?;
     match planned.ty() {
         DataType::Boolean => Ok(planned),
         t => Err(format!("it is {t}, not boolean")),

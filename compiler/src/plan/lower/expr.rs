@@ -26,8 +26,8 @@ impl<'a> Lowerer<'a> {
         }
         let model = self.model;
         Ok(match e {
-            sql::Expr::Identifier(id) => self.column(std::slice::from_ref(id), rel, e.span())?,
-            sql::Expr::CompoundIdentifier(parts) => self.column(parts, rel, e.span())?,
+            sql::Expr::Identifier(id) => self.known_column(std::slice::from_ref(id), rel, e.span())?,
+            sql::Expr::CompoundIdentifier(parts) => self.known_column(parts, rel, e.span())?,
             sql::Expr::Nested(inner) => self.expr(inner, rel, grouping)?,
             sql::Expr::Value(v) => self.value(v, e)?,
             sql::Expr::UnaryOp { op, expr } => self.unary(e, *op, expr, rel, grouping)?,
@@ -38,9 +38,15 @@ impl<'a> Lowerer<'a> {
                 if format.is_some() || matches!(kind, sql::CastKind::TryCast | sql::CastKind::SafeCast) {
                     return Err(unsupported(model, "TRY_CAST or CAST with FORMAT", e.span()));
                 }
-                let to = cast_type(data_type).ok_or_else(|| unsupported(model, format_args!("a cast to {data_type}"), e.span())
-                    .help("cast to INT, BIGINT, DOUBLE, DECIMAL(p,s), BOOLEAN, VARCHAR or TIMESTAMP"))?;
-                Expr::Cast { expr: Box::new(self.expr(expr, rel, grouping)?), to }
+                match cast_type(data_type) {
+                    Some(to) => Expr::Cast { expr: Box::new(self.expr(expr, rel, grouping)?), to },
+                    // An unknown type: its operand may hold more slips.
+                    None => {
+                        let kept = self.recover(unsupported(model, format_args!("a cast to {data_type}"), e.span()).help("cast to INT, BIGINT, DOUBLE, DECIMAL(p,s), BOOLEAN, VARCHAR or TIMESTAMP"));
+                        let _ = self.expr(expr, rel, grouping);
+                        kept
+                    }
+                }
             }
             sql::Expr::TypedString(ts) => match (&ts.data_type, &ts.value.value) {
                 (sql::DataType::Timestamp(None, sql::TimezoneInfo::None), sql::Value::SingleQuotedString(s)) => {
@@ -51,7 +57,13 @@ impl<'a> Lowerer<'a> {
             sql::Expr::Function(f) if f.over.is_some() => return Err(super::rank::window_function(model, f, e.span())),
             sql::Expr::Function(f) => match self.scalar_call(f, e, rel, grouping)? {
                 Some(call) => call,
-                None => return Err(self.misplaced_function(f, e)),
+                None if AggFunc::is_aggregate(&object_name(&f.name).to_lowercase()) => return Err(self.misplaced_function(f, e)),
+                // An unknown function: its arguments may hold more slips.
+                None => {
+                    let kept = self.recover(self.misplaced_function(f, e));
+                    self.argument_slips(f, rel, grouping);
+                    kept
+                }
             },
             sql::Expr::Case { .. } => self.case(e, rel, grouping)?,
             sql::Expr::In { expr, target: sql::InTarget::List(list), negated, .. } => self.in_list(e, expr, list, *negated, rel, grouping)?,
@@ -212,8 +224,8 @@ impl<'a> Lowerer<'a> {
                     sql::Expr::CompoundIdentifier(p) => p.clone(),
                     _ => unreachable!(),
                 };
-                let c = self.column(&parts, g.input, e.span())?;
-                let Expr::Column { index, name, ty } = c else { unreachable!() };
+                let c = self.known_column(&parts, g.input, e.span())?;
+                let Expr::Column { index, name, ty } = c else { return Ok(Some(c)) };
                 if g.keys.contains(&index) {
                     let out_idx = out.cols.iter().position(|c| c.name == name).expect("keys are in the aggregate output");
                     return Ok(Some(Expr::Column { index: out_idx, name, ty }));
@@ -226,6 +238,27 @@ impl<'a> Lowerer<'a> {
                 .help(format!("add `{name}` to GROUP BY, or aggregate it, for example max({name})")))
             }
             _ => Ok(None),
+        }
+    }
+
+    /// A column of `rel`; an unknown one is kept as an error and planning
+    /// goes on (see `Lowerer::recover`).
+    fn known_column(&self, parts: &[sql::Ident], rel: &Rel, span: SqlSpan) -> Result<Expr> {
+        match self.column(parts, rel, span) {
+            Err(e) if e.code == Code::UnknownColumn => Ok(self.recover(e)),
+            other => other,
+        }
+    }
+
+    /// The arguments of a function that is not planned, planned only for
+    /// the unknown names in them (kept by `recover`); any other error
+    /// there may follow from the function's own, so it is dropped.
+    fn argument_slips(&self, f: &sql::Function, rel: &Rel, grouping: Option<&Grouping>) {
+        let sql::FunctionArguments::List(list) = &f.args else { return };
+        for a in &list.args {
+            if let sql::FunctionArg::Unnamed(sql::FunctionArgExpr::Expr(x)) = a {
+                let _ = self.expr(x, rel, grouping);
+            }
         }
     }
 

@@ -27,6 +27,8 @@ mod window_tvf;
 
 pub use window_tvf::declared_window_span;
 
+use std::cell::RefCell;
+
 use sqlparser::ast::{self as sql, Spanned};
 use sqlparser::tokenizer::Span as SqlSpan;
 
@@ -42,7 +44,8 @@ pub use self::inputs::{Inputs, ModelSettings, SourceInput, Upstream, UpstreamMod
 pub use self::names::ident_name;
 use crate::diagnostic::Code;
 
-/// A planning error: the first one ends planning of the model.
+/// A planning error. Most end planning of the model; an unknown column,
+/// function or type is kept and planning goes on (`Lowerer::recover`).
 #[derive(Clone, Debug)]
 pub struct LowerError {
     pub code: Code,
@@ -67,7 +70,13 @@ impl LowerError {
 
     pub fn into_diagnostic(self, path: &str, text: &str) -> Diagnostic {
         let span = self.span.and_then(|s| to_span(text, s));
-        let mut d = Diagnostic::error(self.code, self.message).at(path, span);
+        // A model that fails only because what it reads fails gets a note:
+        // the error is reported where it is, once.
+        let mut d = match self.code {
+            Code::ReadsBrokenModel | Code::ReadsBrokenSource | Code::InReferenceCycle => Diagnostic::note(self.code, self.message),
+            _ => Diagnostic::error(self.code, self.message),
+        }
+        .at(path, span);
         d.help = self.help;
         d
     }
@@ -148,55 +157,97 @@ struct Lowerer<'a> {
     key_span: Option<SqlSpan>,
     /// The window a window function in FROM declared.
     tvf_window: Option<window_tvf::TvfWindow>,
+    /// The errors planning went on past (`recover`), in the order met.
+    recovered: RefCell<Vec<LowerError>>,
 }
 
-pub fn lower_model(model: &str, query: &sql::Query, settings: &ModelSettings, inputs: &dyn Inputs) -> Result<ModelPlan> {
-    let mut l = Lowerer { model, settings, inputs, nodes: Vec::new(), ordinals: [0; Operator::ALL.len()], reads_models: Vec::new(), ctes: Vec::new(), key_span: None, tvf_window: None };
-    if let Some(shape) = settings.window {
-        if shape.size().is_some_and(|s| s.millis() == 0) {
-            return Err(LowerError { code: Code::PlannedZeroWindow, message: format!("model `{model}` declares a window of size 0s; a window needs a positive size"), span: None, help: Some("set `window: {type: tumbling, size: 5m}` with a positive size".into()), aggregate_keys: None });
-        }
-        if shape.gap().is_some_and(|g| g.millis() == 0) {
-            return Err(LowerError { code: Code::PlannedZeroWindow, message: format!("model `{model}` declares a session window with a gap of 0s; a session needs a positive gap"), span: None, help: Some("set `window: {type: session, gap: 30m}` with a positive gap".into()), aggregate_keys: None });
-        }
-        if settings.retention.is_some() {
-            return Err(LowerError { code: Code::PlannedWindowWithRetention, message: format!("model `{model}` declares both a window and retention; a window's state lives until the window closes, so retention has nothing to expire"), span: None, help: Some("remove `retention` from the model".into()), aggregate_keys: None });
-        }
+/// Plans one model. Its errors, when it has some: every unknown column,
+/// function and type in the order met, else the one error that ended
+/// planning (after an unknown name, a later error may only follow from
+/// it, so it is not reported).
+pub fn lower_model(model: &str, query: &sql::Query, settings: &ModelSettings, inputs: &dyn Inputs) -> std::result::Result<ModelPlan, Vec<LowerError>> {
+    let mut l = Lowerer::new(model, settings, inputs);
+    let planned = l.model_plan(query);
+    let recovered = l.recovered.into_inner();
+    match planned {
+        Ok(plan) if recovered.is_empty() => Ok(plan),
+        Err(e) if recovered.is_empty() => Err(vec![e]),
+        _ => Err(recovered),
     }
-    let rel = l.query(query)?;
-    if (settings.window.is_some() || l.tvf_window.is_some()) && !l.nodes.iter().any(|n| n.operator == Operator::Aggregate) {
-        let at = match query.body.as_ref() {
-            sql::SetExpr::Select(sel) => sel.select_token.0.span,
-            _ => query.span(),
+}
+
+impl<'a> Lowerer<'a> {
+    fn new(model: &'a str, settings: &'a ModelSettings, inputs: &'a dyn Inputs) -> Lowerer<'a> {
+        Lowerer { model, settings, inputs, nodes: Vec::new(), ordinals: [0; Operator::ALL.len()], reads_models: Vec::new(), ctes: Vec::new(), key_span: None, tvf_window: None, recovered: RefCell::new(Vec::new()) }
+    }
+
+    /// Keeps `e`, an error that leaves the rest of the model plannable (an
+    /// unknown column, function or type), and plans on over a NULL in its
+    /// place, so one run reports every such error of the model.
+    fn recover(&self, e: LowerError) -> Expr {
+        let mut kept = self.recovered.borrow_mut();
+        // An expression may be planned twice (an aggregate's argument).
+        if !kept.iter().any(|k| k.code == e.code && k.span == e.span) {
+            kept.push(e);
+        }
+        Expr::Literal(super::expr::Literal::Null)
+    }
+
+    /// The errors `recover` kept, first met first.
+    fn take_recovered(&self) -> Vec<LowerError> {
+        std::mem::take(&mut *self.recovered.borrow_mut())
+    }
+
+    // Whole: the model's query, then the window and Sink rules over it.
+    fn model_plan(&mut self, query: &'a sql::Query) -> Result<ModelPlan> {
+        let (model, settings) = (self.model, self.settings);
+        let l = self;
+        if let Some(shape) = settings.window {
+            if shape.size().is_some_and(|s| s.millis() == 0) {
+                return Err(LowerError { code: Code::PlannedZeroWindow, message: format!("model `{model}` declares a window of size 0s; a window needs a positive size"), span: None, help: Some("set `window: {type: tumbling, size: 5m}` with a positive size".into()), aggregate_keys: None });
+            }
+            if shape.gap().is_some_and(|g| g.millis() == 0) {
+                return Err(LowerError { code: Code::PlannedZeroWindow, message: format!("model `{model}` declares a session window with a gap of 0s; a session needs a positive gap"), span: None, help: Some("set `window: {type: session, gap: 30m}` with a positive gap".into()), aggregate_keys: None });
+            }
+            if settings.retention.is_some() {
+                return Err(LowerError { code: Code::PlannedWindowWithRetention, message: format!("model `{model}` declares both a window and retention; a window's state lives until the window closes, so retention has nothing to expire"), span: None, help: Some("remove `retention` from the model".into()), aggregate_keys: None });
+            }
+        }
+        let rel = l.query(query)?;
+        if (settings.window.is_some() || l.tvf_window.is_some()) && !l.nodes.iter().any(|n| n.operator == Operator::Aggregate) {
+            let at = match query.body.as_ref() {
+                sql::SetExpr::Select(sel) => sel.select_token.0.span,
+                _ => query.span(),
+            };
+            return Err(LowerError::new(Code::WindowWithoutAggregate, format!("model `{model}` declares a window but has no aggregate to cut into windows"), at)
+                .help(if l.tvf_window.is_some() { "group by `window_start` and `window_end` (and any key), or read the input without the window function" } else { "group by `window_start` and `window_end` (and any key), or remove `window` from the model" }));
+        }
+        let span = l.key_span.unwrap_or_else(|| query.span());
+        let sink_changelog = changelog::sink(&rel.changelog, settings.materialized, &settings.key).map_err(|c| {
+            let unselected = unselected_key(&c, &rel);
+            let mut e = l.changelog_error(c, &rel.changelog, span);
+            // A help that names a key the output lacks would lead to E0321.
+            if let Some((key, missing)) = unselected {
+                e.help = Some(format!(
+                    "the output is updated by key [{}], but does not select {}: select {} in `{model}`, then set `materialized: upsert` and `key: [{}]`",
+                    key.join(", "),
+                    missing.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", "),
+                    if missing.len() == 1 { "it" } else { "them" },
+                    key.join(", ")
+                ));
+            }
+            e.aggregate_keys = unwindowed_aggregate_keys(&l.nodes);
+            e
+        })?;
+        let sink_def = match &settings.sink {
+            Some((c, target)) if !target.is_empty() => format!("{} {} {}", settings.materialized.as_str(), c.as_str(), target),
+            Some((c, _)) => format!("{} {}", settings.materialized.as_str(), c.as_str()),
+            None => settings.materialized.as_str().to_string(),
         };
-        return Err(LowerError::new(Code::WindowWithoutAggregate, format!("model `{model}` declares a window but has no aggregate to cut into windows"), at)
-            .help(if l.tvf_window.is_some() { "group by `window_start` and `window_end` (and any key), or read the input without the window function" } else { "group by `window_start` and `window_end` (and any key), or remove `window` from the model" }));
+        let schema = rel.cols.iter().map(|c| Column { name: c.name.clone(), ty: c.ty }).collect();
+        l.push(Operator::Sink, &rel, sink_def, schema, sink_changelog, None, rel.time.clone(), NodeKind::Sink { materialized: settings.materialized });
+    Ok(ModelPlan { name: model.to_string(), materialized: settings.materialized, key: settings.key.clone(), reads_models: std::mem::take(&mut l.reads_models), nodes: std::mem::take(&mut l.nodes) })
     }
-    let span = l.key_span.unwrap_or_else(|| query.span());
-    let sink_changelog = changelog::sink(&rel.changelog, settings.materialized, &settings.key).map_err(|c| {
-        let unselected = unselected_key(&c, &rel);
-        let mut e = l.changelog_error(c, &rel.changelog, span);
-        // A help that names a key the output lacks would lead to E0321.
-        if let Some((key, missing)) = unselected {
-            e.help = Some(format!(
-                "the output is updated by key [{}], but does not select {}: select {} in `{model}`, then set `materialized: upsert` and `key: [{}]`",
-                key.join(", "),
-                missing.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", "),
-                if missing.len() == 1 { "it" } else { "them" },
-                key.join(", ")
-            ));
-        }
-        e.aggregate_keys = unwindowed_aggregate_keys(&l.nodes);
-        e
-    })?;
-    let sink_def = match &settings.sink {
-        Some((c, target)) if !target.is_empty() => format!("{} {} {}", settings.materialized.as_str(), c.as_str(), target),
-        Some((c, _)) => format!("{} {}", settings.materialized.as_str(), c.as_str()),
-        None => settings.materialized.as_str().to_string(),
-    };
-    let schema = rel.cols.iter().map(|c| Column { name: c.name.clone(), ty: c.ty }).collect();
-    l.push(Operator::Sink, &rel, sink_def, schema, sink_changelog, None, rel.time.clone(), NodeKind::Sink { materialized: settings.materialized });
-    Ok(ModelPlan { name: model.to_string(), materialized: settings.materialized, key: settings.key.clone(), reads_models: l.reads_models, nodes: l.nodes })
 }
 
 /// The key a changelog conflict's help would name, and its columns the

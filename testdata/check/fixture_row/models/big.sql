@@ -1,0 +1,1 @@
+SELECT payment_id, amount, ts FROM source('payments')

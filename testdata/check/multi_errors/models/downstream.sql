@@ -1,0 +1,1 @@
+SELECT paymnt_id FROM ref('typos')

@@ -1,0 +1,1 @@
+SELECT payment_id FROM ref('loop_b')

@@ -1,0 +1,3 @@
+SELECT payment_id, amout
+FROM source('payments')
+WHERE contry = 'NL'

@@ -1,0 +1,1 @@
+SELECT paymnt_id, amont, cuntry FROM source('payments')
