@@ -33,6 +33,9 @@ pub fn parse_model_sql(text: &str) -> ParsedQuery {
             let raw = e.to_string();
             let message = raw.strip_prefix("sql parser error: ").unwrap_or(&raw).to_string();
             let (message, span) = split_location(text, &message);
+            if let Some(jinja) = jinja(text) {
+                return Err(jinja);
+            }
             // Flink's temporal and lookup joins are not SQL sqlparser reads.
             let help = text.to_uppercase().contains("FOR SYSTEM_TIME AS OF").then(|| TEMPORAL_JOIN_HELP.to_string());
             return Err(ParseFailure { code: Code::SqlNotOneSelect, message: format!("could not parse the SQL: {message}"), span, help });
@@ -73,6 +76,31 @@ pub fn parse_model_sql(text: &str) -> ParsedQuery {
         }
         None => unreachable!(),
     }
+}
+
+/// A dbt habit: a Jinja block (`{{ source('x') }}`, `{{ config(…) }}`,
+/// `{% … %}`) in a model that does not parse, located at the first one,
+/// with what to write instead.
+fn jinja(text: &str) -> Option<ParseFailure> {
+    let start = [text.find("{{"), text.find("{%")].into_iter().flatten().min()?;
+    let close = if text[start..].starts_with("{{") { "}}" } else { "%}" };
+    let len = text[start..].find(close).map_or(2, |e| e + 2);
+    let block = &text[start..start + len];
+    let inner = block.trim_start_matches(['{', '%']).trim_end_matches(['}', '%']).trim();
+    let lower = inner.to_ascii_lowercase();
+    let help = if lower.starts_with("source(") || lower.starts_with("ref(") {
+        format!("Streamform reads `source('…')` and `ref('…')` as SQL: write `{inner}` without the braces")
+    } else if lower.starts_with("config(") {
+        "a model's settings (materialized, key, sink, window…) go under `models: <name>:` in streamform.yml; remove the block".to_string()
+    } else {
+        "a model is plain SQL, without templating: write the SQL the template would produce, and put settings in streamform.yml".to_string()
+    };
+    Some(ParseFailure {
+        code: Code::SqlNotOneSelect,
+        message: format!("`{block}` is a dbt (Jinja) template, which a model does not use"),
+        span: Some(Span::at_offset(text, start, len)),
+        help: Some(help),
+    })
 }
 
 /// The located error for a query past a depth limit. The span is in the

@@ -391,6 +391,8 @@ impl<'a> Lowerer<'a> {
             sql::SetExpr::Query(q) => self.query(q),
             sql::SetExpr::SetOperation { op: sql::SetOperator::Union, set_quantifier: sql::SetQuantifier::All, .. } => self.union_all(body),
             sql::SetExpr::SetOperation { op, .. } => Err(union::refused_set_operation(self.model, *op, body.span())),
+            sql::SetExpr::Values(v) => Err(unsupported(self.model, "VALUES", body.span().union(&v.span()))
+                .help("a model reads its rows from source('…') or ref('…'); to try it on rows written by hand, list them under `given:` in a fixture (tests/<name>.yml, see `streamform test` in docs/commands.md)")),
             other => Err(unsupported(self.model, "a statement other than SELECT", other.span())),
         }
     }
