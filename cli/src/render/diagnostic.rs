@@ -52,7 +52,8 @@ impl Lines {
     fn line(&self, n: u32) -> Option<&str> {
         let i = (n as usize).checked_sub(1)?;
         let start = *self.starts.get(i)?;
-        let end = self.starts.get(i + 1).map_or(self.text.len(), |&next| next - 1);
+        let last_end = self.text.len() - usize::from(self.text.ends_with('\n'));
+        let end = self.starts.get(i + 1).map_or(last_end, |&next| next - 1);
         let line = &self.text[start..end];
         // `lines` drops the `\r` of a `\r\n`, not a lone `\r` at the very end.
         let ends_in_newline = end < self.text.len();
