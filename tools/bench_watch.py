@@ -110,24 +110,77 @@ def main():
     measure("logic edit, one file repeatedly", bump, write_inplace, 1, [candidates[0]] * edits)
     measure("whitespace, one file repeatedly", space, write_inplace, 0, [candidates[0]] * edits)
 
-    # Structural: a model added, then removed.
-    lat = []
-    for i in range(min(edits, 10)):
-        path = os.path.join(models, f"zz_bench_{i}.sql")
-        start = time.perf_counter()
-        write_atomic(path, "SELECT k, v FROM source('src_001') WHERE v > 1\n")
-        end, _ = revision()
-        added = (end - start) * 1e3
-        start = time.perf_counter()
-        os.remove(path)
-        end, _ = revision()
-        lat.append((added, (end - start) * 1e3))
     def stats(xs):
         xs = sorted(xs)
         return statistics.median(xs), xs[min(len(xs) - 1, round(0.9 * (len(xs) - 1)))]
-    for label, xs in (("model added", [a for a, _ in lat]), ("model deleted", [r for _, r in lat])):
-        med, p90 = stats(xs)
-        print(f"{label:<34} n={len(xs):<3} median {med:6.1f} ms  p90 {p90:6.1f} ms")
+
+    def report(label, lat, cpu):
+        med, p90 = stats(lat)
+        print(f"{label:<34} n={len(lat):<3} median {med:6.1f} ms  p90 {p90:6.1f} ms  max {max(lat):6.1f} ms"
+              f"  | CPU median {statistics.median(cpu):4.0f} ms")
+
+    def timed(act):
+        c0 = cpu_ms()
+        start = time.perf_counter()
+        act()
+        end, _ = revision()
+        return (end - start) * 1e3, cpu_ms() - c0
+
+    # Structural: a model added, then removed, spread over the name order
+    # (a model sorts among the others, so it falls in some segment).
+    added, removed = [], []
+    for i in range(min(edits, 10)):
+        path = os.path.join(models, names[(i * 997 + 13) % len(names)][:-4] + "_bench.sql")
+        added.append(timed(lambda: write_atomic(path, "SELECT k, v FROM source('src_001') WHERE v > 1\n")))
+        removed.append(timed(lambda: os.remove(path)))
+    report("model added", *zip(*added))
+    report("model deleted", *zip(*removed))
+
+    # Configuration: one model's retention in streamform.yml, one source's
+    # watermark in sources.yml (same length, so no span moves), and back.
+    def config_edits(file, pattern, label):
+        path = os.path.join(proj, file)
+        with open(path) as fh:
+            orig = fh.read()
+        found = [m for m in re.finditer(pattern, orig)]
+        if not found:
+            print(f"{label:<34} skipped: no {pattern!r} in {file}")
+            return
+        res = []
+        for n in range(min(edits, 10)):
+            m = found[(n * 7 + len(found) // 2) % len(found)]
+            digit = str((int(m.group(1)) % 9) + 1)
+            edited = orig[:m.start(1)] + digit + orig[m.end(1):]
+            if edited == orig:
+                edited = orig[:m.start(1)] + str(int(digit) % 9 + 1) + orig[m.end(1):]
+            res.append(timed(lambda: write_atomic(path, edited)))
+            write_atomic(path, orig)
+            revision()
+        report(label, *zip(*res))
+    config_edits("streamform.yml", r"retention: (\d)h", "streamform.yml edit (a retention)")
+    config_edits("sources.yml", r"watermark: (\d)s", "sources.yml edit (a watermark)")
+
+    # A burst: 100 models saved at once (a branch switch, a search and
+    # replace), from the first write to the revision that shows them all.
+    burst = []
+    for f in names[(len(names) // 3):]:
+        if len(burst) == 100:
+            break
+        t = read(f)
+        if f not in texts and re.search(r"WHERE v > \d+", t):
+            texts[f] = t
+            burst.append(f)
+    c0 = cpu_ms()
+    start = time.perf_counter()
+    for n, f in enumerate(burst):
+        write_atomic(os.path.join(models, f), bump(texts[f], n))
+    seen = 0
+    while seen < len(burst):
+        end, lines = revision()
+        seen += sum(1 for l in lines if l.startswith("  materialized="))
+    print(f"{'burst of ' + str(len(burst)) + ' saves':<34} settled in {(end - start) * 1e3:6.1f} ms  | CPU {cpu_ms() - c0:4.0f} ms")
+    for f in burst:
+        write_atomic(os.path.join(models, f), texts[f])
     p.terminate()
     p.wait()
 

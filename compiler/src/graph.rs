@@ -5,8 +5,7 @@ use std::collections::BinaryHeap;
 
 use crate::db::{Db, ModelName, Project};
 use crate::model::model_reads;
-use crate::project::model_names;
-use crate::segments;
+use crate::project::{model_exists, model_names, model_segments, segment_models};
 
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct DependencyGraph {
@@ -19,16 +18,16 @@ pub struct DependencyGraph {
     pub cycles: Vec<Vec<String>>,
 }
 
-/// The models read with ref() by one segment of models (in name order), as
-/// positions in name order; refs to models that do not exist are left out.
+/// The models read with ref() by one segment of models (in name order);
+/// refs to models that do not exist are left out. Names, not positions, so
+/// that a model added elsewhere leaves it equal.
 #[salsa::tracked(returns(ref))]
-pub(crate) fn segment_upstream(db: &dyn Db, project: Project, segment: u32) -> Vec<Vec<usize>> {
-    let names = model_names(db, project);
-    names[segments::range(names.len(), segment)]
+pub(crate) fn segment_upstream(db: &dyn Db, project: Project, segment: u32) -> Vec<Vec<String>> {
+    segment_models(db, project, segment)
         .iter()
         .map(|n| {
             let reads = model_reads(db, project, ModelName::new(db, n.clone()));
-            reads.models.iter().filter_map(|m| names.binary_search(m).ok()).collect()
+            reads.models.iter().filter(|m| model_exists(db, project, m)).cloned().collect()
         })
         .collect()
 }
@@ -41,8 +40,9 @@ pub fn dependency_graph(db: &dyn Db, project: Project) -> DependencyGraph {
     let n = names.len();
     // upstream models of each model
     let mut deps: Vec<Vec<usize>> = Vec::with_capacity(n);
-    for segment in 0..segments::count(n) {
-        deps.extend(segment_upstream(db, project, segment).iter().cloned());
+    for segment in 0..model_segments(db, project) {
+        let position = |m: &String| names.binary_search(m).expect("segment_upstream keeps models that exist");
+        deps.extend(segment_upstream(db, project, segment).iter().map(|ms| ms.iter().map(position).collect::<Vec<_>>()));
     }
     let mut readers: Vec<Vec<usize>> = vec![Vec::new(); n];
     let mut pending: Vec<usize> = deps.iter().map(Vec::len).collect();

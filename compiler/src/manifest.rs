@@ -12,7 +12,7 @@ use crate::graph::dependency_graph;
 use crate::identity::digest::sha256_hex;
 use crate::identity::fingerprint::{schema_fingerprint, state_fingerprint};
 use crate::model::{lower_model, model_plan};
-use crate::project::model_names;
+use crate::project::{model_segment_of, segment_models};
 use crate::plan::node::{Column, ModelPlan, PlanNode, RankKeep, TimeWindow};
 use crate::segments;
 use crate::diagnostic::Code;
@@ -358,8 +358,7 @@ pub(crate) struct ManifestSegment {
 
 #[salsa::tracked(returns(ref))]
 pub(crate) fn manifest_segment(db: &dyn Db, project: Project, segment: u32) -> ManifestSegment {
-    let names = model_names(db, project);
-    let models = names[segments::range(names.len(), segment)]
+    let models = segment_models(db, project, segment)
         .iter()
         .map(|name| {
             let key = ModelName::new(db, name.clone());
@@ -373,7 +372,7 @@ pub(crate) fn manifest_segment(db: &dyn Db, project: Project, segment: u32) -> M
 
 /// The identity and JSON of the model at `position` in name order.
 fn model_at(db: &dyn Db, project: Project, position: usize) -> Option<&(Arc<ModelSlice>, Arc<ModelJson>)> {
-    let (segment, offset) = segments::locate(model_names(db, project).len(), position);
+    let (segment, offset) = model_segment_of(db, project, position);
     manifest_segment(db, project, segment).models[offset].as_ref()
 }
 
@@ -425,14 +424,13 @@ fn segment_model_entries(db: &dyn Db, project: Project, segment: u32) -> Vec<Opt
 #[salsa::tracked(returns(ref))]
 fn digest_head(db: &dyn Db, project: Project) -> Option<DigestState> {
     let graph = dependency_graph(db, project);
-    let names = model_names(db, project).len();
     let mut h = Sha256::new();
     h.update(format!("{{\"manifest_version\":{MANIFEST_VERSION},\"application_digest\":\"\",\"models\":[").as_bytes());
     for (i, &position) in graph.positions.iter().enumerate() {
         if i > 0 {
             h.update(b",");
         }
-        let (segment, offset) = segments::locate(names, position);
+        let (segment, offset) = model_segment_of(db, project, position);
         h.update(segment_model_entries(db, project, segment)[offset].as_ref()?.as_bytes());
     }
     h.update(b"],\"nodes\":[");

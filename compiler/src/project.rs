@@ -119,9 +119,29 @@ pub fn model_names(db: &dyn Db, project: Project) -> Vec<String> {
     }
 }
 
+/// Where each segment of the models starts in name order (see
+/// [`crate::segments`]).
+#[salsa::tracked(returns(ref))]
+pub fn model_segment_starts(db: &dyn Db, project: Project) -> Vec<usize> {
+    crate::segments::starts(model_names(db, project))
+}
+
 /// How many segments the project's models make (see [`crate::segments`]).
 pub fn model_segments(db: &dyn Db, project: Project) -> u32 {
-    crate::segments::count(model_names(db, project).len())
+    model_segment_starts(db, project).len() as u32
+}
+
+/// The names of one segment of models. A model added or removed elsewhere
+/// leaves it equal, so the segment's queries are not re-run.
+#[salsa::tracked(returns(ref))]
+pub fn segment_models(db: &dyn Db, project: Project, segment: u32) -> Vec<String> {
+    let names = model_names(db, project);
+    names[crate::segments::segment_range(model_segment_starts(db, project), names.len(), segment)].to_vec()
+}
+
+/// The segment of the model at `position` in name order, and its offset in it.
+pub fn model_segment_of(db: &dyn Db, project: Project, position: usize) -> (u32, usize) {
+    crate::segments::segment_of(model_segment_starts(db, project), position)
 }
 
 /// Source names in declaration order.
@@ -133,12 +153,39 @@ pub fn source_names(db: &dyn Db, project: Project) -> Vec<String> {
     }
 }
 
+/// Model files by name, split by the hash of the name into
+/// [`FILE_BUCKETS`] buckets.
+#[salsa::tracked(returns(ref))]
+pub(crate) fn model_file_buckets(db: &dyn Db, project: Project) -> Vec<BTreeMap<String, SourceFile>> {
+    let mut out = vec![BTreeMap::new(); FILE_BUCKETS];
+    for (name, &file) in model_index(db, project).iter().flatten() {
+        out[bucket_of(name) as usize].insert(name.clone(), file);
+    }
+    out
+}
+
+/// Buckets of [`model_file_bucket`]: enough that a bucket holds a few
+/// dozen models of a 10,000-model project.
+const FILE_BUCKETS: usize = 256;
+
+fn bucket_of(name: &str) -> u32 {
+    (crate::segments::name_hash(name) % FILE_BUCKETS as u64) as u32
+}
+
+/// One bucket of model files by name. Adding or removing a model changes
+/// one bucket: the others come out equal, which stops the re-verification.
+#[salsa::tracked(returns(ref))]
+fn model_file_bucket(db: &dyn Db, project: Project, bucket: u32) -> BTreeMap<String, SourceFile> {
+    model_file_buckets(db, project)[bucket as usize].clone()
+}
+
 /// The file of one model. Adding or removing another model re-runs this
-/// for every model, but the answer stays the same, so nothing downstream
-/// of it re-runs.
+/// only for the models of its bucket (see [`model_file_bucket`]), and the
+/// answer stays the same, so nothing downstream of it re-runs.
 #[salsa::tracked]
 pub fn model_source_file<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>) -> Option<SourceFile> {
-    model_index(db, project).as_ref().ok()?.get(name.text(db)).copied()
+    let name = name.text(db);
+    model_file_bucket(db, project, bucket_of(name)).get(name).copied()
 }
 
 pub fn model_file(db: &dyn Db, project: Project, name: &str) -> Option<SourceFile> {

@@ -31,6 +31,8 @@ impl QueryLabels {
         let _ = model_config_index(db, p);
         let models = model_names(db, p).clone();
         let sources = source_names(db, p).clone();
+        let _ = crate::project::model_segments(db, p);
+        let _ = crate::project::model_file_buckets(db, p);
         l.label_rest(db, "project");
         for m in &models {
             let _ = model_reads(db, p, ModelName::new(db, m.clone()));

@@ -252,11 +252,14 @@ fn deleting_an_unrelated_model() {
         digest_through(project)
         manifest(project)
         manifest_segment(project)
+        model_file_bucket(a)
+        model_file_bucket(b)
+        model_file_buckets(project)
         model_index(project)
         model_names(project)
-        model_source_file(a)
-        model_source_file(b)
+        model_segment_starts(project)
         segment_model_entries(project)
+        segment_models(project)
         segment_upstream(project)"#]].assert_eq(&executed);
 }
 
@@ -293,7 +296,8 @@ fn large_project_edit_re_runs_one_segment() {
     f.db.take_executed();
     let count = |executed: &str, query: &str| executed.lines().filter(|l| l.starts_with(&format!("{query}("))).count();
 
-    // 400 models make 4 segments of 128, 128, 128 and 16, in plan (here: name) order.
+    // 400 models make 4 slices of 128, 128, 128 and 16 in plan (here: name)
+    // order for the digest chain, and a few segments cut by name hash.
     f.edit("models/m390.sql", "v > 390", "v > 7");
     let _ = streamform::check::check_report(&f.db, f.project);
     let executed = f.executed();
@@ -302,7 +306,10 @@ fn large_project_edit_re_runs_one_segment() {
     // The model's checks came out equal, so no segment's checks re-run.
     assert_eq!(count(&executed, "segment_checks"), 0, "{executed}");
     assert_eq!(count(&executed, "manifest_segment"), 1, "{executed}");
-    assert_eq!(count(&executed, "digest_through"), 1, "{executed}");
+    // The digest of the model's slice, and of the slice before it: that
+    // one's last models share the edited model's segment, which it reads
+    // (its digest comes out equal).
+    assert_eq!(count(&executed, "digest_through"), 2, "{executed}");
     assert_eq!(count(&executed, "segment_upstream"), 0, "{executed}");
     // The models' entries (name, key, output) are unchanged: not re-hashed.
     assert_eq!(count(&executed, "digest_head"), 0, "{executed}");
@@ -323,4 +330,142 @@ fn large_project_edit_re_runs_one_segment() {
     let executed = f.executed();
     assert_eq!(count(&executed, "manifest_segment"), 1, "{executed}");
     assert_eq!(count(&executed, "digest_through"), 4, "{executed}");
+}
+
+/// A project of 400 models (several segments) where some models read others.
+fn many_models() -> String {
+    let mut text = String::from("//- /streamform.yml\nname: big\nversion: 1\n//- /sources.yml\nsources:\n  o:\n    connector: kafka\n    topic: o\n    schema: {k: int64, v: int32}\n");
+    for i in 0..400 {
+        let sql = match i % 4 {
+            3 => format!("SELECT k, v FROM ref('m{:03}') WHERE v > 1", i - 1),
+            _ => format!("SELECT k, v FROM source('o') WHERE v > {i}"),
+        };
+        text.push_str(&format!("//- /models/m{i:03}.sql\n{sql}\n"));
+    }
+    text
+}
+
+/// How many times each query executed, as `query ×n` lines.
+fn executions(executed: &str) -> String {
+    let mut counts: std::collections::BTreeMap<&str, usize> = Default::default();
+    for line in executed.lines() {
+        *counts.entry(line.split('(').next().unwrap_or(line)).or_default() += 1;
+    }
+    counts.iter().map(|(q, n)| format!("{q} ×{n}")).collect::<Vec<_>>().join("\n")
+}
+
+/// The executed queries of the models the warm-up knew (labelled `mNNN`),
+/// but their bucket of file lookups.
+fn per_model_queries_of_others(executed: &str) -> Vec<&str> {
+    let of_known_model = |l: &&str| l.len() > 6 && l[l.len() - 6..].starts_with("(m") && l[l.len() - 4..l.len() - 1].bytes().all(|b| b.is_ascii_digit());
+    executed.lines().filter(of_known_model).filter(|l| !l.starts_with("model_file_bucket(")).collect()
+}
+
+/// Adds `models/<name>.sql` to the project's file list, in path order.
+fn add_model(f: &mut Fixture, name: &str, sql: &str) {
+    let new = streamform::db::SourceFile::new(&f.db, format!("models/{name}.sql"), sql.into());
+    let mut files = f.project.model_files(&f.db).clone();
+    files.push(new);
+    files.sort_by(|a, b| a.path(&f.db).cmp(b.path(&f.db)));
+    f.project.set_model_files(&mut f.db).to(files);
+}
+
+fn remove_model(f: &mut Fixture, name: &str) {
+    let path = format!("models/{name}.sql");
+    let files: Vec<_> = f.project.model_files(&f.db).iter().copied().filter(|m| m.path(&f.db) != &path).collect();
+    f.project.set_model_files(&mut f.db).to(files);
+}
+
+/// The check report and the manifest, after a warm-up that computed both.
+fn check_and_manifest(f: &Fixture) -> streamform::manifest::Manifest {
+    let _ = streamform::check::check_report(&f.db, f.project);
+    f.manifest()
+}
+
+/// Adding a model to a project of several segments re-runs the new
+/// model's queries, the lookups of the models that share its bucket of
+/// files, its segment of the whole-project queries, and the queries over
+/// the model list (the list itself, the graph, the digest, the reports):
+/// no per-model query of any other model, and no other segment.
+#[test]
+fn adding_a_model_re_runs_one_segment() {
+    let mut f = Fixture::new(&many_models());
+    f.warm_up();
+    check_and_manifest(&f);
+    f.executed();
+    add_model(&mut f, "m150a", "SELECT k, v FROM source('o') WHERE v > 3\n");
+    let m = check_and_manifest(&f);
+    assert_eq!(m.models.len(), 401);
+    let executed = f.executed();
+    // Of other models, only their file lookups' buckets (which come out
+    // equal), and the lookup of the one model that shares the new one's bucket.
+    assert_eq!(per_model_queries_of_others(&executed), ["model_source_file(m205)"], "{executed}");
+    expect![[r#"
+        check_report ×1
+        dependency_graph ×1
+        digest_head ×1
+        digest_through ×4
+        hint_diagnostics ×1
+        load_errors ×1
+        lower_model ×1
+        manifest ×1
+        manifest_segment ×1
+        model_checks ×1
+        model_config ×1
+        model_file_bucket ×232
+        model_file_buckets ×1
+        model_identity ×1
+        model_index ×1
+        model_manifest_json ×1
+        model_names ×1
+        model_plan ×1
+        model_reads ×1
+        model_segment_starts ×1
+        model_settings ×1
+        model_source_file ×2
+        named_reads ×1
+        parse_model ×1
+        project_model_diagnostics ×1
+        reaches_cycle ×1
+        segment_checks ×1
+        segment_model_entries ×1
+        segment_models ×5
+        segment_upstream ×1
+        sink_checks ×1
+        target_diagnostics ×1
+        upstream_sources ×1"#]].assert_eq(&executions(&executed));
+}
+
+/// Removing a model is the same: its segment, and the model list's queries.
+#[test]
+fn removing_a_model_re_runs_one_segment() {
+    let mut f = Fixture::new(&many_models());
+    f.warm_up();
+    check_and_manifest(&f);
+    f.executed();
+    remove_model(&mut f, "m148");
+    let m = check_and_manifest(&f);
+    assert_eq!(m.models.len(), 399);
+    let executed = f.executed();
+    assert_eq!(per_model_queries_of_others(&executed), ["model_source_file(m359)"], "{executed}");
+    expect![[r#"
+        check_report ×1
+        dependency_graph ×1
+        digest_head ×1
+        digest_through ×4
+        load_errors ×1
+        manifest ×1
+        manifest_segment ×1
+        model_file_bucket ×232
+        model_file_buckets ×1
+        model_index ×1
+        model_names ×1
+        model_segment_starts ×1
+        model_source_file ×1
+        project_model_diagnostics ×1
+        segment_checks ×1
+        segment_model_entries ×1
+        segment_models ×5
+        segment_upstream ×1
+        target_diagnostics ×1"#]].assert_eq(&executions(&executed));
 }

@@ -5,7 +5,7 @@ use streamform::check::CheckReport;
 use streamform::config::{Connector, ModelConfig, ProjectConfig, SourceConfig};
 use streamform::diagnostic::{Diagnostic, Label};
 
-use crate::render::diagnostic::render;
+use crate::render::diagnostic::{render_in, SourceLines};
 
 pub struct ModelRow {
     pub name: String,
@@ -82,8 +82,9 @@ pub fn text(v: &CheckView, file_text: &dyn Fn(&str) -> Option<String>) -> String
         }
         s.push('\n');
     }
+    let sources = SourceLines::new(file_text);
     for d in &v.report.diagnostics {
-        s.push_str(&render(d, file_text));
+        s.push_str(&render_in(d, &sources));
         s.push('\n');
     }
     let (errors, warnings) = (v.report.errors(), v.report.warnings());

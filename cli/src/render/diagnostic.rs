@@ -1,6 +1,9 @@
 //! rustc-style rendering of diagnostics.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::fmt::Write;
+use std::rc::Rc;
 
 use streamform::diagnostic::{Diagnostic, Span};
 
@@ -21,6 +24,56 @@ use streamform::diagnostic::{Diagnostic, Span};
 /// The primary location is marked with `^`, each secondary one (a label)
 /// with `-` and what it says.
 pub fn render(d: &Diagnostic, file_text: &dyn Fn(&str) -> Option<String>) -> String {
+    render_in(d, &SourceLines::new(file_text))
+}
+
+/// Project files split into lines, each file read and indexed once: a
+/// report of thousands of diagnostics in a large `streamform.yml` looks
+/// each line up instead of copying and scanning the file every time.
+pub struct SourceLines<'a> {
+    file_text: &'a dyn Fn(&str) -> Option<String>,
+    files: RefCell<HashMap<String, Option<Rc<Lines>>>>,
+}
+
+struct Lines {
+    text: String,
+    /// Where each line starts, as `str::lines` splits them.
+    starts: Vec<usize>,
+}
+
+impl Lines {
+    fn new(text: String) -> Lines {
+        let mut starts: Vec<usize> = if text.is_empty() { Vec::new() } else { vec![0] };
+        starts.extend(text.match_indices('\n').map(|(i, _)| i + 1).filter(|&i| i < text.len()));
+        Lines { text, starts }
+    }
+
+    /// Line `n` (from 1), as `text.lines().nth(n - 1)` gives it.
+    fn line(&self, n: u32) -> Option<&str> {
+        let i = (n as usize).checked_sub(1)?;
+        let start = *self.starts.get(i)?;
+        let last_end = self.text.len() - usize::from(self.text.ends_with('\n'));
+        let end = self.starts.get(i + 1).map_or(last_end, |&next| next - 1);
+        let line = &self.text[start..end];
+        // `lines` drops the `\r` of a `\r\n`, not a lone `\r` at the very end.
+        let ends_in_newline = end < self.text.len();
+        Some(if ends_in_newline { line.strip_suffix('\r').unwrap_or(line) } else { line })
+    }
+}
+
+impl<'a> SourceLines<'a> {
+    pub fn new(file_text: &'a dyn Fn(&str) -> Option<String>) -> SourceLines<'a> {
+        SourceLines { file_text, files: RefCell::new(HashMap::new()) }
+    }
+
+    fn file(&self, path: &str) -> Option<Rc<Lines>> {
+        let mut files = self.files.borrow_mut();
+        files.entry(path.to_string()).or_insert_with(|| (self.file_text)(path).map(|t| Rc::new(Lines::new(t)))).clone()
+    }
+}
+
+/// [`render`], with the files' lines from `sources`.
+pub fn render_in(d: &Diagnostic, sources: &SourceLines) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "{}[{}]: {}", d.severity.as_str(), d.code, d.message);
     // One gutter for every location shown, as wide as the largest line number.
@@ -30,7 +83,7 @@ pub fn render(d: &Diagnostic, file_text: &dyn Fn(&str) -> Option<String>) -> Str
         match d.span {
             Some(span) => {
                 let _ = writeln!(s, "  --> {path}:{}:{}", span.line, span.col);
-                snippet(&mut s, &gutter, file_text(path).as_deref(), span, '^', "", d.secret);
+                snippet(&mut s, &gutter, sources.file(path).as_deref(), span, '^', "", d.secret);
             }
             None => {
                 let _ = writeln!(s, "  --> {path}");
@@ -42,7 +95,7 @@ pub fn render(d: &Diagnostic, file_text: &dyn Fn(&str) -> Option<String>) -> Str
         match label.span {
             Some(span) => {
                 let _ = writeln!(s, "  ::: {}:{}:{}", label.path, span.line, span.col);
-                snippet(&mut s, &gutter, file_text(&label.path).as_deref(), span, '-', &label.message, false);
+                snippet(&mut s, &gutter, sources.file(&label.path).as_deref(), span, '-', &label.message, false);
             }
             None => {
                 let _ = writeln!(s, "  ::: {}", label.path);
@@ -58,8 +111,8 @@ pub fn render(d: &Diagnostic, file_text: &dyn Fn(&str) -> Option<String>) -> Str
 
 /// The marked source line under a `-->` or `:::` line: nothing when the
 /// file or the line is not there.
-fn snippet(s: &mut String, gutter: &str, text: Option<&str>, span: Span, mark: char, message: &str, secret: bool) {
-    let Some(line) = text.and_then(|t| t.lines().nth(span.line as usize - 1)) else { return };
+fn snippet(s: &mut String, gutter: &str, text: Option<&Lines>, span: Span, mark: char, message: &str, secret: bool) {
+    let Some(line) = text.and_then(|t| t.line(span.line)) else { return };
     let num = format!("{:>width$}", span.line, width = gutter.len());
     let masked;
     let line = if secret {
@@ -83,4 +136,21 @@ fn snippet(s: &mut String, gutter: &str, text: Option<&str>, span: Span, mark: c
     let _ = writeln!(s, " {gutter} |");
     let _ = writeln!(s, " {num} | {shown}");
     let _ = writeln!(s, " {gutter} | {}{marks}{after}", " ".repeat(indent));
+}
+
+#[cfg(test)]
+mod line_tests {
+    use super::Lines;
+
+    #[test]
+    fn lines_split_as_str_lines_does() {
+        for text in ["", "a", "a\n", "a\n\n", "a\r\nb\r\n", "a\n\nb", "a\rb\r", "\n", "x\r", "é\nß\r\n\n"] {
+            let index = Lines::new(text.to_string());
+            let want: Vec<&str> = text.lines().collect();
+            let got: Vec<&str> = (1..=want.len() as u32 + 1).map_while(|n| index.line(n)).collect();
+            assert_eq!(got, want, "{text:?}");
+            assert_eq!(index.line(want.len() as u32 + 1), None, "{text:?}");
+            assert_eq!(index.line(0), None);
+        }
+    }
 }

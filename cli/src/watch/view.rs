@@ -13,7 +13,7 @@ use streamform::project::model_names;
 use streamform::{Database, ModelName, Project};
 
 use crate::files::Files;
-use crate::render::diagnostic::render;
+use crate::render::diagnostic::{render_in, SourceLines};
 use crate::render::inspect::model_block;
 
 /// A model as last printed.
@@ -218,13 +218,14 @@ impl View {
             cache.insert(&r.diag, &r.text);
         }
         let file_text = |path: &str| files.text(db, path).map(str::to_string);
+        let sources = SourceLines::new(&file_text);
         let rendered: Vec<Rendered> = diags
             .into_iter()
             .map(|d| {
                 let reuse = d.path.as_deref().is_none_or(|p| !touched.contains(p));
                 let text = match cache.get(&d).filter(|_| reuse) {
                     Some(t) => t.to_string(),
-                    None => render(&d, &file_text),
+                    None => render_in(&d, &sources),
                 };
                 Rendered { diag: d, text }
             })

@@ -94,9 +94,8 @@ pub(crate) struct SegmentChecks {
 
 #[salsa::tracked(returns(ref))]
 pub(crate) fn segment_checks(db: &dyn Db, project: Project, segment: u32) -> SegmentChecks {
-    let names = project::model_names(db, project);
     let mut out = SegmentChecks::default();
-    for n in &names[crate::segments::range(names.len(), segment)] {
+    for n in project::segment_models(db, project, segment) {
         let key = ModelName::new(db, n.clone());
         let c = model_checks(db, project, key);
         out.config.extend(c.config.iter().cloned());
@@ -255,8 +254,10 @@ pub fn project_model_diagnostics(db: &dyn Db, project: Project) -> Vec<Diagnosti
             out.push(d);
         }
     }
+    // A set: a project has thousands of models and hundreds of sources.
+    let source_set: std::collections::HashSet<&str> = sources.iter().map(String::as_str).collect();
     for n in names {
-        if sources.contains(n) {
+        if source_set.contains(n.as_str()) {
             let path = model_file(db, project, n).map(|f| f.path(db).clone()).unwrap_or_default();
             out.push(
                 Diagnostic::error(Code::ModelNamedLikeSource, format!("`{n}` is both a source in sources.yml and a model ({path})"))
@@ -272,12 +273,13 @@ pub fn project_model_diagnostics(db: &dyn Db, project: Project) -> Vec<Diagnosti
 
 fn sink_collisions(config: &ProjectConfig, names: &[String], sources: &[String], out: &mut Vec<Diagnostic>) {
     let mut written: BTreeMap<(Connector, String), &str> = BTreeMap::new();
+    let sources: std::collections::HashSet<&str> = sources.iter().map(String::as_str).collect();
     for m in config.models.iter().filter(|m| names.binary_search(&m.name).is_ok()) {
         let Some(sink) = &m.sink else { continue };
         let table = format!("sink_{}", m.name);
         let clash = if names.binary_search(&table).is_ok() {
             Some(format!("the model `{table}`"))
-        } else if sources.contains(&table) {
+        } else if sources.contains(table.as_str()) {
             Some(format!("the source `{table}`"))
         } else {
             None
@@ -341,8 +343,7 @@ fn cycle_diagnostics(db: &dyn Db, project: Project) -> Vec<Diagnostic> {
 
 /// Every segment's checks, in order.
 fn all_segments(db: &dyn Db, project: Project) -> Vec<&SegmentChecks> {
-    let models = project::model_names(db, project).len();
-    (0..crate::segments::count(models)).map(|s| segment_checks(db, project, s)).collect()
+    (0..project::model_segments(db, project)).map(|s| segment_checks(db, project, s)).collect()
 }
 
 /// Whether some model names source `name` (see `model::named_reads`).
