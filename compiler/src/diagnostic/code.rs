@@ -241,6 +241,10 @@ codes! {
     EmptyJoinInterval = "E0855",
     /// an interval join bounding the time between its sides twice in one direction
     IntervalJoinBoundTwice = "E0856",
+    /// an outer join's WHERE filters a side the join pads with nulls
+    OuterJoinWhereOnPaddedSide = "E0857",
+    /// a model writes an outer join's output, which has no key, to its sink
+    RetractIntoSink = "E0858",
     /// a join keeps both inputs in state with no retention, so its state grows without bound
     UnboundedJoinState = "W0860",
     /// a model with an interval join declares retention, which the interval join does not use

@@ -27,18 +27,22 @@
 //!   the output has it. A Top-N of several rows without its row number has
 //!   no key (Flink writes inserts and deletes of several rows per
 //!   partition), so it is refused.
-//! - **Join** (a regular INNER join): append over two append inputs, as
-//!   Flink's StreamingJoinOperator emits only inserts then. An updating
-//!   input is refused (E0852): Flink's join output then carries no upsert
-//!   key unless both inputs are keyed on the join key, and a retract
-//!   changelog without a key is what an upsert changelog here cannot say.
+//! - **Join** (a regular join): reads append inputs. INNER is append, as
+//!   Flink's StreamingJoinOperator emits only inserts then. LEFT, RIGHT and
+//!   FULL OUTER are retract: a row emitted padded with nulls is deleted
+//!   when its first match arrives (Flink's `-D`, then `+I` of the joined
+//!   row), and the output has no key. An updating input is refused (E0853).
+//! - A **retract** changelog is read by what takes deletes of whole rows:
+//!   Filter, Project and an unwindowed aggregate (which retracts). A
+//!   window, a Rank, a union, a join and a Sink refuse it: it has no key to
+//!   be written by (Flink refuses it into a sink with a primary key).
 //! - **Sink**: the input's mode, which must fit the materialization: an
 //!   append model cannot write upserts, and an upsert model declares
 //!   exactly its upsert key. An upsert model may write an append changelog
 //!   when it declares the key its rows are replaced by; with no key, it is
 //!   refused, as the original refuses it.
 
-use super::node::{Changelog, RankKeep};
+use super::node::{Changelog, JoinType, RankKeep};
 use crate::config::Materialized;
 
 /// A mode a step cannot read or write; lowering turns it into an error.
@@ -48,6 +52,9 @@ pub enum Conflict {
     UpdatingWindowInput,
     /// An append model whose output is an upsert changelog with this key.
     AppendOverUpserts { key: Vec<String> },
+    /// A model whose output is a retract changelog (an outer join's): no
+    /// key to write it by.
+    RetractIntoSink,
     /// An upsert model that declares no key; its output is keyed by this.
     UndeclaredKey { key: Vec<String> },
     /// An upsert model over an append stream that declares no key: nothing
@@ -80,7 +87,7 @@ pub fn row_step(input: &Changelog) -> Changelog {
 /// its GROUP BY is planned, so this is the first error an aggregate reports.
 pub fn aggregate_input(input: &Changelog, windowed: bool) -> Result<(), Conflict> {
     match input {
-        Changelog::Upsert(_) if windowed => Err(Conflict::UpdatingWindowInput),
+        Changelog::Upsert(_) | Changelog::Retract if windowed => Err(Conflict::UpdatingWindowInput),
         _ => Ok(()),
     }
 }
@@ -88,7 +95,7 @@ pub fn aggregate_input(input: &Changelog, windowed: bool) -> Result<(), Conflict
 /// Whether an aggregate over `input` retracts: it reads updates and
 /// deletes, so it takes each replaced row's contribution back.
 pub fn retracts(input: &Changelog) -> bool {
-    matches!(input, Changelog::Upsert(_))
+    matches!(input, Changelog::Upsert(_) | Changelog::Retract)
 }
 
 /// A Union node's mode over `inputs`; `Err(i)`: input `i` is updating.
@@ -99,10 +106,11 @@ pub fn union(inputs: &[&Changelog]) -> Result<Changelog, usize> {
     }
 }
 
-/// A Join node's mode over `left` and `right`; `Err(i)`: input `i`
-/// (0 left, 1 right) is updating.
-pub fn join(left: &Changelog, right: &Changelog) -> Result<Changelog, usize> {
-    union(&[left, right])
+/// A Join node's mode over `left` and `right`, joined as `join_type`;
+/// `Err(i)`: input `i` (0 left, 1 right) is updating.
+pub fn join(left: &Changelog, right: &Changelog, join_type: JoinType) -> Result<Changelog, usize> {
+    union(&[left, right])?;
+    Ok(if join_type == JoinType::Inner { Changelog::Append } else { Changelog::Retract })
 }
 
 /// An Aggregate node's mode, grouped by the columns `keys`.
@@ -117,7 +125,7 @@ pub fn aggregate(keys: &[String], windowed: bool) -> Changelog {
 /// Whether a Rank may read `input`.
 pub fn rank_input(input: &Changelog) -> Result<(), Conflict> {
     match input {
-        Changelog::Upsert(_) => Err(Conflict::UpdatingRankInput),
+        Changelog::Upsert(_) | Changelog::Retract => Err(Conflict::UpdatingRankInput),
         Changelog::Append => Ok(()),
     }
 }
@@ -137,6 +145,9 @@ pub fn rank(partition: &[String], keep: RankKeep, number: Option<&str>) -> Resul
 pub fn sink(input: &Changelog, materialized: Materialized, key: &[String]) -> Result<Changelog, Conflict> {
     match (materialized, input) {
         (Materialized::Append, Changelog::Upsert(k)) => Err(Conflict::AppendOverUpserts { key: k.clone() }),
+        // Flink 2.3 refuses to upsert rows with no upsert key by a sink's
+        // primary key unless told how to resolve conflicts.
+        (_, Changelog::Retract) => Err(Conflict::RetractIntoSink),
         (Materialized::Upsert, Changelog::Append) if key.is_empty() => Err(Conflict::NoKeyOverAppend),
         (Materialized::Upsert, Changelog::Upsert(k)) if k != key => {
             if key.is_empty() && !k.is_empty() {

@@ -75,6 +75,9 @@ pub struct Column {
 pub enum Changelog {
     Append,
     Upsert(Vec<String>),
+    /// Inserts and deletes of whole rows, by no key: an outer join's
+    /// output (Flink's retract changelog, `+I` and `-D`).
+    Retract,
 }
 
 impl Changelog {
@@ -82,12 +85,13 @@ impl Changelog {
         match self {
             Changelog::Append => "append",
             Changelog::Upsert(_) => "upsert",
+            Changelog::Retract => "retract",
         }
     }
 
     pub fn key(&self) -> &[String] {
         match self {
-            Changelog::Append => &[],
+            Changelog::Append | Changelog::Retract => &[],
             Changelog::Upsert(k) => k,
         }
     }
@@ -97,6 +101,7 @@ impl Changelog {
         match self {
             Changelog::Append => "Append".into(),
             Changelog::Upsert(k) => format!("Upsert({})", k.join(", ")),
+            Changelog::Retract => "Retract".into(),
         }
     }
 }
@@ -242,12 +247,34 @@ pub struct RankState {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum JoinType {
     Inner,
+    Left,
+    Right,
+    Full,
 }
 
 impl JoinType {
     pub fn as_str(self) -> &'static str {
         match self {
             JoinType::Inner => "inner",
+            JoinType::Left => "left",
+            JoinType::Right => "right",
+            JoinType::Full => "full",
+        }
+    }
+
+    /// Whether the left (`right` false) or right input is outer: its rows
+    /// without a match are emitted padded with nulls.
+    pub fn outer(self, right: bool) -> bool {
+        matches!((self, right), (JoinType::Full, _) | (JoinType::Left, false) | (JoinType::Right, true))
+    }
+
+    /// `LEFT OUTER JOIN` as Flink SQL writes it.
+    pub fn sql(self) -> &'static str {
+        match self {
+            JoinType::Inner => "JOIN",
+            JoinType::Left => "LEFT OUTER JOIN",
+            JoinType::Right => "RIGHT OUTER JOIN",
+            JoinType::Full => "FULL OUTER JOIN",
         }
     }
 }

@@ -6,6 +6,12 @@
 //! is stored, then joined with every stored row of the other side under
 //! its key for which the residual condition holds, one output per copy.
 //!
+//! An outer side (LEFT's left, RIGHT's right, both of FULL) keeps with
+//! each stored row how many rows of the other side it joined, as Flink's
+//! `OuterJoinRecordStateView` does: a row that joins nothing is emitted
+//! padded with nulls, and when the first row joining it arrives the
+//! padded row is deleted (`-D`) before the joined rows are inserted.
+//!
 //! An interval join runs as Flink's RowTimeIntervalJoin: a row joins the
 //! other side's rows under its key whose time is within the interval, and
 //! each side's rows are dropped by cleanup timers once the watermark has
@@ -13,7 +19,7 @@
 
 use rustc_hash::FxHashMap;
 
-use super::change::{Change, Row};
+use super::change::{Change, ChangeOp, Row};
 use super::eval::{holds, EvalError};
 use super::value::Value;
 use crate::plan::expr::Expr;
@@ -25,6 +31,9 @@ use crate::plan::node::{Column, NodeKind, PlanNode, Retention};
 pub struct Stored {
     pub row: Row,
     pub count: u64,
+    /// On an outer side, how many rows of the other side it joins
+    /// (Flink's numOfAssociations); 0 elsewhere.
+    pub associations: u64,
     written: i64,
 }
 
@@ -50,15 +59,18 @@ impl SideStore {
         self.key_at.iter().map(|&i| row[i].clone()).collect()
     }
 
-    /// Stores one copy of `row` (already projected) under `key`.
-    fn add(&mut self, key: Vec<Value>, row: &[Value], ts: i64) {
+    /// Stores one copy of `row` (already projected) under `key`, joining
+    /// `associations` rows of the other side (Flink sets the count of an
+    /// outer row it adds again to the new one).
+    fn add(&mut self, key: Vec<Value>, row: &[Value], ts: i64, associations: u64) {
         let rows = self.rows.entry(key).or_default();
         match rows.iter_mut().find(|s| s.row == row) {
             Some(s) => {
                 s.count += 1;
+                s.associations = associations;
                 s.written = ts;
             }
-            None => rows.push(Stored { row: row.to_vec(), count: 1, written: ts }),
+            None => rows.push(Stored { row: row.to_vec(), count: 1, associations, written: ts }),
         }
     }
 
@@ -96,6 +108,9 @@ pub struct Join {
     residual: Option<Expr>,
     retention: Option<i64>,
     interval: Option<Interval>,
+    /// Whether the left and the right side are outer.
+    left_outer: bool,
+    right_outer: bool,
 }
 
 /// An interval join's clock, as Flink's TimeIntervalJoin keeps it. A left
@@ -147,7 +162,7 @@ fn expiration(operator_time: i64, other_rel: i64) -> i64 {
 impl Join {
     /// The join of a Join node; its stores are shaped by its state.
     pub fn of(model: &str, node: &PlanNode) -> Join {
-        let NodeKind::Join { left_stored, right_stored, left_keys, right_keys, residual, .. } = &node.kind else { unreachable!("a join node") };
+        let NodeKind::Join { join_type, left_stored, right_stored, left_keys, right_keys, residual, .. } = &node.kind else { unreachable!("a join node") };
         let state = node.state.as_ref().and_then(|s| s.join.as_ref()).expect("a join is keyed");
         let lw = left_stored.len();
         let side = |st: &crate::plan::node::JoinSideState, take: &[usize], key_at: Vec<usize>| SideStore {
@@ -178,6 +193,8 @@ impl Join {
             residual: residual.clone(),
             retention,
             interval,
+            left_outer: join_type.outer(false),
+            right_outer: join_type.outer(true),
         };
         join.left.time_at = time_at(&state.left, state.interval.as_ref().map(|i| &i.left_time));
         join.right.time_at = time_at(&state.right, state.interval.as_ref().map(|i| &i.right_time));
@@ -196,6 +213,9 @@ impl Join {
         if self.interval.is_some() {
             return self.insert_interval(right, input, watermark, out);
         }
+        if self.left_outer || self.right_outer {
+            return self.insert_outer(right, input, ts, out);
+        }
         let (this, other) = if right { (&mut self.right, &self.left) } else { (&mut self.left, &self.right) };
         let row: Row = this.take.iter().map(|&i| input.get(i).cloned().unwrap_or(Value::Null)).collect();
         let key = this.key_of(&row);
@@ -204,7 +224,51 @@ impl Join {
         if let Some(matches) = matches {
             emit_matches(self.residual.as_ref(), right, &row, matches.iter(), out)?;
         }
-        this.add(key, &row, ts);
+        this.add(key, &row, ts, 0);
+        Ok(())
+    }
+
+    /// An insert into an outer join, as StreamingJoinOperator's
+    /// processElement for an accumulate message: the other side's rows it
+    /// joins are found; on an outer other side each of them that joined
+    /// nothing yet has its padded row deleted (`-D`, one per copy) and its
+    /// count raised; the joined rows are inserted; with no match on an
+    /// outer side, the row is inserted padded with nulls. The row is stored
+    /// with the number of rows it joins.
+    fn insert_outer(&mut self, right: bool, input: &[Value], ts: i64, out: &mut Vec<Change>) -> Result<(), EvalError> {
+        let (this_outer, other_outer) = if right { (self.right_outer, self.left_outer) } else { (self.left_outer, self.right_outer) };
+        let (this, other) = if right { (&mut self.right, &mut self.left) } else { (&mut self.left, &mut self.right) };
+        let other_width = other.stored.len();
+        let row: Row = this.take.iter().map(|&i| input.get(i).cloned().unwrap_or(Value::Null)).collect();
+        let key = this.key_of(&row);
+        let pair = |mine: &Row, theirs: &Row| -> Row { if right { theirs.iter().chain(mine).cloned().collect() } else { mine.iter().chain(theirs).cloned().collect() } };
+        let mut joined = Vec::new();
+        let null_key = key.iter().any(|v| matches!(v, Value::Null));
+        if let (false, Some(stored)) = (null_key, other.rows.get_mut(&key)) {
+            for m in stored.iter_mut() {
+                let j = pair(&row, &m.row);
+                if let Some(r) = &self.residual {
+                    if !holds(r, &j)? {
+                        continue;
+                    }
+                }
+                if other_outer {
+                    if m.associations == 0 {
+                        let padded: Row = if right { m.row.iter().cloned().chain(std::iter::repeat_n(Value::Null, row.len())).collect() } else { std::iter::repeat_n(Value::Null, row.len()).chain(m.row.iter().cloned()).collect() };
+                        (0..m.count).for_each(|_| out.push(Change { op: ChangeOp::Delete, row: padded.clone(), before: None }));
+                    }
+                    m.associations += 1;
+                }
+                (0..m.count).for_each(|_| joined.push(j.clone()));
+            }
+        }
+        let associations = joined.len() as u64;
+        if this_outer && joined.is_empty() {
+            let nulls: Row = vec![Value::Null; other_width];
+            out.push(Change::insert(pair(&row, &nulls)));
+        }
+        out.extend(joined.into_iter().map(Change::insert));
+        this.add(key, &row, ts, if this_outer { associations } else { 0 });
         Ok(())
     }
 
@@ -235,7 +299,7 @@ impl Join {
             other.drop_until(&key, *other_exp);
         }
         if now < hi {
-            this.add(key.clone(), &row, t);
+            this.add(key.clone(), &row, t, 0);
             timers.entry(key).or_insert(t.saturating_add(this_rel).saturating_add(1));
         }
         Ok(())

@@ -5,7 +5,7 @@
 use super::expr::{ident, render, sql_type};
 use crate::duration::Duration;
 use crate::plan::expr::{AggCall, AggFunc, Expr};
-use crate::plan::node::{Column, ModelPlan, NodeKind, PlanNode, RankKeep, Retention, TimeWindow};
+use crate::plan::node::{Column, JoinType, ModelPlan, NodeKind, PlanNode, RankKeep, Retention, TimeWindow};
 use crate::types::DataType;
 use crate::window::WindowShape;
 
@@ -160,7 +160,7 @@ fn node_select(view_name: &str, node: &PlanNode, pos: usize, input: &Made, windo
 /// to plan an interval join; its output casts them to plain timestamps, as
 /// the plan gives a join's output no event time (and a sink takes one).
 fn join_select(node: &crate::plan::node::PlanNode, left: &Made, right: &Made) -> String {
-    let NodeKind::Join { left_stored, right_stored, left_keys, right_keys, residual, interval, .. } = &node.kind else { unreachable!("a join") };
+    let NodeKind::Join { join_type, left_stored, right_stored, left_keys, right_keys, residual, interval, .. } = &node.kind else { unreachable!("a join") };
     // A derived table is named by its alias; a table or view gets one.
     let side = |m: &Made, alias: &str| -> (String, String) {
         if m.rel.from.starts_with('(') {
@@ -169,14 +169,27 @@ fn join_select(node: &crate::plan::node::PlanNode, left: &Made, right: &Made) ->
             (format!("{} AS {}", m.rel.from, ident(alias)), alias.to_string())
         }
     };
-    let ((lf, lq), (rf, rq)) = (side(left, "l"), side(right, "r"));
+    let ((mut lf, mut lq), (mut rf, mut rq)) = (side(left, "l"), side(right, "r"));
     let lw = left_stored.len();
+    // An outer join's residual condition stays in ON, over the output's
+    // names: each side is then selected under them first.
+    let renamed = *join_type != JoinType::Inner && residual.is_some();
+    if renamed {
+        let rename = |from: &str, q: &str, m: &Made, stored: &[usize], offset: usize, alias: &str| -> (String, String) {
+            let cols: Vec<String> = stored.iter().enumerate().map(|(i, s)| format!("{}.{} AS {}", ident(q), ident(&m.names[*s]), ident(&node.schema[i + offset].name))).collect();
+            (format!("(SELECT {} FROM {from}) AS {}", cols.join(", "), ident(alias)), alias.to_string())
+        };
+        (lf, lq) = rename(&lf, &lq, left, left_stored, 0, "l");
+        (rf, rq) = rename(&rf, &rq, right, right_stored, lw, "r");
+    }
     let col = |out: usize| -> String {
-        if out < lw {
-            format!("{}.{}", ident(&lq), ident(&left.names[left_stored[out]]))
-        } else {
-            format!("{}.{}", ident(&rq), ident(&right.names[right_stored[out - lw]]))
-        }
+        let (q, name) = match (renamed, out < lw) {
+            (true, true) => (&lq, &node.schema[out].name),
+            (true, false) => (&rq, &node.schema[out].name),
+            (false, true) => (&lq, &left.names[left_stored[out]]),
+            (false, false) => (&rq, &right.names[right_stored[out - lw]]),
+        };
+        format!("{}.{}", ident(q), ident(name))
     };
     let time = |i: usize| interval.is_some_and(|b| i == b.left_time || i == b.right_time);
     let list: Vec<String> = node
@@ -206,10 +219,13 @@ fn join_select(node: &crate::plan::node::PlanNode, left: &Made, right: &Made) ->
         }
         _ => String::new(),
     };
-    let select = format!("SELECT {hint}{} FROM {lf} JOIN {rf} ON {}", list.join(", "), on.join(" AND "));
+    if let (true, Some(r)) = (renamed, residual) {
+        on.push(render(r));
+    }
+    let select = format!("SELECT {hint}{} FROM {lf} {} {rf} ON {}", list.join(", "), join_type.sql(), on.join(" AND "));
     match residual {
-        None => select,
-        Some(r) => format!("SELECT * FROM ({select}) AS {} WHERE {}", ident("j"), render(r)),
+        Some(r) if !renamed => format!("SELECT * FROM ({select}) AS {} WHERE {}", ident("j"), render(r)),
+        _ => select,
     }
 }
 

@@ -47,19 +47,23 @@ impl<'a> Lowerer<'a> {
             }
             [] => unreachable!("called for a join"),
         };
-        let on = match &j.join_operator {
-            sql::JoinOperator::Join(c) | sql::JoinOperator::Inner(c) => match c {
-                sql::JoinConstraint::On(e) => e,
-                sql::JoinConstraint::Using(_) | sql::JoinConstraint::UsingAlias(..) | sql::JoinConstraint::Natural => {
-                    return Err(unsupported(self.model, "a join with USING or NATURAL", j.relation.span()).help("write the condition out: `ON a.k = b.k`"))
-                }
-                sql::JoinConstraint::None => return Err(self.no_equality(j.relation.span())),
-            },
+        let (join_type, constraint) = match &j.join_operator {
+            sql::JoinOperator::Join(c) | sql::JoinOperator::Inner(c) => (JoinType::Inner, c),
+            sql::JoinOperator::Left(c) | sql::JoinOperator::LeftOuter(c) => (JoinType::Left, c),
+            sql::JoinOperator::Right(c) | sql::JoinOperator::RightOuter(c) => (JoinType::Right, c),
+            sql::JoinOperator::FullOuter(c) => (JoinType::Full, c),
             _ => return Err(super::select::refused_join(self.model, j)),
+        };
+        let on = match constraint {
+            sql::JoinConstraint::On(e) => e,
+            sql::JoinConstraint::Using(_) | sql::JoinConstraint::UsingAlias(..) | sql::JoinConstraint::Natural => {
+                return Err(unsupported(self.model, "a join with USING or NATURAL", j.relation.span()).help("write the condition out: `ON a.k = b.k`"))
+            }
+            sql::JoinConstraint::None => return Err(self.no_equality(j.relation.span())),
         };
         let left = self.table_factor(&from.relation)?;
         let right = self.table_factor(&j.relation)?;
-        let mode = changelog::join(&left.changelog, &right.changelog).map_err(|i| {
+        let mode = changelog::join(&left.changelog, &right.changelog, join_type).map_err(|i| {
             let (rel, at) = if i == 0 { (&left, from.relation.span()) } else { (&right, j.relation.span()) };
             LowerError::new(
                 Code::JoinOverUpdatingInput,
@@ -74,15 +78,7 @@ impl<'a> Lowerer<'a> {
         }
         let both = joined(&left, &right);
         let lw = left.cols.len();
-        let mut conjuncts = Vec::new();
-        split_and(on, &mut conjuncts);
-        if let Some(w) = &s.selection {
-            split_and(w, &mut conjuncts);
-        }
-        let mut planned = Vec::new();
-        for c in conjuncts {
-            planned.push(self.conjunct(c, &both, lw)?);
-        }
+        let mut planned = self.conjuncts(join_type, on, s.selection.as_ref(), &both, lw)?;
         let keys: Vec<(usize, usize)> = planned.iter().filter_map(|c| if let Conjunct::Key(l, r) = c { Some((*l, *r)) } else { None }).collect();
         if keys.is_empty() {
             return Err(self.no_equality(on.span()));
@@ -90,10 +86,14 @@ impl<'a> Lowerer<'a> {
         let left = self.side_filter(left, planned.iter().filter_map(|c| if let Conjunct::Left(e) = c { Some(*e) } else { None }).collect())?;
         let right = self.side_filter(right, planned.iter().filter_map(|c| if let Conjunct::Right(e) = c { Some(*e) } else { None }).collect())?;
         let interval = self.interval(&mut planned, &left, &right)?;
+        if let (Some(_), JoinType::Left | JoinType::Right | JoinType::Full) = (interval, join_type) {
+            return Err(unsupported(self.model, format!("an outer interval join ({})", join_type.sql()), j.relation.span())
+                .help("write an INNER JOIN with the time bounds, or an outer join without them (a regular join, kept for the model's retention)"));
+        }
         let residual = planned.into_iter().filter_map(|c| if let Conjunct::Residual(e, _) = c { Some(e) } else { None }).reduce(and);
-        let state = self.join_state(&left, &right, &keys, interval);
+        let state = self.join_state(join_type, &left, &right, &keys, interval);
         let kind = NodeKind::Join {
-            join_type: JoinType::Inner,
+            join_type,
             left_stored: (0..lw).collect(),
             right_stored: (0..right.cols.len()).collect(),
             left_keys: keys.iter().map(|k| k.0).collect(),
@@ -118,7 +118,7 @@ impl<'a> Lowerer<'a> {
     /// An interval join keeps each row until the watermark passes its
     /// interval, whatever the model's retention (Flink's interval join
     /// takes no STATE_TTL): `until-close`.
-    fn join_state(&self, left: &Rel, right: &Rel, keys: &[(usize, usize)], interval: Option<TimeBounds>) -> KeyedState {
+    fn join_state(&self, join_type: JoinType, left: &Rel, right: &Rel, keys: &[(usize, usize)], interval: Option<TimeBounds>) -> KeyedState {
         let lw = left.cols.len();
         let retention = match (interval, self.settings.retention) {
             (Some(_), _) => Retention::UntilClose,
@@ -133,7 +133,7 @@ impl<'a> Lowerer<'a> {
             window: None,
             rank: None,
             join: Some(JoinState {
-                join_type: JoinType::Inner,
+                join_type,
                 left: side(left, keys.iter().map(|(l, _)| left.cols[*l].name.clone()).collect()),
                 right: side(right, keys.iter().map(|(_, r)| right.cols[*r - lw].name.clone()).collect()),
                 interval: interval.map(|b| JoinInterval { left_time: left.cols[b.left_time].name.clone(), right_time: right.cols[b.right_time - lw].name.clone(), lower: b.lower, upper: b.upper }),
@@ -178,6 +178,50 @@ impl<'a> Lowerer<'a> {
             planned.remove(i);
         }
         Ok(Some(TimeBounds { left_time: lt, right_time: rt, lower: lo.0, upper: hi.0 }))
+    }
+
+    /// The conjuncts of ON and WHERE. An inner join takes them alike. An
+    /// outer join keeps its ON whole: a condition on a side whose rows are
+    /// kept without a match (an outer side) stays in the join condition,
+    /// while one on the other side filters that side below the join, as
+    /// Flink pushes it. Its WHERE may filter only a side that is never
+    /// padded with nulls (below the join, as Flink pushes it); a condition
+    /// on a padded side is refused, since Flink would turn such a join into
+    /// another (an INNER one when the condition rejects nulls).
+    fn conjuncts(&self, join_type: JoinType, on: &'a sql::Expr, selection: Option<&'a sql::Expr>, both: &Rel, lw: usize) -> Result<Vec<Conjunct<'a>>> {
+        let (mut on_parts, mut where_parts) = (Vec::new(), Vec::new());
+        split_and(on, &mut on_parts);
+        if let Some(w) = selection {
+            split_and(w, if join_type == JoinType::Inner { &mut on_parts } else { &mut where_parts });
+        }
+        let mut planned = Vec::new();
+        for c in on_parts {
+            planned.push(match self.conjunct(c, both, lw)? {
+                Conjunct::Left(e) if join_type.outer(false) => Conjunct::Residual(self.expr(e, both, None)?, e.span()),
+                Conjunct::Right(e) if join_type.outer(true) => Conjunct::Residual(self.expr(e, both, None)?, e.span()),
+                other => other,
+            });
+        }
+        for c in where_parts {
+            match self.conjunct(c, both, lw)? {
+                Conjunct::Left(e) if !join_type.outer(true) => planned.push(Conjunct::Left(e)),
+                Conjunct::Right(e) if !join_type.outer(false) => planned.push(Conjunct::Right(e)),
+                _ => return Err(self.padded_where(join_type, both, c)),
+            }
+        }
+        Ok(planned)
+    }
+
+    /// WHERE over a side an outer join pads with nulls.
+    fn padded_where(&self, join_type: JoinType, both: &Rel, c: &sql::Expr) -> LowerError {
+        let quals = qualifiers(both);
+        let padded: Vec<String> = [(false, quals[0]), (true, quals[quals.len() - 1])].iter().filter(|(r, _)| join_type.outer(!r)).map(|(_, q)| format!("`{q}`")).collect();
+        LowerError::new(
+            Code::OuterJoinWhereOnPaddedSide,
+            format!("model `{}` filters its {} in WHERE on {}, whose columns are null in the rows kept without a match", self.model, join_type.sql(), padded.join(" and ")),
+            c.span(),
+        )
+        .help("put the condition in ON to join only the rows that pass it (`ON o.k = c.k AND …`), write an INNER JOIN to keep only matched rows, or filter in a model that reads this one (`SELECT * FROM ref('…') WHERE …`)")
     }
 
     fn no_equality(&self, span: SqlSpan) -> LowerError {

@@ -324,6 +324,8 @@ impl<'a> Lowerer<'a> {
                 LowerError::new(Code::UpsertWithoutKey, format!("model `{model}` is materialized as upsert over key [{}] but declares no key", key.join(", ")), span)
                     .help(format!("add `key: [{}]` to `{model}` in streamform.yml", key.join(", ")))
             }
+            Conflict::RetractIntoSink => LowerError::new(Code::RetractIntoSink, format!("model `{model}` writes the output of an outer join, a {} changelog with no key: a row padded with nulls is deleted when its match arrives, and Flink cannot write such rows by a key", input.title()), span)
+                .help(format!("aggregate the join by the columns that identify an output row, e.g. `SELECT o.order_id, MAX(c.name) AS name … GROUP BY o.order_id`, and set `materialized: upsert` and `key: [order_id]` for `{model}`; or write an INNER JOIN")),
             Conflict::NoKeyOverAppend => {
                 LowerError::new(Code::UpsertWithoutKey, format!("model `{model}` is materialized as upsert over an append stream but declares no key"), span)
                     .help(format!("add `key: [...]` to `{model}` in streamform.yml, naming the columns that identify a row, or materialize it as append"))

@@ -13,9 +13,8 @@ use crate::plan::node::{Column, NodeKind, Operator};
 use crate::types::{DataType, Unsupported};
 use crate::diagnostic::Code;
 
-/// What to write for a join form still refused: an INNER JOIN on equal
-/// keys, or inputs combined with UNION ALL and met by key in a GROUP BY.
-const JOIN_HELP: &str = "only INNER JOIN with an equality of a column of each side is supported, e.g. `FROM source('orders') o JOIN source('customers') c ON o.customer_id = c.customer_id`; to keep the rows without a match, UNION ALL both inputs (NULL for the columns only the other input has) and GROUP BY the key, e.g. `SELECT id, MAX(name) AS name, SUM(amount) AS amount FROM (SELECT id, name, CAST(NULL AS DECIMAL(10,2)) AS amount FROM source('customers') UNION ALL SELECT id, CAST(NULL AS VARCHAR) AS name, amount FROM source('orders')) GROUP BY id`";
+/// What to write for a join form still refused: a join on equal keys.
+const JOIN_HELP: &str = "join two inputs on an equality of a column of each side, with INNER, LEFT, RIGHT or FULL OUTER JOIN, e.g. `FROM source('orders') o LEFT JOIN source('customers') c ON o.customer_id = c.customer_id`";
 
 /// The error for a join, by its kind, with what to write instead.
 pub(super) fn refused_join(model: &str, j: &sql::Join) -> LowerError {

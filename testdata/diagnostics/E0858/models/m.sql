@@ -1,0 +1,3 @@
+SELECT o.order_id, c.name
+FROM source('orders') o
+LEFT JOIN source('customers') c ON o.customer_id = c.customer_id
