@@ -72,6 +72,11 @@ def main():
     want = [(k1, row(1, "1")), ((rules.canon(2),), row(2, "1")), (k1, row(1, "2"))]
     assert "source-order" in rules.source_order_records([want[0], want[2], want[1]], want, keyed=True)[1]
     check(rules.source_order_records(want[:2], want, keyed=True), None)
+    # source-order on a debezium-json topic: other rows on the way, the same rows standing.
+    sim = [("insert", {"n": 1}), ("update", {"n": 2})]
+    fl = [("c", {"n": 7}), ("d", {"n": 7}), ("c", {"n": 2})]
+    assert "source-order" in rules.source_order_changelog(fl, sim)[1]
+    check(rules.source_order_changelog([("c", {"n": 1})], sim), None)
     print("rules: ok")
 
 
