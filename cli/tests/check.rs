@@ -41,6 +41,11 @@ golden!(slips, "slips", 1);
 golden!(refused_forms, "refused_forms", 1);
 // A YAML slip: `decimal(10,2)` in a flow map is cut at its comma.
 golden!(slips_yaml, "slips_yaml", 2);
+// YAML slips, each located where the user acts, with what to write:
+// a model's setting one indent short, a tab, an unclosed `[`.
+golden!(yaml_indent, "yaml_indent", 2);
+golden!(yaml_tab, "yaml_tab", 2);
+golden!(yaml_bracket, "yaml_bracket", 2);
 // A quarantine topic of a source no model reads needs no kafka: section.
 golden!(unread_quarantine, "unread_quarantine", 0);
 // Items the original's planner names alike (a cast is named by its operand).

@@ -3,7 +3,7 @@
 
 use crate::diagnostic::{did_you_mean, Diagnostic, Span};
 use crate::duration::Duration;
-use crate::yaml::{Node, Value};
+use crate::yaml::{Node, Value, YamlError};
 use crate::diagnostic::Code;
 use crate::template;
 
@@ -204,4 +204,43 @@ impl<'a> Decoder<'a> {
             _ => {}
         }
     }
+}
+
+/// The error for a YAML file that does not parse, with help for the slips
+/// people make: a tab in the indentation, and a `[` or `{` never closed
+/// (located at the bracket, not where the parser gives up, often lines
+/// later).
+pub(crate) fn invalid_yaml(path: &str, text: &str, e: &YamlError) -> Diagnostic {
+    let plain = || Diagnostic::error(Code::InvalidYaml, format!("{path} is not valid YAML: {}", e.message));
+    if e.message.contains("tab") {
+        return plain().at(path, Some(e.span)).help("indent with spaces: YAML does not allow a tab in the indentation");
+    }
+    let Some((open, at)) = unclosed(text, e.span.offset as usize) else { return plain().at(path, Some(e.span)) };
+    let (close, what) = if open == '[' { (']', "list") } else { ('}', "map") };
+    Diagnostic::error(Code::InvalidYaml, format!("{path} is not valid YAML: this `{open}` is never closed (the parser stopped at line {}: {})", e.span.line, e.message))
+        .at(path, Some(Span::at_offset(text, at, 1)))
+        .help(format!("end the {what} with `{close}`, for example `key: [customer_id]`"))
+}
+
+/// The last `[` or `{` before `end` that is never closed, and its offset
+/// (quoted text and comments skipped).
+fn unclosed(text: &str, end: usize) -> Option<(char, usize)> {
+    let mut stack: Vec<(char, usize)> = Vec::new();
+    let mut quote: Option<char> = None;
+    let mut comment = false;
+    for (i, c) in text[..end.min(text.len())].char_indices() {
+        match (quote, c) {
+            _ if comment => comment = c != '\n',
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '\'' | '"') => quote = Some(c),
+            (None, '#') => comment = true,
+            (None, '[' | '{') => stack.push((c, i)),
+            (None, ']' | '}') => {
+                stack.pop();
+            }
+            _ => {}
+        }
+    }
+    stack.pop()
 }

@@ -1,6 +1,6 @@
 //! Project configuration files, decoded with locations.
 
-mod decode;
+pub(crate) mod decode;
 pub mod project;
 pub mod sources;
 

@@ -286,9 +286,7 @@ const SINK_KEYS: &[&str] = &["connector", "topic", "path", "table", "format", "d
 
 /// Decodes streamform.yml. Errors here mean the project cannot be loaded.
 pub fn decode_project(path: &str, text: &str) -> Result<ProjectConfig, Vec<Diagnostic>> {
-    let root = yaml::parse(text).map_err(|e| {
-        vec![Diagnostic::error(Code::InvalidYaml, format!("{path} is not valid YAML: {}", e.message)).at(path, Some(e.span))]
-    })?;
+    let root = yaml::parse(text).map_err(|e| vec![super::decode::invalid_yaml(path, text, &e)])?;
     let mut d = Decoder::new(path);
     let mut config = ProjectConfig { name: String::new(), version: 0, models: Vec::new(), targets: Vec::new(), delivery: None };
     for (k, v) in root.as_map().unwrap_or(&[]) {
@@ -319,7 +317,17 @@ pub fn decode_project(path: &str, text: &str) -> Result<ProjectConfig, Vec<Diagn
         config.delivery = d.one_of(v, "delivery", &Delivery::CHOICES);
     }
     if let Some(models) = top.get("models") {
+        let mut previous: Option<String> = None;
         for (name, key, node) in d.named_map(models, "models") {
+            if misplaced_setting(&name, node) {
+                let help = match &previous {
+                    Some(p) => format!("indent it under `{p}:`, beside that model's other settings"),
+                    None => format!("put it under the model it configures: `models: <model>: {name}: …`"),
+                };
+                d.error(Code::UnknownKey, key.span.with_len(name.len()), format!("`{name}:` is indented as a model of its own under `models:`, but it is a model's setting"), Some(help));
+                continue;
+            }
+            previous = Some(name.clone());
             if let Some(m) = decode_model(&mut d, &name, key.span, node) {
                 config.models.push(m);
             }
@@ -337,6 +345,18 @@ pub fn decode_project(path: &str, text: &str) -> Result<ProjectConfig, Vec<Diagn
     } else {
         Err(d.errors)
     }
+}
+
+/// A model setting written at the indentation of a model's name (`sink:`
+/// under `models:` rather than under `totals:`): its value is not a
+/// model's configuration, which is a map of settings (or nothing).
+fn misplaced_setting(name: &str, node: &yaml::Node) -> bool {
+    MODEL_KEYS.contains(&name)
+        && match &node.value {
+            Value::Map(pairs) => pairs.iter().any(|(k, _)| k.as_str().is_some_and(|k| !MODEL_KEYS.contains(&k))),
+            Value::Null => false,
+            _ => true,
+        }
 }
 
 fn decode_model(d: &mut Decoder, name: &str, span: Span, node: &yaml::Node) -> Option<ModelConfig> {

@@ -92,9 +92,7 @@ const SOURCE_KEYS: &[&str] = &[
 
 /// Decodes sources.yml. Errors here mean the project cannot be loaded.
 pub fn decode_sources(path: &str, text: &str) -> Result<Vec<SourceConfig>, Vec<Diagnostic>> {
-    let root = yaml::parse(text).map_err(|e| {
-        vec![Diagnostic::error(Code::InvalidYaml, format!("{path} is not valid YAML: {}", e.message)).at(path, Some(e.span))]
-    })?;
+    let root = yaml::parse(text).map_err(|e| vec![super::decode::invalid_yaml(path, text, &e)])?;
     if root.value == Value::Null {
         return Ok(Vec::new());
     }
