@@ -35,9 +35,12 @@ enum Command {
     Check {
         #[command(flatten)]
         project: ProjectArg,
-        /// Treat warnings as errors
+        /// Treat warnings as errors (the ones streamform.yml allows do not count)
         #[arg(long)]
         strict: bool,
+        /// Also show the warnings streamform.yml allows, each with its reason
+        #[arg(long, short = 'v')]
+        verbose: bool,
         /// Print the check report as JSON (the same as `--format json`)
         #[arg(long, conflicts_with = "format")]
         json: bool,
@@ -282,7 +285,7 @@ fn run() -> ExitCode {
     let cli = Cli::parse();
     render::color::init(cli.color);
     let code = match cli.command {
-        Command::Check { project, strict, json, format } => commands::check::run(&project.resolve(), strict, if json { commands::check::Format::Json } else { format }),
+        Command::Check { project, strict, verbose, json, format } => commands::check::run(&project.resolve(), strict, verbose, if json { commands::check::Format::Json } else { format }),
         Command::InspectPlan { model, select, project, json } => commands::inspect::inspect_plan(&project.resolve(), model.as_deref(), &select, json),
         Command::Explain { model, select, project, json } => commands::inspect::explain(&project.resolve(), model.as_deref(), &select, json),
         Command::Graph { project, format, json } => commands::graph::run(&project.resolve(), format, json),

@@ -78,6 +78,41 @@ fn a_fixture_row_reports_every_problem() {
     assert_eq!(out.status.code(), Some(1));
     expect_file!["../../testdata/check/fixture_row/test.stderr"].assert_eq(&String::from_utf8(out.stderr).expect("utf-8"));
 }
+// Warnings allowed per project and per model, with reasons; entries that
+// match nothing (W0325); `--verbose` shows what is allowed and why.
+golden!(allowed_warnings, "allowed_warnings", 0);
+
+#[test]
+fn verbose_shows_each_allowed_warning_with_its_reason() {
+    let (text, rc) = run("allowed_warnings", &["--verbose"]);
+    expect_file!["../../testdata/check/allowed_warnings/check.verbose.stdout"].assert_eq(&text);
+    assert_eq!(rc, 0);
+}
+
+/// `--strict` counts only the warnings no entry allows: the W0766 project
+/// fails it until the warning is allowed, then passes.
+#[test]
+fn strict_passes_once_every_warning_is_allowed() {
+    let case = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/diagnostics/W0766");
+    let dir = std::env::temp_dir().join(format!("streamform-allow-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("models")).expect("temp dir");
+    for f in ["sources.yml", "streamform.yml", "models/by_status.sql"] {
+        std::fs::copy(case.join(f), dir.join(f)).expect("copy");
+    }
+    let strict = |dir: &Path| Command::new(env!("CARGO_BIN_EXE_streamform")).args(["check", "--strict"]).current_dir(dir).output().expect("runs");
+    assert_eq!(strict(&dir).status.code(), Some(1), "W0766 fails --strict");
+    let config = std::fs::read_to_string(dir.join("streamform.yml")).expect("read");
+    let allowed = config.replace("    key: [status]\n", "    key: [status]\n    warnings:\n      allow: [{code: W0766, reason: readers need only the latest count}]\n");
+    assert_ne!(allowed, config, "the allow entry is written under by_status");
+    std::fs::write(dir.join("streamform.yml"), allowed).expect("write");
+    let out = strict(&dir);
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("0 warnings (1 allowed)"), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 golden!(fixtures, "fixtures", 1);
 golden!(bad_fixture, "bad_fixture", 2);
 golden!(load_error, "load_error", 2);

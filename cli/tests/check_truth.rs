@@ -107,6 +107,26 @@ fn check_format_github_prints_annotations() {
     expect_file!["../../testdata/sarif/E0321.github.txt"].assert_eq(&String::from_utf8(out.stdout).expect("UTF-8"));
 }
 
+/// `check --json` of every project under testdata/ is valid against the
+/// schema `streamform schema check-report` prints, by a real validator.
+#[test]
+fn check_json_follows_its_schema_on_every_testdata_project() {
+    let out = Command::new(env!("CARGO_BIN_EXE_streamform")).args(["schema", "check-report"]).output().expect("runs");
+    let schema: Value = serde_json::from_slice(&out.stdout).expect("the schema is JSON");
+    let validator = jsonschema::validator_for(&schema).expect("a valid schema");
+    let mut checked = 0;
+    let mut allowed = 0;
+    for dir in projects() {
+        let out = streamform(&dir, &["check", "--json"]);
+        let doc: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{}: not JSON: {e}", dir.display()));
+        let errors: Vec<String> = validator.iter_errors(&doc).map(|e| format!("{} at {}", e, e.instance_path())).collect();
+        assert!(errors.is_empty(), "{}: {}", dir.display(), errors.join("; "));
+        checked += 1;
+        allowed += doc.get("allowed").and_then(Value::as_array).map_or(0, Vec::len);
+    }
+    assert!(checked > 100 && allowed > 0, "{checked} reports, {allowed} allowed warnings");
+}
+
 #[test]
 fn check_format_sarif_is_valid_sarif_2_1_0() {
     let schema: Value = serde_json::from_str(&std::fs::read_to_string(repo().join("testdata/sarif/sarif-2.1.0-subset.json")).expect("the schema")).expect("JSON");
@@ -126,6 +146,15 @@ fn check_format_sarif_is_valid_sarif_2_1_0() {
         }
         assert!(run["results"].as_array().is_some_and(|r| r.iter().any(|r| r["ruleId"] == case)), "{case}: its code is not a result");
     }
+    // A warning streamform.yml allows is a result marked suppressed, with
+    // the entry's reason as its justification.
+    let out = streamform(&repo().join("testdata/check/allowed_warnings"), &["check", "--format", "sarif"]);
+    let doc: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let errors: Vec<String> = validator.iter_errors(&doc).map(|e| format!("{} at {}", e, e.instance_path())).collect();
+    assert!(errors.is_empty(), "allowed_warnings: {}", errors.join("; "));
+    let suppressed: Vec<&Value> = doc["runs"][0]["results"].as_array().expect("results").iter().filter(|r| r.get("suppressions").is_some()).collect();
+    assert_eq!(suppressed.len(), 3, "one suppressed result per allowed warning");
+    assert!(suppressed.iter().any(|r| r["ruleId"] == "W0766" && r["suppressions"][0]["justification"] == "the dashboard reads only the latest count per status"));
     // The schema refuses what SARIF refuses.
     let bad = serde_json::json!({"version": "2.1.0", "runs": [{"tool": {"driver": {"name": "x"}}, "results": [{"message": {"text": "m"}, "level": "fatal"}]}]});
     assert!(!validator.is_valid(&bad), "the schema accepts a level SARIF does not have");

@@ -32,6 +32,7 @@ pub mod template;
 pub mod testing;
 pub mod types;
 pub mod upgrade;
+pub mod warnings;
 pub mod window;
 pub mod yaml;
 

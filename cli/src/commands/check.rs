@@ -26,7 +26,7 @@ pub enum Format {
     Sarif,
 }
 
-pub fn run(project: &str, strict: bool, format: Format) -> u8 {
+pub fn run(project: &str, strict: bool, verbose: bool, format: Format) -> u8 {
     let mut loaded = load(project);
     driver::compile(&mut loaded.db, loaded.project, Work::Checks);
     let db = &loaded.db;
@@ -37,7 +37,7 @@ pub fn run(project: &str, strict: bool, format: Format) -> u8 {
         match format {
             Format::Json => print(&to_pretty_json(&check::json_not_loaded(&loaded.root, &load_errors, strict, &text))),
             Format::Github => print(&annotations::github(&loaded.root, &load_errors, &text)),
-            Format::Sarif => print(&to_pretty_json(&annotations::sarif(&loaded.root, &load_errors, &text))),
+            Format::Sarif => print(&to_pretty_json(&annotations::sarif(&loaded.root, &load_errors, &[], &text))),
             Format::Text => {}
         }
         eprint(&format!("error: could not load project at {}\n\n", loaded.root));
@@ -59,11 +59,11 @@ pub fn run(project: &str, strict: bool, format: Format) -> u8 {
         .collect();
     let mut sources: Vec<_> = sources_config(db, p).as_ref().map(|s| s.iter().collect()).unwrap_or_default();
     sources.sort_by(|a, b| a.name.as_bytes().cmp(b.name.as_bytes()));
-    let view = CheckView { root: &loaded.root, config, models, sources, report, strict };
+    let view = CheckView { root: &loaded.root, config, models, sources, report, strict, verbose };
     match format {
         Format::Json => print(&to_pretty_json(&check::json(&view, &text))),
         Format::Github => print(&annotations::github(&loaded.root, &report.diagnostics, &text)),
-        Format::Sarif => print(&to_pretty_json(&annotations::sarif(&loaded.root, &report.diagnostics, &text))),
+        Format::Sarif => print(&to_pretty_json(&annotations::sarif(&loaded.root, &report.diagnostics, &report.allowed, &text))),
         Format::Text => print_text(&check::text(&view, &text)),
     }
     if view.passed() {

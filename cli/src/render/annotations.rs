@@ -8,6 +8,8 @@ use std::collections::BTreeMap;
 use camino::Utf8Path;
 use serde_json::{json, Value};
 use streamform::diagnostic::{Code, Diagnostic, Severity, Span};
+use streamform::project::CONFIG_FILE;
+use streamform::warnings::AllowedWarning;
 
 use super::check::FileText;
 
@@ -78,17 +80,21 @@ fn physical(root: &str, path: &str, region: Option<(u32, u32, u32, u32)>) -> Val
     loc
 }
 
-/// The SARIF 2.1.0 log of one run: a rule per code that occurs, a result per diagnostic.
-pub fn sarif(root: &str, diags: &[Diagnostic], text: FileText) -> Value {
+/// The SARIF 2.1.0 log of one run: a rule per code that occurs, a result
+/// per diagnostic, and one per allowed warning, marked suppressed with the
+/// entry's reason as its justification.
+pub fn sarif(root: &str, diags: &[Diagnostic], allowed: &[AllowedWarning], text: FileText) -> Value {
     // One rule per code that occurs, in code order; results point at theirs by index.
-    let mut codes: Vec<Code> = diags.iter().map(|d| d.code).collect();
+    let mut codes: Vec<Code> = diags.iter().chain(allowed.iter().map(|a| &a.diagnostic)).map(|d| d.code).collect();
     codes.sort_by_key(|c| c.as_str());
     codes.dedup();
     let index: BTreeMap<&str, usize> = codes.iter().enumerate().map(|(i, c)| (c.as_str(), i)).collect();
     let rule_docs: Vec<Value> = codes.iter().map(|c| json!({ "id": c.as_str(), "shortDescription": { "text": c.meaning() } })).collect();
-    let results: Vec<Value> = diags
-        .iter()
-        .map(|d| {
+    let shown = diags.iter().map(|d| (d, None));
+    let set_aside = allowed.iter().map(|a| (&a.diagnostic, Some(a)));
+    let results: Vec<Value> = shown
+        .chain(set_aside)
+        .map(|(d, allowed)| {
             let mut r = json!({
                 "ruleId": d.code.as_str(),
                 "ruleIndex": index[d.code.as_str()],
@@ -110,6 +116,13 @@ pub fn sarif(root: &str, diags: &[Diagnostic], text: FileText) -> Value {
                 .collect();
             if !related.is_empty() {
                 r["relatedLocations"] = Value::Array(related);
+            }
+            if let Some(a) = allowed {
+                let mut s = json!({ "kind": "external", "location": { "physicalLocation": physical(root, CONFIG_FILE, Some((a.entry.span.line, a.entry.span.col, a.entry.span.line, a.entry.span.col + a.entry.span.len))) } });
+                if let Some(reason) = &a.entry.reason {
+                    s["justification"] = json!(reason);
+                }
+                r["suppressions"] = json!([s]);
             }
             r
         })

@@ -4,6 +4,8 @@ use serde::Serialize;
 use streamform::check::CheckReport;
 use streamform::config::{Connector, ModelConfig, ProjectConfig, SourceConfig};
 use streamform::diagnostic::{Diagnostic, Label};
+use streamform::project::CONFIG_FILE;
+use streamform::warnings::AllowedWarning;
 
 use crate::render::diagnostic::{render_in, SourceLines};
 
@@ -22,6 +24,8 @@ pub struct CheckView<'a> {
     pub sources: Vec<&'a SourceConfig>,
     pub report: &'a CheckReport,
     pub strict: bool,
+    /// Show the allowed warnings, each with its reason.
+    pub verbose: bool,
 }
 
 impl CheckView<'_> {
@@ -87,20 +91,43 @@ pub fn text(v: &CheckView, file_text: &dyn Fn(&str) -> Option<String>) -> String
         s.push_str(&render_in(d, &sources));
         s.push('\n');
     }
-    let (errors, warnings) = (v.report.errors(), v.report.warnings());
+    if v.verbose {
+        for a in &v.report.allowed {
+            s.push_str(&render_in(&a.diagnostic, &sources));
+            s.push_str(&format!("  {}\n\n", allowed_line(a)));
+        }
+    }
+    let (errors, warnings, allowed) = (v.report.errors(), v.report.warnings(), v.report.allowed.len());
     s.push_str(&format!(
-        "{}: {}, {}, {}, {}, {}\n",
+        "{}: {}, {}, {}, {}, {}{}\n",
         if v.passed() { "ok" } else { "failed" },
         plural(v.models.len(), "model", "models"),
         plural(v.sources.len(), "source", "sources"),
         plural(v.report.fixtures.len(), "fixture", "fixtures"),
         plural(errors, "error", "errors"),
         plural(warnings, "warning", "warnings"),
+        if allowed > 0 { format!(" ({allowed} allowed)") } else { String::new() },
     ));
     if v.strict && errors == 0 && warnings > 0 {
         s.push_str("failing because --strict treats warnings as errors\n");
     }
+    if allowed > 0 && !v.verbose {
+        s.push_str("`streamform check --verbose` shows the allowed warnings and why each is allowed\n");
+    }
     s
+}
+
+/// For whom a warning is allowed, where, and why.
+fn allowed_line(a: &AllowedWarning) -> String {
+    let whom = match &a.model {
+        Some(m) => format!("model `{m}`"),
+        None => "the whole project".to_string(),
+    };
+    let at = format!("{CONFIG_FILE}:{}:{}", a.entry.span.line, a.entry.span.col);
+    match &a.entry.reason {
+        Some(r) => format!("allowed for {whom} ({at}): {r}"),
+        None => format!("allowed for {whom} ({at}), with no reason given"),
+    }
 }
 
 #[derive(Serialize)]
@@ -115,6 +142,31 @@ pub struct Report {
     pub sources: Vec<SourceSummary>,
     pub fixtures: Vec<FixtureSummary>,
     pub diagnostics: Vec<DiagnosticReport>,
+    /// The warnings streamform.yml allows (Streamform's addition; absent
+    /// when there are none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub allowed: Vec<AllowedReport>,
+}
+
+/// An allowed warning: the diagnostic, and the entry that allows it.
+#[derive(Serialize)]
+pub struct AllowedReport {
+    #[serde(flatten)]
+    pub diagnostic: DiagnosticReport,
+    /// The model whose list allows it; absent for the project's list.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub allowed_for: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Where the allow entry is written in streamform.yml.
+    pub allowed_at: Position,
+}
+
+#[derive(Serialize)]
+pub struct Position {
+    pub path: &'static str,
+    pub line: u32,
+    pub column: u32,
 }
 
 #[derive(Serialize)]
@@ -258,6 +310,17 @@ pub fn json(v: &CheckView, text: FileText) -> Report {
             .collect(),
         fixtures: v.report.fixtures.iter().map(|f| FixtureSummary { model: f.model.clone(), path: f.path.clone(), given: f.given, expect: f.expect }).collect(),
         diagnostics: v.report.diagnostics.iter().map(|d| DiagnosticReport::of(d, text)).collect(),
+        allowed: v
+            .report
+            .allowed
+            .iter()
+            .map(|a| AllowedReport {
+                diagnostic: DiagnosticReport::of(&a.diagnostic, text),
+                allowed_for: a.model.clone(),
+                reason: a.entry.reason.clone(),
+                allowed_at: Position { path: CONFIG_FILE, line: a.entry.span.line, column: a.entry.span.col },
+            })
+            .collect(),
     }
 }
 
@@ -272,6 +335,7 @@ pub fn json_not_loaded(root: &str, errors: &[Diagnostic], strict: bool, text: Fi
         models: Vec::new(),
         sources: Vec::new(),
         fixtures: Vec::new(),
+        allowed: Vec::new(),
         diagnostics: errors
             .iter()
             .map(|d| {

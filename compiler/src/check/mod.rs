@@ -28,6 +28,7 @@ pub use fixtures::{fixture, Fixture};
 pub use models::{model_checks, ModelChecks};
 pub use sources::source_diagnostics;
 use crate::diagnostic::Code;
+use crate::warnings::{self, AllowedWarning};
 
 /// A fixture as listed by `check`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -42,6 +43,9 @@ pub struct FixtureSummary {
 pub struct CheckReport {
     pub diagnostics: Vec<Diagnostic>,
     pub fixtures: Vec<FixtureSummary>,
+    /// Warnings a `warnings: {allow: [...]}` entry accepts, in report order
+    /// of the models', then the project's.
+    pub allowed: Vec<AllowedWarning>,
 }
 
 impl CheckReport {
@@ -90,6 +94,8 @@ pub(crate) struct SegmentChecks {
     ranks: Vec<(String, Retention)>,
     /// Sources the segment's models name, sorted and deduplicated.
     sources_read: Vec<String>,
+    /// The warnings each model's own allow list accepts.
+    allowed: Vec<AllowedWarning>,
 }
 
 #[salsa::tracked(returns(ref))]
@@ -98,14 +104,21 @@ pub(crate) fn segment_checks(db: &dyn Db, project: Project, segment: u32) -> Seg
     for n in project::segment_models(db, project, segment) {
         let key = ModelName::new(db, n.clone());
         let c = model_checks(db, project, key);
-        out.config.extend(c.config.iter().cloned());
-        out.refs.extend(c.refs.iter().cloned());
-        out.window.extend(c.window.iter().cloned());
-        out.planning.extend(c.planning.iter().cloned());
-        out.planning.extend(crate::upgrade::hints::hint_diagnostics(db, project, key).iter().cloned());
-        out.planning.extend(sink_checks(db, project, key).iter().cloned());
+        let cfg = project::model_config(db, project, key);
+        // The model's own allow list here; the project's in `check_report`.
+        let mut own = |to: &mut Vec<Diagnostic>, diags: &[Diagnostic]| {
+            let mut diags = diags.to_vec();
+            warnings::set_aside(&[], Some(cfg), &mut diags, &mut out.allowed);
+            to.extend(diags);
+        };
+        own(&mut out.config, &c.config);
+        own(&mut out.refs, &c.refs);
+        own(&mut out.window, &c.window);
+        own(&mut out.planning, &c.planning);
+        own(&mut out.planning, crate::upgrade::hints::hint_diagnostics(db, project, key));
+        own(&mut out.planning, sink_checks(db, project, key));
+        own(&mut out.key_order, &c.key_order);
         out.ranks.extend(c.rank_retentions.iter().map(|r| (n.clone(), *r)));
-        out.key_order.extend(c.key_order.iter().cloned());
         out.sources_read.extend(crate::model::named_reads(db, project, key).sources.iter().cloned());
     }
     out.sources_read.sort();
@@ -161,7 +174,28 @@ pub fn check_report(db: &dyn Db, project: Project) -> CheckReport {
     for r in &segments {
         report.diagnostics.extend(r.key_order.iter().cloned());
     }
+    allow_warnings(db, project, &segments, &mut report);
     report
+}
+
+/// Sets aside the warnings the project's allow list accepts (the models'
+/// own lists were applied per segment), then, when nothing is an error,
+/// reports the entries that accept nothing (W0325).
+fn allow_warnings(db: &dyn Db, project: Project, segments: &[&SegmentChecks], report: &mut CheckReport) {
+    let Ok(config) = project_config(db, project) else { return };
+    report.allowed.extend(segments.iter().flat_map(|r| r.allowed.iter().cloned()));
+    if config.allow.is_empty() && config.models.iter().all(|m| m.allow.is_empty()) {
+        return;
+    }
+    warnings::set_aside(&config.allow, None, &mut report.diagnostics, &mut report.allowed);
+    // An error can hide the warning an entry is for: judge entries once
+    // the project has none.
+    if report.errors() > 0 {
+        return;
+    }
+    let names = project::model_names(db, project);
+    let has_file = |m: &str| names.binary_search_by(|n| n.as_str().cmp(m)).is_ok();
+    report.diagnostics.extend(warnings::unmatched(config, has_file, &report.allowed, crate::backend::flink::script::BUILD_ONLY_WARNINGS));
 }
 
 /// Targets: each needs a flink section, and the sections for the systems

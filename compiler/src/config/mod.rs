@@ -4,5 +4,5 @@ pub(crate) mod decode;
 pub mod project;
 pub mod sources;
 
-pub use project::{decode_project, Connector, Delivery, Format, Materialized, ModelConfig, ProjectConfig, SinkConfig, Target};
+pub use project::{decode_project, AllowEntry, Connector, Delivery, Format, Materialized, ModelConfig, ProjectConfig, SinkConfig, Target};
 pub use sources::{decode_sources, Contract, ContractRule, LatePolicy, SourceConfig};

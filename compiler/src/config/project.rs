@@ -21,6 +21,17 @@ pub struct ProjectConfig {
     pub targets: Vec<Target>,
     /// `delivery:`: the guarantee of every Kafka sink that names none.
     pub delivery: Option<Delivery>,
+    /// `warnings: {allow: [...]}`: warnings accepted in the whole project.
+    pub allow: Vec<AllowEntry>,
+}
+
+/// One entry of a `warnings: {allow: [...]}` list: a warning code that is
+/// accepted, why, and where the entry is written in streamform.yml.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct AllowEntry {
+    pub code: Code,
+    pub reason: Option<String>,
+    pub span: Span,
 }
 
 impl ProjectConfig {
@@ -165,6 +176,8 @@ pub struct ModelConfig {
     pub window: Option<WindowConfig>,
     pub renamed_from: Option<String>,
     pub nodes: Vec<NodeHint>,
+    /// `warnings: {allow: [...]}`: warnings accepted for this model.
+    pub allow: Vec<AllowEntry>,
 }
 
 impl ModelConfig {
@@ -182,6 +195,7 @@ impl ModelConfig {
             window: None,
             renamed_from: None,
             nodes: Vec::new(),
+            allow: Vec::new(),
         }
     }
 }
@@ -280,15 +294,15 @@ pub struct IcebergTarget {
     pub s3_endpoint: Option<String>,
 }
 
-const TOP_KEYS: &[&str] = &["name", "version", "models", "targets", "delivery"];
-const MODEL_KEYS: &[&str] = &["materialized", "key", "sink", "renamed_from", "nodes", "retention", "window"];
+const TOP_KEYS: &[&str] = &["name", "version", "models", "targets", "delivery", "warnings"];
+const MODEL_KEYS: &[&str] = &["materialized", "key", "sink", "renamed_from", "nodes", "retention", "window", "warnings"];
 const SINK_KEYS: &[&str] = &["connector", "topic", "path", "table", "format", "delivery"];
 
 /// Decodes streamform.yml. Errors here mean the project cannot be loaded.
 pub fn decode_project(path: &str, text: &str) -> Result<ProjectConfig, Vec<Diagnostic>> {
     let root = yaml::parse(text).map_err(|e| vec![super::decode::invalid_yaml(path, text, &e)])?;
     let mut d = Decoder::new(path);
-    let mut config = ProjectConfig { name: String::new(), version: 0, models: Vec::new(), targets: Vec::new(), delivery: None };
+    let mut config = ProjectConfig { name: String::new(), version: 0, models: Vec::new(), targets: Vec::new(), delivery: None, allow: Vec::new() };
     for (k, v) in root.as_map().unwrap_or(&[]) {
         d.check_references(text, v, k.as_str() == Some("targets"));
     }
@@ -315,6 +329,9 @@ pub fn decode_project(path: &str, text: &str) -> Result<ProjectConfig, Vec<Diagn
     }
     if let Some(v) = top.get_some("delivery") {
         config.delivery = d.one_of(v, "delivery", &Delivery::CHOICES);
+    }
+    if let Some(v) = top.get_some("warnings") {
+        config.allow = decode_warnings(&mut d, "warnings", v);
     }
     if let Some(models) = top.get("models") {
         let mut previous: Option<String> = None;
@@ -393,6 +410,9 @@ fn decode_model(d: &mut Decoder, name: &str, span: Span, node: &yaml::Node) -> O
     if let Some(v) = f.get_some("renamed_from") {
         m.renamed_from = d.string(v, &format!("{what}.renamed_from"));
     }
+    if let Some(v) = f.get_some("warnings") {
+        m.allow = decode_warnings(d, &format!("{what}.warnings"), v);
+    }
     if let Some(v) = f.get_some("nodes") {
         for (hint, k, hv) in d.named_map(v, &format!("{what}.nodes")) {
             let hw = format!("{what}.nodes.{hint}");
@@ -404,6 +424,58 @@ fn decode_model(d: &mut Decoder, name: &str, span: Span, node: &yaml::Node) -> O
         }
     }
     Some(m)
+}
+
+/// `warnings: {allow: [W0766, {code: W0792, reason: "…"}]}`: each entry a
+/// warning's code, alone or with the reason it is accepted.
+fn decode_warnings(d: &mut Decoder, what: &str, node: &yaml::Node) -> Vec<AllowEntry> {
+    let Some(f) = d.map(node, what, &["allow"]) else { return Vec::new() };
+    let Some(list) = f.get_some("allow") else { return Vec::new() };
+    let Value::Seq(items) = &list.value else {
+        d.error(Code::WrongShape, list.span, format!("`{what}.allow` must be a list of warning codes, found {}", list.value.describe()), Some("write it as a list, for example `allow: [W0766]`".into()));
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for item in items {
+        let (code_node, reason) = match &item.value {
+            Value::Map(_) => {
+                let iw = format!("{what}.allow");
+                let Some(e) = d.map(item, &iw, &["code", "reason"]) else { continue };
+                let Some(c) = d.required(&e, "code", &iw) else { continue };
+                (c, e.get_some("reason").and_then(|r| d.string(r, &format!("{iw}.reason"))))
+            }
+            _ => (item, None),
+        };
+        let Some(text) = d.string(code_node, &format!("{what}.allow")) else { continue };
+        let span = code_node.span.with_len(code_node.scalar_text().map_or(0, |t| t.len()));
+        if let Some(code) = allowable_code(d, &text, span) {
+            out.push(AllowEntry { code, reason, span });
+        }
+    }
+    out
+}
+
+/// The warning code an allow entry names, or the error that says why it
+/// cannot be allowed (E0324, E0325).
+fn allowable_code(d: &mut Decoder, text: &str, span: Span) -> Option<Code> {
+    let Some(&code) = Code::ALL.iter().find(|c| c.as_str() == text) else {
+        let warnings = Code::ALL.iter().map(|c| c.as_str()).filter(|c| c.starts_with('W'));
+        let help = match crate::diagnostic::did_you_mean(text, warnings) {
+            Some(s) => format!("did you mean `{s}`? the codes are listed in docs/errors.md"),
+            None => "write a code as Streamform prints it, such as `W0766`; the codes are listed in docs/errors.md".into(),
+        };
+        d.error(Code::AllowUnknownCode, span, format!("`{text}` is not a Streamform warning code"), Some(help));
+        return None;
+    };
+    if code == Code::AllowMatchesNothing {
+        d.error(Code::AllowNotAWarning, span, format!("`{text}` cannot be allowed: it reports an allow entry that matches no warning"), Some("remove the allow entry that matches nothing".into()));
+        return None;
+    }
+    if !text.starts_with('W') {
+        d.error(Code::AllowNotAWarning, span, format!("`{text}` is an error, and only warnings can be allowed"), Some(format!("fix what {text} reports: a project with an error does not build")));
+        return None;
+    }
+    Some(code)
 }
 
 fn decode_window(d: &mut Decoder, model: &str, v: &yaml::Node) -> Option<WindowConfig> {

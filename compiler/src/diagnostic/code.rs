@@ -153,6 +153,12 @@ codes! {
     AggregateOverUnkeyedKafka = "W0765",
     /// the GROUP BY does not include the source's `key` columns
     GroupByMissesSourceKey = "W0766",
+    /// a `warnings: {allow: [...]}` entry names no Streamform warning code
+    AllowUnknownCode = "E0324",
+    /// a `warnings: {allow: [...]}` entry names an error (or W0325), which cannot be allowed
+    AllowNotAWarning = "E0325",
+    /// a `warnings: {allow: [...]}` entry matches no warning of its model or project
+    AllowMatchesNothing = "W0325",
     /// an append model's output is an upsert changelog (it aggregates)
     AppendModelEmitsUpdates = "E0301",
     /// an upsert model declares no key

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use super::ddl::{self, iceberg_catalog, sink_ddl, sink_table_name, source_ddl, SourceDdl};
 use super::expr::{ident, string_literal};
 use super::query::{model_query, ModelQuery};
-use crate::config::{Connector, Target};
+use crate::config::{Connector, ModelConfig, Target};
 use crate::db::{Db, Environment, ModelName, Project, SourceName};
 use crate::delivery;
 use crate::diagnostic::Diagnostic;
@@ -157,6 +157,10 @@ fn upstream_closure(db: &dyn Db, project: Project, selected: &[String]) -> BTree
     seen
 }
 
+/// The warnings only `build` gives (`check` cannot see them, so it does
+/// not judge allow entries for them: `warnings::unmatched`).
+pub const BUILD_ONLY_WARNINGS: &[Code] = &[Code::RetentionAsProcessingTimeTtl, Code::ModelNeverRuns];
+
 /// The script as it is assembled: statements in order, the INSERTs of the
 /// statement set, and what the models say about it.
 #[derive(Default)]
@@ -184,6 +188,14 @@ fn set_statements(plans: &[Arc<ModelPlan>], t: &Target, checkpointed: bool) -> V
 }
 
 impl Parts {
+    /// A model's warning, unless streamform.yml allows it.
+    fn warn(&mut self, db: &dyn Db, project: Project, model: &ModelConfig, d: Diagnostic) {
+        let project_allow = project_config(db, project).as_ref().map(|c| c.allow.as_slice()).unwrap_or(&[]);
+        if crate::warnings::allowing(project_allow, Some(model), &d).is_none() {
+            self.warnings.push(d);
+        }
+    }
+
     /// Each source's DDL, in order of first use.
     fn sources<'db>(&mut self, db: &'db dyn Db, project: Project, plans: &[Arc<ModelPlan>], env: Environment, target: TargetName<'db>) {
         let mut sources: Vec<String> = Vec::new();
@@ -248,7 +260,10 @@ impl Parts {
         if let Some(n) = p.nodes.iter().find(|n| n.state.is_some()) {
             if let Some(Retention::After(d)) = n.state.as_ref().map(|s| s.retention) {
                 let how = if matches!(n.kind, NodeKind::Rank { .. }) { "the job's table.exec.state.ttl" } else { "a STATE_TTL hint" };
-                self.warnings.push(
+                self.warn(
+                    db,
+                    project,
+                    cfg,
                     Diagnostic::warning(Code::RetentionAsProcessingTimeTtl, format!("model `{}` declares retention {d}; on Flink it is {how}, enforced in processing time, so it is approximate — and under replay it may keep state a fresh run would have dropped", p.name))
                         .at(CONFIG_FILE, cfg.retention_span)
                         .help("the simulator expires state by event time; docs/flink.md lists the differences"),
@@ -265,9 +280,14 @@ impl Parts {
                 self.body.push(sink_ddl(&p.name, sc, p.materialized, &p.key, &sink.schema, t, eo.as_ref()));
                 let nullable = sink_nullable_key(db, project, name);
                 self.inserts.push(format!("INSERT INTO {} SELECT * FROM {}{};", sink_table_name(&p.name, sc), ident(&p.name), not_null_filter(nullable)));
-                self.warnings.extend(checks.iter().filter(|d| !d.is_error()).cloned());
+                for w in checks.iter().filter(|d| !d.is_error()) {
+                    self.warn(db, project, cfg, w.clone());
+                }
             }
-            None if !has_reader => self.warnings.push(
+            None if !has_reader => self.warn(
+                db,
+                project,
+                cfg,
                 Diagnostic::warning(Code::ModelNeverRuns, format!("model `{}` has no sink and no reader, so nothing on Flink runs it", p.name))
                     .at(CONFIG_FILE, None)
                     .help(format!("add a `sink:` to `{}` in streamform.yml, or read it with ref('{}')", p.name, p.name)),

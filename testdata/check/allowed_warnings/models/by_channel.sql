@@ -1,0 +1,1 @@
+SELECT channel, COUNT(*) AS n FROM source('orders') GROUP BY channel
