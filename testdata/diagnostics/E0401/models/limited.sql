@@ -1,0 +1,1 @@
+SELECT order_id, amount FROM source('orders') LIMIT 10
