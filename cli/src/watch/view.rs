@@ -93,8 +93,9 @@ pub struct View {
 
 impl View {
     /// Records a model's identity; queues its block when its text changed.
-    fn print(&mut self, name: &str, slice: &Arc<ModelSlice>, is_new: bool, delta: &mut Delta) {
-        let status = if is_new { ModelStatus::Added } else { ModelStatus::Changed };
+    /// `may_be_new`: the model may be missing from the last revision's
+    /// names (looked up only for a block that is queued).
+    fn print(&mut self, name: &str, slice: &Arc<ModelSlice>, may_be_new: bool, delta: &mut Delta) {
         match self.printed.get_mut(name) {
             Some(old) if Arc::ptr_eq(&old.slice, slice) => {}
             Some(old) if *old.slice == **slice => old.slice = slice.clone(),
@@ -104,6 +105,8 @@ impl View {
                 let printed = Printed { slice: slice.clone(), block };
                 self.printed.insert(name.to_string(), printed.clone());
                 if !same_text {
+                    let is_new = may_be_new && self.names.binary_search_by(|n| n.as_str().cmp(name)).is_err();
+                    let status = if is_new { ModelStatus::Added } else { ModelStatus::Changed };
                     delta.models.push(ModelChange { name: name.to_string(), status, printed: Some(printed) });
                 }
             }
@@ -179,11 +182,10 @@ impl View {
             if !complete {
                 seen.insert(name);
             }
-            let is_new = self.names.binary_search(name).is_err();
             if !self.failed.is_empty() {
                 self.failed.remove(name);
             }
-            self.print(name, slice, is_new, delta);
+            self.print(name, slice, true, delta);
         }
         let (rest, all): (&[String], &[String]) = if complete { (&[], &[]) } else { (order, names) };
         for name in rest.iter().chain(all) {
@@ -191,11 +193,10 @@ impl View {
                 continue;
             }
             let key = ModelName::new(db, name.clone());
-            let is_new = self.names.binary_search(name).is_err();
             match model_identity(db, p, key) {
                 Some(slice) => {
                     self.failed.remove(name);
-                    self.print(name, slice, is_new, delta);
+                    self.print(name, slice, true, delta);
                 }
                 None => {
                     self.printed.remove(name);
