@@ -16,9 +16,11 @@
 //! every keystroke: a query that reads only inputs more durable than the one
 //! that changed is known valid without walking its dependencies. One policy:
 //!
-//! - The `Project` input (the file lists) and every file's path are HIGH,
-//!   a new file's too (a path never changes: a rename is a new input), so
-//!   the file lists' queries stay as durable as before and backdate.
+//! - Every file's path is HIGH, a new file's too (a path never changes: a
+//!   rename is a new input). The `Project` input is HIGH but for its list
+//!   of model files, which is MEDIUM: adding or removing a model then
+//!   leaves the queries that read only configuration (each model's
+//!   settings) known valid, instead of re-verifying them with the rest.
 //! - Configuration text (`streamform.yml`, `sources.yml`) is HIGH, also
 //!   after an edit: every model reads it.
 //! - Model and fixture text starts MEDIUM. A file once edited (or new)
@@ -75,7 +77,10 @@ impl Files {
         let sources = s.sources.map(&mut mk);
         let models = s.models.into_iter().map(&mut mk).collect();
         let fixtures = s.fixtures.into_iter().map(&mut mk).collect();
-        let project = Project::builder(root.to_string(), config, sources, models, fixtures).durability(Durability::HIGH).new(db);
+        let project = Project::builder(root.to_string(), config, sources, models, fixtures)
+            .durability(Durability::HIGH)
+            .model_files_durability(MODEL_LIST)
+            .new(db);
         let vars = named_variables(config.map(|c| c.text(db)));
         let env = Environment::builder(vars).durability(Durability::HIGH).new(db);
         Files { root: Utf8PathBuf::from(root), project, env, entries, unreadable: BTreeMap::new(), buffers: Default::default() }
@@ -114,7 +119,7 @@ impl Files {
         }
         let models = list(FileKind::Model);
         if p.model_files(db) != &models {
-            p.set_model_files(db).to(models);
+            p.set_model_files(db).with_durability(MODEL_LIST).to(models);
         }
         let fixtures = list(FileKind::Fixture);
         if p.fixture_files(db) != &fixtures {
@@ -122,6 +127,9 @@ impl Files {
         }
     }
 }
+
+/// The durability of the list of model files (see the module doc).
+const MODEL_LIST: Durability = Durability::MEDIUM;
 
 /// The value of each variable `config` names that is set: the only read
 /// of the process environment, and only of these names.

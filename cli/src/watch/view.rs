@@ -93,8 +93,9 @@ pub struct View {
 
 impl View {
     /// Records a model's identity; queues its block when its text changed.
-    fn print(&mut self, name: &str, slice: &Arc<ModelSlice>, is_new: bool, delta: &mut Delta) {
-        let status = if is_new { ModelStatus::Added } else { ModelStatus::Changed };
+    /// `may_be_new`: the model may be missing from the last revision's
+    /// names (looked up only for a block that is queued).
+    fn print(&mut self, name: &str, slice: &Arc<ModelSlice>, may_be_new: bool, delta: &mut Delta) {
         match self.printed.get_mut(name) {
             Some(old) if Arc::ptr_eq(&old.slice, slice) => {}
             Some(old) if *old.slice == **slice => old.slice = slice.clone(),
@@ -104,6 +105,8 @@ impl View {
                 let printed = Printed { slice: slice.clone(), block };
                 self.printed.insert(name.to_string(), printed.clone());
                 if !same_text {
+                    let is_new = may_be_new && self.names.binary_search_by(|n| n.as_str().cmp(name)).is_err();
+                    let status = if is_new { ModelStatus::Added } else { ModelStatus::Changed };
                     delta.models.push(ModelChange { name: name.to_string(), status, printed: Some(printed) });
                 }
             }
@@ -167,27 +170,33 @@ impl View {
     fn update_every_model(&mut self, db: &Database, p: Project, whole: Option<&AppManifest>, delta: &mut Delta) {
         let names = model_names(db, p);
         let order = &dependency_graph(db, p).order;
-        let mut seen: HashSet<&str> = HashSet::with_capacity(names.len());
-        let mut failed_now: Vec<&String> = Vec::new();
         // When the whole manifest builds, its slices are every model's
-        // identity in plan order: no per-model lookups needed.
-        for slice in whole.iter().flat_map(|m| &m.slices) {
+        // identity in plan order (the graph's models are the project's, each
+        // once): no per-model lookups, and no set of the models seen.
+        let slices = whole.map_or(&[][..], |m| &m.slices[..]);
+        let complete = slices.len() == names.len();
+        let mut seen: HashSet<&str> = HashSet::with_capacity(if complete { 0 } else { names.len() });
+        let mut failed_now: Vec<&String> = Vec::new();
+        for slice in slices {
             let name = &slice.model.name;
-            seen.insert(name);
-            let is_new = self.names.binary_search(name).is_err();
-            self.failed.remove(name);
-            self.print(name, slice, is_new, delta);
+            if !complete {
+                seen.insert(name);
+            }
+            if !self.failed.is_empty() {
+                self.failed.remove(name);
+            }
+            self.print(name, slice, true, delta);
         }
-        for name in order.iter().chain(names.iter()) {
+        let (rest, all): (&[String], &[String]) = if complete { (&[], &[]) } else { (order, names) };
+        for name in rest.iter().chain(all) {
             if !seen.insert(name) {
                 continue;
             }
             let key = ModelName::new(db, name.clone());
-            let is_new = self.names.binary_search(name).is_err();
             match model_identity(db, p, key) {
                 Some(slice) => {
                     self.failed.remove(name);
-                    self.print(name, slice, is_new, delta);
+                    self.print(name, slice, true, delta);
                 }
                 None => {
                     self.printed.remove(name);
@@ -213,32 +222,61 @@ impl View {
     /// Diagnostics: re-renders only what is new as data or sits in a file
     /// whose text changed, and compares by rendered text.
     fn update_diagnostics(&mut self, db: &Database, files: &Files, diags: Vec<Diagnostic>, touched: &HashSet<&str>, delta: &mut Delta) {
-        let mut cache: HashMap<&Diagnostic, &str> = HashMap::with_capacity(self.diagnostics.len());
-        for r in &self.diagnostics {
-            cache.insert(&r.diag, &r.text);
-        }
         let file_text = |path: &str| files.text(db, path).map(str::to_string);
         let sources = SourceLines::new(&file_text);
+        let old = &self.diagnostics;
+        // The report keeps its order, so most diagnostics sit where they
+        // were, or a few places on after an insertion or removal: compare
+        // there first, and hash every old diagnostic only when that misses.
+        let mut cache: Option<HashMap<&Diagnostic, usize>> = None;
+        let mut next = 0;
+        let mut fresh = 0;
+        let mut used = vec![false; old.len()];
         let rendered: Vec<Rendered> = diags
             .into_iter()
             .map(|d| {
                 let reuse = d.path.as_deref().is_none_or(|p| !touched.contains(p));
-                let text = match cache.get(&d).filter(|_| reuse) {
-                    Some(t) => t.to_string(),
-                    None => render_in(&d, &sources),
+                let near = (next..(next + NEAR).min(old.len())).find(|&i| old[i].diag == d);
+                let at = near.or_else(|| {
+                    let cache = cache.get_or_insert_with(|| old.iter().enumerate().map(|(i, r)| (&r.diag, i)).collect());
+                    cache.get(&d).copied()
+                });
+                let text = match at.filter(|_| reuse) {
+                    Some(i) => {
+                        used[i] = true;
+                        old[i].text.clone()
+                    }
+                    None => {
+                        fresh += 1;
+                        render_in(&d, &sources)
+                    }
                 };
+                if let Some(i) = at {
+                    next = i + 1;
+                }
                 Rendered { diag: d, text }
             })
             .collect();
-        let old_texts: HashSet<&str> = self.diagnostics.iter().map(|r| r.text.as_str()).collect();
-        let new_texts: HashSet<&str> = rendered.iter().map(|r| r.text.as_str()).collect();
-        delta.appeared = rendered.iter().filter(|r| !old_texts.contains(r.text.as_str())).cloned().collect();
-        delta.resolved = self.diagnostics.iter().filter(|r| !new_texts.contains(r.text.as_str())).cloned().collect();
+        // Appeared and resolved compare by text. When the new diagnostics
+        // reuse every old text once, neither has any.
+        if fresh == 0 && rendered.len() == old.len() && used.iter().all(|&u| u) {
+            delta.appeared = Vec::new();
+            delta.resolved = Vec::new();
+        } else {
+            let old_texts: HashSet<&str> = old.iter().map(|r| r.text.as_str()).collect();
+            let new_texts: HashSet<&str> = rendered.iter().map(|r| r.text.as_str()).collect();
+            delta.appeared = rendered.iter().filter(|r| !old_texts.contains(r.text.as_str())).cloned().collect();
+            delta.resolved = old.iter().filter(|r| !new_texts.contains(r.text.as_str())).cloned().collect();
+        }
         delta.errors = rendered.iter().filter(|r| r.diag.severity == Severity::Error).count();
         delta.warnings = rendered.len() - delta.errors;
         self.diagnostics = rendered;
     }
 }
+
+/// How far past its expected place [`View::update_diagnostics`] looks for
+/// an old diagnostic before hashing them all.
+const NEAR: usize = 8;
 
 /// The same models in the same plan order (slices equal by pointer or by
 /// model name at every position).
