@@ -649,7 +649,9 @@ fn sink_outlooks(desired: &Desired, observed: &Observed, plan: &DeployPlan) -> V
                 "nothing replayed, and a gap: the sources start at latest-offset, so records produced between the stop and the start are never read".to_string(),
             ),
             DeployAction::Rebuild => {
-                let what = if upsert {
+                let what = if !existed {
+                    "a new sink: its first records, not duplicates"
+                } else if upsert {
                     "keys are overwritten, not retracted: each key the new job writes restarts from its first replayed value and climbs back to its current one; keys it no longer writes keep their last row (stale)"
                 } else {
                     "every record is written again: duplicates for its readers"
@@ -918,13 +920,20 @@ mod tests {
         let mut want = desired(&new, true);
         want.savepoint_dir = Some("/sp");
         want.sinks = vec![sink("m", "upsert"), sink("log", "append")];
+        let mut old = old.clone();
+        old.models.push(crate::manifest::ModelEntry { name: "log".into(), materialized: "append".into(), key: vec![], output: "log::sink::0".into() });
+        old.nodes.push(serde_json::from_value(node("log::sink::0", "sink", &["m::source::0"], false, "kafka log")).unwrap());
         let mut obs = running(&old);
         obs.recorded.as_mut().unwrap().pins = Some(pins(&old));
         let d = crate::upgrade::diff(Some(&old), &new, &[]);
         let rebuilt = deploy_plan(&want, &obs, &d);
         assert_eq!(rebuilt.action, DeployAction::Rebuild);
         assert_eq!(replays(&rebuilt), vec![("m", Replay::FromStartup, Some(RebuiltKeys::OverwriteKeepStale)), ("log", Replay::FromStartup, None)]);
-        assert!(rebuilt.sinks[0].text.contains("overwritten, not retracted") && rebuilt.sinks[1].text.contains("duplicates"), "{:?}", rebuilt.sinks);
+        assert!(rebuilt.sinks[0].text.contains("overwritten, not retracted") && rebuilt.sinks[1].text.contains("written again: duplicates"), "{:?}", rebuilt.sinks);
+        // A sink the old job did not have replays too, but to it nothing is a duplicate.
+        want.sinks.push(sink("fresh", "append"));
+        assert!(deploy_plan(&want, &obs, &d).sinks[2].text.ends_with("a new sink: its first records, not duplicates"));
+        want.sinks.pop();
         assert!(rebuilt.cutover.as_ref().is_some_and(|c| !c.restored));
         // From latest-offset a rebuild replays nothing and skips what is produced meanwhile.
         want.startup = "latest-offset";
