@@ -145,6 +145,8 @@ fn recorded_target_and_saved_plans() {
         changes: Vec::new(),
         consequences: Vec::new(),
         notes: Vec::new(),
+        sinks: Vec::new(),
+        cutover: None,
     };
     plan.plan_id = plan.digest();
     fs::write(dir.join("old.json"), serde_json::to_string_pretty(&plan).unwrap()).unwrap();

@@ -133,3 +133,31 @@ fn the_schemas_accept_every_file_check_accepts_and_refuse_structural_errors() {
     eprintln!("schema validation: {accepted} files check accepts validate, {refused} with structural errors do not");
     assert!(accepted > 300 && refused >= 5, "accepted {accepted}, refused {refused}: too few files were compared");
 }
+
+/// What `plan --out` and `apply` wrote on the real parts for a rebuild with
+/// an append and an upsert sink (tools/deploy-e2e/e2e.py, `sinks`; copied
+/// from a run): the deploy plan with its sinks and cutover, the applied
+/// record and the journal entry with the offsets read from the savepoint.
+/// Each is valid against its schema and read back by this build; a sink
+/// whose replay the schema does not know is not valid.
+#[test]
+fn the_deploy_documents_with_sinks_and_cutover_validate() {
+    let dir = repo().join("testdata/deploy/sinks");
+    let read = |f: &str| -> Value { serde_json::from_str(&std::fs::read_to_string(dir.join(f)).expect(f)).expect(f) };
+    for (file, doc) in [("rebuild-plan.json", "deploy-plan"), ("applied.json", "applied-record"), ("journal.json", "journal-entry")] {
+        let v = read(file);
+        let validator = schema(doc);
+        let why: Vec<String> = validator.iter_errors(&v).map(|e| format!("{e} at {}", e.instance_path())).collect();
+        assert!(why.is_empty(), "{file} against `{doc}`: {}", why.join("; "));
+    }
+    let text = std::fs::read_to_string(dir.join("rebuild-plan.json")).unwrap();
+    let plan = streamform::deploy::read_deploy_plan(&text).expect("the plan's id matches its contents");
+    assert_eq!(plan.sinks.len(), 3);
+    assert!(plan.cutover.as_ref().is_some_and(|c| !c.restored && c.startup == "earliest-offset"));
+    let rec = streamform::upgrade::reader::read_running(&std::fs::read_to_string(dir.join("applied.json")).unwrap()).expect("the record reads");
+    let cutover = rec.record().and_then(|r| r.cutover.clone()).expect("the record holds the cutover");
+    assert!(cutover.unread.is_none() && cutover.offsets.len() == 2, "{cutover:?}");
+    let mut bad = read("rebuild-plan.json");
+    bad["sinks"][0]["replay"] = Value::from("sometimes");
+    assert!(!schema("deploy-plan").is_valid(&bad), "an unknown replay is not valid");
+}

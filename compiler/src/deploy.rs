@@ -105,6 +105,122 @@ pub struct Consequence {
     pub text: String,
 }
 
+/// Whether a sink receives records again when the plan is applied.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Replay {
+    /// The sources resume at the savepoint's offsets: nothing is written twice.
+    None,
+    /// The sources start again from their startup position (a rebuild, or a
+    /// first deploy): the sink receives every record the topics still hold.
+    FromStartup,
+    /// A sink new to a restored job: its sources resume at the savepoint's
+    /// offsets, so it gets nothing from before the cutover.
+    NoHistory,
+    /// A rebuild whose sources start at the latest offset: what is produced
+    /// between the stop and the start is never read.
+    Gap,
+}
+
+/// What a rebuilt upsert sink does to the keys its topic already holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RebuiltKeys {
+    /// Nothing is retracted: a key the new job writes is overwritten (from
+    /// the replay's first value up to the current one); a key it no longer
+    /// writes keeps its last row.
+    OverwriteKeepStale,
+}
+
+/// One model's sink as the deploy plan sees it (from the project and target).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SinkFacts {
+    pub model: String,
+    pub connector: String,
+    /// The topic, path or table written on the target.
+    pub writes: String,
+    pub materialized: String,
+    pub delivery: String,
+}
+
+/// What one sink's readers see when the plan is applied (docs/deploy.md,
+/// "What sinks see during an upgrade").
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SinkOutlook {
+    pub model: String,
+    pub node: String,
+    pub connector: String,
+    pub writes: String,
+    pub materialized: String,
+    pub delivery: String,
+    pub replay: Replay,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rebuilt_keys: Option<RebuiltKeys>,
+    pub text: String,
+}
+
+/// The cutover a plan promises: the savepoint the old job stops with (or the
+/// one restored), whose source offsets `apply` records.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlannedCutover {
+    /// Already taken (a stopped job's, or a rollback's); else `apply` takes it.
+    #[serde(default)]
+    pub savepoint: Option<String>,
+    /// Where `apply`'s stop-with-savepoint writes it.
+    #[serde(default)]
+    pub savepoint_dir: Option<String>,
+    /// Whether the new job restores it (else it is the rollback point only).
+    pub restored: bool,
+    /// `scan.startup.mode` of the sources when the new job does not restore.
+    pub startup: String,
+}
+
+/// Where the old job stopped and the new one took over, as `apply` records
+/// it: the savepoint and, per source topic partition, the next offset the
+/// savepoint's Kafka source splits read (what a restored job resumes at; a
+/// rebuilt one reads from its startup position instead).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Cutover {
+    pub savepoint: String,
+    pub offsets: Vec<SourceOffset>,
+    /// Why the offsets could not be read from the savepoint, when they could not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unread: Option<String>,
+}
+
+/// One Kafka partition's position in a savepoint: the next offset to read,
+/// or Flink's marker for a split that has read nothing yet (-2 earliest,
+/// -1 latest, -3 the group's committed offset).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SourceOffset {
+    pub topic: String,
+    pub partition: i32,
+    pub offset: i64,
+}
+
+impl Cutover {
+    /// `topic[0]=9, topic[1]=4`, or why there is none.
+    pub fn offsets_text(&self) -> String {
+        if let Some(why) = &self.unread {
+            return format!("offsets not read: {why}");
+        }
+        if self.offsets.is_empty() {
+            return "no Kafka source positions in it".to_string();
+        }
+        let one = |o: &SourceOffset| match o.offset {
+            -2 => format!("{}[{}]=earliest (nothing read)", o.topic, o.partition),
+            -1 => format!("{}[{}]=latest (nothing read)", o.topic, o.partition),
+            n if n < 0 => format!("{}[{}]=committed (nothing read)", o.topic, o.partition),
+            n => format!("{}[{}]={n}", o.topic, o.partition),
+        };
+        self.offsets.iter().map(one).collect::<Vec<_>>().join(", ")
+    }
+}
+
 /// The `deploy-plan` document.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -130,6 +246,13 @@ pub struct DeployPlan {
     pub consequences: Vec<Consequence>,
     #[serde(default)]
     pub notes: Vec<String>,
+    /// What each sink's readers see when the plan is applied (absent, as
+    /// in plans made before it was added, when there is no sink).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sinks: Vec<SinkOutlook>,
+    /// Where the old job stops and the new one takes over.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cutover: Option<PlannedCutover>,
 }
 
 impl DeployPlan {
@@ -217,6 +340,12 @@ pub struct Desired<'a> {
     /// The new job's pinned uids (Flink's compiled plan mapped), or why not.
     pub pins: Result<Vec<Pin>, String>,
     pub hints: &'a [ModelHints],
+    /// Every model's sink on the target.
+    pub sinks: Vec<SinkFacts>,
+    /// `scan.startup.mode` of the Kafka sources on the target.
+    pub startup: &'a str,
+    /// The target's `flink.savepoint_dir`.
+    pub savepoint_dir: Option<&'a str>,
 }
 
 /// Why Flink cannot restore the running job's savepoint into the desired
@@ -378,7 +507,11 @@ pub fn deploy_plan(desired: &Desired, observed: &Observed, diff: &PlanDiff) -> D
         changes,
         consequences,
         notes,
+        sinks: Vec::new(),
+        cutover: None,
     };
+    plan.cutover = planned_cutover(desired, &plan);
+    plan.sinks = sink_outlooks(desired, observed, &plan);
     plan.plan_id = plan.digest();
     plan
 }
@@ -466,6 +599,105 @@ fn pinning_notes(desired: &Desired, rec: &Recorded, map: &FlinkMapping, notes: &
     }
 }
 
+/// The savepoint between the old job and the new, when there is an old job.
+fn planned_cutover(desired: &Desired, plan: &DeployPlan) -> Option<PlannedCutover> {
+    let stops = !plan.preconditions.running.is_empty();
+    let taken = plan.preconditions.savepoint.clone();
+    let dir = desired.savepoint_dir.map(str::to_string);
+    let restored = plan.action.restores();
+    if matches!(plan.action, DeployAction::NoOp | DeployAction::Initial) || (taken.is_none() && !(stops && dir.is_some())) {
+        return None;
+    }
+    // A rollback stops the running job too, but restores its own savepoint.
+    Some(PlannedCutover { savepoint: taken, savepoint_dir: dir.filter(|_| stops), restored, startup: desired.startup.to_string() })
+}
+
+/// What each sink's readers see: replayed or not, from where, and what a
+/// rebuilt upsert sink does to the keys it holds. Flink's facts behind it:
+/// a restored job's sources resume at the savepoint's offsets; a job
+/// started without one reads from `scan.startup.mode`, with empty state, and
+/// writes each key's rows again with no retraction of the old job's rows.
+fn sink_outlooks(desired: &Desired, observed: &Observed, plan: &DeployPlan) -> Vec<SinkOutlook> {
+    let recorded = observed.rollback.as_ref().map(|_| desired.manifest).or(observed.recorded.as_ref().map(|r| &r.manifest));
+    let latest = desired.startup == "latest-offset";
+    let mut out = Vec::new();
+    for s in &desired.sinks {
+        let node = format!("{}::sink::0", s.model);
+        let existed = recorded.is_some_and(|m| m.nodes.iter().any(|n| n.id == node));
+        let upsert = s.materialized == "upsert";
+        let failure = if s.delivery == "exactly-once" {
+            "exactly-once: a read_committed reader sees each record once, also after a failure"
+        } else {
+            "at-least-once: only after a failure does it write again the records since the last checkpoint"
+        };
+        let (replay, rebuilt_keys, text) = match plan.action {
+            DeployAction::NoOp => continue,
+            DeployAction::Initial => (
+                if latest { Replay::None } else { Replay::FromStartup },
+                None,
+                format!("a first deploy: the sources read from {} ({})", desired.startup, failure),
+            ),
+            DeployAction::Upgrade | DeployAction::Restore if !existed => {
+                (Replay::NoHistory, None, format!("a new sink: the sources resume at the savepoint's offsets, so it gets nothing from before the cutover ({failure})"))
+            }
+            DeployAction::Upgrade | DeployAction::Restore => {
+                (Replay::None, None, format!("nothing replayed: the sources resume at the savepoint's offsets and the sink continues after its last record ({failure})"))
+            }
+            DeployAction::Rebuild if latest => (
+                Replay::Gap,
+                upsert.then_some(RebuiltKeys::OverwriteKeepStale),
+                "nothing replayed, and a gap: the sources start at latest-offset, so records produced between the stop and the start are never read".to_string(),
+            ),
+            DeployAction::Rebuild => {
+                let what = if !existed {
+                    "a new sink: its first records, not duplicates"
+                } else if upsert {
+                    "keys are overwritten, not retracted: each key the new job writes restarts from its first replayed value and climbs back to its current one; keys it no longer writes keep their last row (stale)"
+                } else {
+                    "every record is written again: duplicates for its readers"
+                };
+                let upto = if plan.cutover.is_some() { " (as many as the cutover offsets, less what retention deleted)" } else { "" };
+                (
+                    Replay::FromStartup,
+                    upsert.then_some(RebuiltKeys::OverwriteKeepStale),
+                    format!("replayed: the new job starts with empty state and its sources read again from {}, so every record the topics still hold passes through again{upto}; {what}", desired.startup),
+                )
+            }
+        };
+        out.push(SinkOutlook {
+            model: s.model.clone(),
+            node,
+            connector: s.connector.clone(),
+            writes: s.writes.clone(),
+            materialized: s.materialized.clone(),
+            delivery: s.delivery.clone(),
+            replay,
+            rebuilt_keys,
+            text,
+        });
+    }
+    out
+}
+
+/// Every model's sink on `target`, as the deploy plan describes it.
+pub fn sink_facts(config: &crate::config::ProjectConfig, target: &crate::config::Target) -> Vec<SinkFacts> {
+    config
+        .models
+        .iter()
+        .filter_map(|m| m.sink.as_ref().map(|s| (m, s)))
+        .map(|(m, s)| SinkFacts {
+            model: m.name.clone(),
+            connector: s.connector.as_str().to_string(),
+            writes: match s.connector {
+                crate::config::Connector::Kafka => target.sink_topic(&m.name, s.topic.as_deref()).unwrap_or_default().to_string(),
+                _ => s.target().unwrap_or_default().to_string(),
+            },
+            materialized: m.materialized.as_str().to_string(),
+            delivery: crate::delivery::sink_delivery(config, s).as_str().to_string(),
+        })
+        .collect()
+}
+
 /// Reads a saved deploy plan and checks its id: an edited plan is refused.
 pub fn read_deploy_plan(text: &str) -> Result<DeployPlan, String> {
     let plan: DeployPlan = serde_json::from_str(text).map_err(|e| format!("it is not a deploy plan: {e}"))?;
@@ -541,7 +773,7 @@ mod tests {
     }
 
     fn desired<'a>(m: &'a Manifest, can_savepoint: bool) -> Desired<'a> {
-        Desired { application: "app", target: "dev", streamform_version: "0", created_at: "t", manifest: m, artifact_digest: "art2", job_name: "j", can_savepoint, pins: Err("not compiled".into()), hints: &[] }
+        Desired { application: "app", target: "dev", streamform_version: "0", created_at: "t", manifest: m, artifact_digest: "art2", job_name: "j", can_savepoint, pins: Err("not compiled".into()), hints: &[], sinks: Vec::new(), startup: "earliest-offset", savepoint_dir: None }
     }
 
     fn running(m: &Manifest) -> Observed {
@@ -660,6 +892,55 @@ mod tests {
         w.pins = Ok(pins(&same));
         let m = flink_mapping(&w, running(&old).recorded.as_ref());
         assert_eq!((m.pinned, m.lost), (false, None));
+    }
+
+    fn sink(model: &str, materialized: &str) -> SinkFacts {
+        SinkFacts { model: model.into(), connector: "kafka".into(), writes: format!("{model}-topic"), materialized: materialized.into(), delivery: "at-least-once".into() }
+    }
+
+    #[test]
+    fn each_sink_is_told_what_it_sees_and_where_the_cutover_is() {
+        let old = v1();
+        let mut new = v1();
+        new.nodes[2].definition = "upsert kafka out-v2".into();
+        new.application_digest = "a2".into();
+        let mut want = desired(&new, true);
+        want.savepoint_dir = Some("/sp");
+        want.sinks = vec![sink("m", "upsert"), sink("fresh", "append")];
+        fn replays(p: &DeployPlan) -> Vec<(&str, Replay, Option<RebuiltKeys>)> {
+            p.sinks.iter().map(|s| (s.model.as_str(), s.replay, s.rebuilt_keys)).collect()
+        }
+        // An upgrade: the existing sink continues, a new one gets no history.
+        let up = deploy_plan(&want, &running(&old), &crate::upgrade::diff(Some(&old), &new, &[]));
+        assert_eq!(up.action, DeployAction::Upgrade);
+        assert_eq!(replays(&up), vec![("m", Replay::None, None), ("fresh", Replay::NoHistory, None)]);
+        assert_eq!(up.cutover, Some(PlannedCutover { savepoint: None, savepoint_dir: Some("/sp".into()), restored: true, startup: "earliest-offset".into() }));
+        // A rebuild: everything replays; the upsert sink is overwritten, its stale keys kept.
+        // (Flink's new plan cannot be pinned while the running job's was.)
+        let mut want = desired(&new, true);
+        want.savepoint_dir = Some("/sp");
+        want.sinks = vec![sink("m", "upsert"), sink("log", "append")];
+        let mut old = old.clone();
+        old.models.push(crate::manifest::ModelEntry { name: "log".into(), materialized: "append".into(), key: vec![], output: "log::sink::0".into() });
+        old.nodes.push(serde_json::from_value(node("log::sink::0", "sink", &["m::source::0"], false, "kafka log")).unwrap());
+        let mut obs = running(&old);
+        obs.recorded.as_mut().unwrap().pins = Some(pins(&old));
+        let d = crate::upgrade::diff(Some(&old), &new, &[]);
+        let rebuilt = deploy_plan(&want, &obs, &d);
+        assert_eq!(rebuilt.action, DeployAction::Rebuild);
+        assert_eq!(replays(&rebuilt), vec![("m", Replay::FromStartup, Some(RebuiltKeys::OverwriteKeepStale)), ("log", Replay::FromStartup, None)]);
+        assert!(rebuilt.sinks[0].text.contains("overwritten, not retracted") && rebuilt.sinks[1].text.contains("written again: duplicates"), "{:?}", rebuilt.sinks);
+        // A sink the old job did not have replays too, but to it nothing is a duplicate.
+        want.sinks.push(sink("fresh", "append"));
+        assert!(deploy_plan(&want, &obs, &d).sinks[2].text.ends_with("a new sink: its first records, not duplicates"));
+        want.sinks.pop();
+        assert!(rebuilt.cutover.as_ref().is_some_and(|c| !c.restored));
+        // From latest-offset a rebuild replays nothing and skips what is produced meanwhile.
+        want.startup = "latest-offset";
+        assert_eq!(deploy_plan(&want, &obs, &d).sinks[1].replay, Replay::Gap);
+        // A plan without sinks serializes as before they were added.
+        let plain = serde_json::to_value(deploy_plan(&desired(&new, false), &Observed::default(), &d)).unwrap();
+        assert!(plain.get("sinks").is_none() && plain.get("cutover").is_none(), "{plain}");
     }
 
     #[test]

@@ -7,8 +7,8 @@ plan pair of testdata/plan/ against the real parts:
 For each pair: v1 (its topics made unique, a target on the parts added, as
 restore_probe.py does) is applied with `streamform apply` while it runs; v2
 is then planned against that target twice, `plan --target` and `plan
---target --out`, and the two must print the same verdict lines and `deploy:`
-line and exit with the same code. Prints one line per pair and the count;
+--target --out`, and the two must print the same verdict lines, `deploy:`
+line, `cutover:` and `sink:` lines, and exit with the same code. Prints one line per pair and the count;
 exits 1 on the first disagreement. Every wait is bounded.
 """
 import json
@@ -23,11 +23,13 @@ from restore_probe import ROOT, km, sf, version  # noqa: E402
 
 
 def decision(r: subprocess.CompletedProcess) -> tuple:
-    """What a plan decided: its exit code, its verdict line and its deploy action."""
+    """What a plan decided: its exit code, its verdict line, its deploy
+    action, and what it tells each sink (`cutover:` and `sink:` lines)."""
     lines = r.stdout.splitlines()
     verdict = [l for l in lines if l.startswith("verdict: ")]
     deploy = [l.split(":")[1].strip() for l in lines if l.startswith("deploy: ")]
-    return (r.returncode, verdict, deploy)
+    sinks = [l for l in lines if l.startswith(("cutover: ", "sink: "))]
+    return (r.returncode, verdict, deploy, sinks)
 
 
 def agree(proj: Path) -> tuple[bool, tuple, tuple]:

@@ -24,6 +24,11 @@ overall alarm (DEPLOY_E2E_TIMEOUT, 900 s) ends it regardless.
       customer; a new model (pinned, COMPATIBLE) restores it, and the
       customer arriving after the upgrade joins the order from before the
       savepoint, as the simulator says (DEPLOY_E2E_ONLY=join: this part alone)
+  sinks: what the plan says each sink sees (replayed or not, a new sink's
+      history, a rebuilt upsert sink's overwritten and stale keys) is what
+      the sink topics show after an upgrade and a rebuild, and the cutover
+      offsets apply records are the source topic's end offsets
+      (DEPLOY_E2E_ONLY=sinks: this part alone)
   status (text and --json) at each step; a second apply while the lock is
       held is refused
   secrets: a target read from the environment (`${…}`), whose Kafka
@@ -98,11 +103,12 @@ AGREED = 0
 def planned(proj: Path, out: str, env: dict | None = None) -> subprocess.CompletedProcess:
     """`plan --target e2e --out OUT`, after `plan --target e2e` alone: the
     two must decide alike (issue 23's one verdict): the same exit code,
-    verdict line and deploy action."""
+    verdict line, deploy action, and what they tell each sink."""
     global AGREED
     def decision(r):
         lines = r.stdout.splitlines()
-        return r.returncode, [l for l in lines if l.startswith("verdict: ")], [l.split(":")[1].strip() for l in lines if l.startswith("deploy: ")]
+        return (r.returncode, [l for l in lines if l.startswith("verdict: ")], [l.split(":")[1].strip() for l in lines if l.startswith("deploy: ")],
+                [l for l in lines if l.startswith(("cutover: ", "sink: "))])
     alone = decision(sf(proj, "plan", "--target", "e2e", env=env))
     r = sf(proj, "plan", "--target", "e2e", "--out", out, env=env)
     check(decision(r) == alone, f"plan --target and plan --out decide alike: {alone}", f"plan --out: {decision(r)}")
@@ -404,6 +410,118 @@ def secrets_apply(env, run: str) -> None:
     check(not found, f"secrets: the canary is in no file of the project (build/, .streamform/) or the plan directory: {found}")
 
 
+def end_offsets(topic: str) -> dict[int, int]:
+    """Each partition's end offset, as Kafka reports it."""
+    from confluent_kafka import Consumer, TopicPartition
+    c = Consumer({"bootstrap.servers": ku.bootstrap(), "group.id": "streamform-e2e-offsets", "enable.auto.commit": False})
+    try:
+        parts = c.list_topics(topic, timeout=10).topics[topic].partitions
+        return {p: c.get_watermark_offsets(TopicPartition(topic, p), timeout=10)[1] for p in sorted(parts)}
+    finally:
+        c.close()
+
+
+def cutover_offsets(proj: Path) -> dict[int, int]:
+    """The source offsets `apply` recorded as its cutover, per partition."""
+    rec = json.loads((proj / ".streamform/applied/e2e.json").read_text())
+    return {o["partition"]: o["offset"] for o in rec["cutover"]["offsets"]}
+
+
+def sink_lines(out: str) -> dict[str, str]:
+    """The plan's `sink: MODEL (...): TEXT` lines, by model."""
+    return {l.split()[1]: l for l in out.splitlines() if l.startswith("sink: ")}
+
+
+def sinks_see(env, run: str) -> None:
+    """What sinks see during an upgrade (issue 23 item 4), on the real
+    parts: an append sink and an upsert sink, across an upgrade (pinned,
+    a new model added) and a rebuild (the upsert model's filter changed).
+    What the plan says per sink is what the sink topics show: nothing
+    replayed and a new sink without history after the upgrade; every record
+    again after the rebuild, as many as the cutover offsets say, and the
+    upsert sink overwritten key by key with no retraction, the key the new
+    job no longer writes left stale. The cutover offsets `apply` records
+    are the source topic's end offsets (everything produced was read)."""
+    t = {"events": f"e2e-{run}-s-events", "seen": f"e2e-{run}-seen", "totals": f"e2e-{run}-s-totals", "big": f"e2e-{run}-s-big"}
+    proj, yml = own_project(env, f"{run}-sinks", "sinks",
+                            f"  seen:\n    sink: {{connector: kafka, topic: {t['seen']}}}\n"
+                            f"  totals:\n    materialized: upsert\n    key: [user_id]\n    sink: {{connector: kafka, topic: {t['totals']}}}\n")
+    (proj / "models/seen.sql").write_text("SELECT user_id, kind, amount\nFROM source('events')\n")
+    (proj / "models/totals.sql").write_text("SELECT user_id, SUM(amount) AS total, COUNT(*) AS n\nFROM source('events')\nGROUP BY user_id\n")
+    (proj / "sources.yml").write_text((proj / "sources.yml").read_text().replace("EVENTS_TOPIC", t["events"]))
+    ku.create_topics({t["events"]: 2, t["seen"]: 1, t["totals"]: 1, t["big"]: 1})
+    events: list[dict] = []
+
+    def produce(batch: list[dict]) -> None:
+        ku.produce(t["events"], batch)
+        events.extend(batch)
+
+    produce([{"user_id": u, "kind": "x", "amount": a} for u, a in [("a", 1), ("b", 2), ("c", 300), ("a", 4), ("b", 500), ("c", 6)]])
+    r = sf(proj, "apply", "--yes", timed="sinks: apply (initial)")
+    check(r.returncode == 0, "sinks: the initial apply runs")
+    wait_sink(t["totals"], simulate(proj, events, "totals"))
+    check(len(ku.read_all(t["seen"], 20)) == 6, "sinks: the append sink holds the first 6 events")
+
+    # Upgrade: a new model moves Flink's graph; pinned, the state is kept.
+    (proj / "models/big.sql").write_text("SELECT user_id, amount\nFROM source('events')\nWHERE amount > 100\n")
+    (proj / "streamform.yml").write_text((proj / "streamform.yml").read_text().replace("models:\n", f"models:\n  big:\n    sink: {{connector: kafka, topic: {t['big']}}}\n", 1))
+    r = planned(proj, "up.json")
+    lines = sink_lines(r.stdout)
+    check("deploy: upgrade" in r.stdout and "nothing replayed: the sources resume at the savepoint's offsets" in lines.get("seen", "")
+          and "nothing replayed" in lines.get("totals", "") and "a new sink" in lines.get("big", ""),
+          "sinks: the upgrade's plan says nothing is replayed to seen and totals, and big gets no history", r.stdout)
+    check("cutover: the savepoint the stop takes in" in r.stdout and "apply records the source offsets it holds" in r.stdout, "sinks: the plan names the cutover savepoint")
+    doc = json.loads((proj / "up.json").read_text())
+    check({s["model"]: s["replay"] for s in doc["sinks"]} == {"big": "no-history", "seen": "none", "totals": "none"} and doc["cutover"]["restored"],
+          f"sinks: the saved plan says the same per sink: {doc['sinks']}")
+    check(sink_lines(sf(proj, "plan", "--target", "e2e").stdout) == lines, "sinks: plan --target says what plan --out says, sink by sink")
+    r = sf(proj, "apply", "--plan", "up.json", timed="sinks: apply (upgrade)")
+    ends = end_offsets(t["events"])
+    check(r.returncode == 0 and "restored from file:" in r.stdout, "sinks: the upgrade restores the savepoint")
+    check(cutover_offsets(proj) == ends and "cutover: savepoint file:" in r.stdout and f"{t['events']}[0]={ends[0]}" in r.stdout,
+          f"sinks: the cutover offsets apply recorded are the source topic's end offsets {ends}", r.stdout)
+    produce([{"user_id": u, "kind": "y", "amount": a} for u, a in [("a", 700), ("b", 8), ("d", 9), ("a", 10)]])
+    wait_sink(t["totals"], simulate(proj, events, "totals"))
+    seen = ku.read_all(t["seen"], 20)
+    check(len(seen) == 10, f"sinks: after the upgrade the append sink holds each of the 10 events once, nothing replayed: {len(seen)}")
+    big = ku.read_all(t["big"], 20)
+    check([v["amount"] for _, v in big] == [700], f"sinks: the new sink got only what came after the cutover: {big}")
+
+    # Rebuild: `c` is filtered out of totals; the aggregate's input changes.
+    before = len(ku.read_all(t["totals"], 20))
+    (proj / "models/totals.sql").write_text("SELECT user_id, SUM(amount) AS total, COUNT(*) AS n\nFROM source('events')\nWHERE user_id <> 'c'\nGROUP BY user_id\n")
+    r = planned(proj, "rebuild.json")
+    lines = sink_lines(r.stdout)
+    check("deploy: rebuild" in r.stdout and "replayed: the new job starts with empty state and its sources read again from earliest-offset" in lines.get("seen", "")
+          and "every record is written again" in lines.get("seen", "") and "keys are overwritten, not retracted" in lines.get("totals", "")
+          and "keep their last row (stale)" in lines.get("totals", ""), "sinks: the rebuild's plan says seen is replayed and totals overwritten with stale keys kept", r.stdout)
+    doc = json.loads((proj / "rebuild.json").read_text())
+    check({s["model"]: (s["replay"], s.get("rebuilt_keys")) for s in doc["sinks"]} == {"big": ("from-startup", None), "seen": ("from-startup", None), "totals": ("from-startup", "overwrite-keep-stale")},
+          f"sinks: the saved rebuild plan says the same: {doc['sinks']}")
+    js = json.loads(sf(proj, "plan", "--target", "e2e", "--json").stdout)
+    check(js["deploy"]["sinks"] == doc["sinks"] and js["deploy"]["cutover"] == doc["cutover"] and js["deploy"]["action"] == "rebuild",
+          "sinks: plan --json holds the same deploy plan, sinks and cutover under `deploy`")
+    r = sf(proj, "apply", "--yes", "--allow-state-loss", timed="sinks: apply (rebuild)")
+    ends = end_offsets(t["events"])
+    check(r.returncode == 0 and cutover_offsets(proj) == ends, f"sinks: the rebuild records its cutover at the end offsets {ends}", r.stdout)
+    replayed = sum(ends.values())
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and len(ku.read_all(t["seen"], 20)) < 10 + replayed:
+        time.sleep(1)
+    time.sleep(2)
+    seen = ku.read_all(t["seen"], 20)
+    check(len(seen) == 10 + replayed, f"sinks: the rebuilt append sink received every record again, as many as the cutover offsets ({replayed}): {len(seen)} records")
+    wait_sink(t["totals"], {k: v for k, v in simulate(proj, events, "totals").items() if v["user_id"] != "c"} | {k: v for k, v in sink_table(t["totals"]).items() if v["user_id"] == "c"})
+    after = ku.read_all(t["totals"], 20)[before:]
+    check(all(v is not None for _, v in after) and not any(v["user_id"] == "c" for _, v in after),
+          f"sinks: the rebuilt upsert sink retracted nothing: no tombstone, and `c`, no longer written, keeps its old row: {after}")
+    stale = ku.latest_by_key(ku.read_all(t["totals"], 20))
+    check(any(v and v["user_id"] == "c" and v["total"] == 306 for v in stale.values()), f"sinks: `c`'s stale row is the old job's: {stale}")
+    first_a = next(v for _, v in after if v["user_id"] == "a")
+    check(first_a["n"] == 1, f"sinks: `a` is overwritten from its first replayed value, then climbs back: first {first_a}")
+    check(sf(proj, "stop").returncode == 0, "sinks: the rebuilt job stops")
+
+
 def _run_sim(proj: Path, events: list[dict], model: str) -> list[str]:
     """The simulator's changelog of an append model over `events`."""
     return sim_output(proj, events, model, "changelog")
@@ -416,6 +534,10 @@ def main() -> int:
     if env.get("DEPLOY_E2E_ONLY") == "faults":
         return 0
     run = format(int(time.time() * 1000) % 10**9, "x")
+    if env.get("DEPLOY_E2E_ONLY") == "sinks":
+        sinks_see(env, run)
+        print(f"{CHECKS} checks passed, 0 failed; plan --target and plan --out agreed on {AGREED} edits")
+        return 0
     if env.get("DEPLOY_E2E_ONLY") == "join":
         joined_upgrade(env, run)
         print(f"{CHECKS} checks passed, 0 failed; plan --target and plan --out agreed on {AGREED} edits")
@@ -651,6 +773,7 @@ def main() -> int:
     check(r.returncode == 0 and Path(sp.removeprefix("file:")).joinpath("_metadata").is_file(), f"stop through the gateway's STOP JOB ... WITH SAVEPOINT: {sp}")
     windowed_upgrade(env, run)
     joined_upgrade(env, run)
+    sinks_see(env, run)
     say(f"timings: {json.dumps(TIMES)}")
     say(f"DEPLOY E2E PASSED in {time.monotonic() - T0:.1f}s")
     print(f"{CHECKS} checks passed, 0 failed; plan --target and plan --out agreed on {AGREED} edits")

@@ -6,6 +6,7 @@
 # tools/realparts/with-parts.sh (its env exported) it uses the running parts;
 # otherwise it starts them for the run and stops them after.
 #   DEPLOY_E2E_ONLY=faults   the fault suite alone
+#   DEPLOY_E2E_ONLY=sinks    e2e.py runs only what sinks see across an upgrade and a rebuild
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"

@@ -21,6 +21,7 @@ use streamform::upgrade::reader::{AppliedRecord, RECORD_VERSION};
 use streamform::upgrade::{diff, hints_of};
 
 use super::plan::{deploy_lines, make_deploy_plan, observed_lines};
+use crate::deploy::cutover::read_cutover;
 use crate::deploy::flink::{self, Session};
 use crate::deploy::uids::{clear_pins, prune_plans, write_pins, PinnedPlan, RevealedPlan, UidsRecord, UIDS_VERSION};
 use crate::deploy::{now_utc, observe, savepoint_writer, statements, read_journal, write_json, Attempt, JournalEntry, Lock, Target, STREAMFORM_VERSION};
@@ -238,6 +239,14 @@ fn execute(t: &Target, plan: &DeployPlan, desired: &Manifest, script: &str, obs:
         (false, _) => None,
     };
 
+    // The cutover: the savepoint the new job restores, or the one a rebuild
+    // leaves behind, with the source offsets it holds.
+    if let Some(sp) = restore_from.as_ref().or(entry.savepoint.as_ref()) {
+        let c = read_cutover(sp);
+        print(&format!("cutover: savepoint {sp}; source offsets: {}\n", c.offsets_text()));
+        entry.cutover = Some(c);
+    }
+
     // Submit.
     let _ = entry.step(t, "submitting", restore_from.as_ref().map(|s| format!("restoring {s}")));
     let started = Instant::now();
@@ -285,6 +294,7 @@ fn execute(t: &Target, plan: &DeployPlan, desired: &Manifest, script: &str, obs:
         attempt: Some(entry.attempt.clone()),
         artifact_digest: Some(plan.artifact_digest.clone()),
         restored_from: restored.clone(),
+        cutover: entry.cutover.clone(),
         manifest: desired.clone(),
     };
     if let Err(e) = write_json(&t.applied_path(), &rec) {

@@ -18,7 +18,8 @@ use streamform::upgrade::reader::{read_running, RunningDoc};
 use streamform::upgrade::{artifact_note, diff, hints_of};
 use streamform::project::project_config;
 use streamform::backend::flink::{flink_script, TargetName};
-use streamform::deploy::{deploy_plan, flink_mapping, DeployAction, DeployPlan, Desired, FlinkMapping};
+use streamform::backend::flink::ddl::startup_mode;
+use streamform::deploy::{deploy_plan, flink_mapping, sink_facts, DeployAction, DeployPlan, Desired, FlinkMapping};
 use streamform::identity::digest::sha256_hex;
 use streamform::manifest::Manifest;
 use streamform::upgrade::PlanDiff;
@@ -130,8 +131,16 @@ pub fn run(a: &Args) -> u8 {
     // the deploy plan's verdict, as `plan --out` and `apply` do.
     let flink = resolved.as_ref().and_then(|r| r.target.flink.clone());
     let observe_now = target.is_some() && (a.out.is_some() || (a.target.is_some() && flink.is_some()));
-    if a.json {
-        print(&to_pretty_json(&document(&d, target.as_deref(), running.as_ref(), &desired.application_digest)));
+    let doc = document(&d, target.as_deref(), running.as_ref(), &desired.application_digest);
+    // Observed, the JSON document also holds the deploy plan (`deploy`),
+    // so it is printed once that is made; else now, as before.
+    let print_doc = |deploy: Option<&DeployPlan>| match deploy {
+        None => print(&to_pretty_json(&doc)),
+        Some(p) => print(&to_pretty_json(&Observed { doc: &doc, deploy: p })),
+    };
+    if a.json && !observe_now {
+        print_doc(None);
+    } else if a.json {
     } else {
         let against = match (&a.against, &target) {
             (Some(f), _) => f.clone(),
@@ -149,6 +158,9 @@ pub fn run(a: &Args) -> u8 {
     }
     let what = if a.out.is_some() { "so no plan was written" } else { "so what runs is unknown" };
     let Some(flink) = flink else {
+        if a.json {
+            print_doc(None);
+        }
         eprint(&format!("error: could not observe target `{name}`, {what}: it declares no `flink:` section\n"));
         return 2;
     };
@@ -156,6 +168,9 @@ pub fn run(a: &Args) -> u8 {
     let obs = match observe(&t) {
         Ok(o) => o,
         Err(e) => {
+            if a.json {
+                print_doc(None);
+            }
             eprint(&format!("error: could not observe target `{name}`, {what}: {}\n", e.message));
             return 2;
         }
@@ -167,12 +182,17 @@ pub fn run(a: &Args) -> u8 {
     // `plan --out` and `apply` do (the same deploy plan, from Flink's
     // compiled plan), so the two never disagree; `--out` also writes it.
     let Some(script) = script.as_ref() else {
+        if a.json {
+            print_doc(None);
+        }
         let what = if a.out.is_some() { "no plan was written" } else { "there is no deploy plan" };
         eprint(&format!("error: {what}: the flink backend cannot run this application; run `streamform build --backend flink` to see why\n"));
         return 2;
     };
     let (plan, _, _) = make_deploy_plan(&t, &config, &desired, &script.text, &obs, &d);
-    if !a.json {
+    if a.json {
+        print_doc(Some(&plan));
+    } else {
         print(&deploy_lines(&plan));
     }
     if let Some(out) = a.out.as_deref() {
@@ -217,6 +237,9 @@ pub fn make_deploy_plan(t: &Target, config: &ProjectConfig, desired: &Manifest, 
         can_savepoint: t.flink.savepoint_dir.is_some(),
         pins: compiled.as_ref().map(|c| c.pins.clone()).map_err(|e| e.clone()),
         hints: &hints,
+        sinks: config.targets.iter().find(|x| x.name == t.name).map(|x| sink_facts(config, x)).unwrap_or_default(),
+        startup: config.targets.iter().find(|x| x.name == t.name).map(startup_mode).unwrap_or("earliest-offset"),
+        savepoint_dir: t.flink.savepoint_dir.as_deref(),
     };
     let facts = obs.facts();
     let mapping = flink_mapping(&want, facts.recorded.as_ref());
@@ -258,5 +281,26 @@ pub fn deploy_lines(plan: &DeployPlan) -> String {
     for n in &plan.notes {
         out.push_str(&format!("note: {n}\n"));
     }
+    if let Some(c) = &plan.cutover {
+        let sp = match (&c.savepoint, &c.savepoint_dir) {
+            (Some(sp), _) => format!("savepoint {sp}"),
+            (None, Some(dir)) => format!("the savepoint the stop takes in {dir}"),
+            (None, None) => "no savepoint".to_string(),
+        };
+        let after = if c.restored { "the new job's sources resume there".to_string() } else { format!("the new job does not restore it: its sources read from {}", c.startup) };
+        out.push_str(&format!("cutover: {sp}; apply records the source offsets it holds; {after}\n"));
+    }
+    for s in &plan.sinks {
+        out.push_str(&format!("sink: {} ({} {} {}, {}): {}\n", s.model, s.materialized, s.connector, s.writes, s.delivery, s.text));
+    }
     out
+}
+
+/// `plan --json` once the target is observed: the diff document, then the
+/// deploy plan `plan --out` writes and `apply` carries out.
+#[derive(serde::Serialize)]
+struct Observed<'a, D: serde::Serialize> {
+    #[serde(flatten)]
+    doc: &'a D,
+    deploy: &'a DeployPlan,
 }

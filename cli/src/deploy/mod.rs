@@ -3,6 +3,7 @@
 //! observing what runs on a target. The decisions are the compiler's
 //! (`streamform::deploy`); this module only gathers facts and writes them.
 
+pub mod cutover;
 pub mod flink;
 pub mod http;
 pub mod uids;
@@ -173,6 +174,9 @@ pub struct JournalEntry {
     pub restored_from: Option<String>,
     #[serde(default)]
     pub problem: Option<String>,
+    /// The savepoint the new job takes over from and its source offsets.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cutover: Option<streamform::deploy::Cutover>,
     pub transitions: Vec<Transition>,
     pub manifest: Manifest,
 }
@@ -211,6 +215,7 @@ impl JournalEntry {
             savepoint: None,
             restored_from: None,
             problem: None,
+            cutover: None,
             transitions: Vec::new(),
             manifest: a.manifest,
         }

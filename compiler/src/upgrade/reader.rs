@@ -42,6 +42,9 @@ pub struct AppliedRecord {
     pub artifact_digest: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub restored_from: Option<String>,
+    /// The savepoint this job took over from and its source offsets.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cutover: Option<crate::deploy::Cutover>,
     pub manifest: Manifest,
 }
 
@@ -180,6 +183,8 @@ struct RecordShell<'a> {
     artifact_digest: Option<String>,
     #[serde(default)]
     restored_from: Option<String>,
+    #[serde(default)]
+    cutover: Option<crate::deploy::Cutover>,
     #[serde(borrow)]
     manifest: &'a RawValue,
 }
@@ -229,6 +234,7 @@ pub fn parse_running(text: &str) -> Result<RunningDoc, ReadError> {
             attempt: shell.attempt,
             artifact_digest: shell.artifact_digest,
             restored_from: shell.restored_from,
+            cutover: shell.cutover,
             manifest,
         })));
     }

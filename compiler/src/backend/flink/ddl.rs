@@ -61,6 +61,15 @@ pub struct SourceDdl {
 /// time, apply its contracts and drop its late events, then its
 /// quarantine table. `read_committed`: an exactly-once sink of the project
 /// writes the topic (`delivery.rs`).
+/// `scan.startup.mode` of every Kafka source on `target`: where a job that
+/// starts without a savepoint reads from (the deploy plan says it per sink).
+pub fn startup_mode(target: &Target) -> &'static str {
+    match target.kafka.as_ref().and_then(|k| k.startup) {
+        Some(Startup::Latest) => "latest-offset",
+        _ => "earliest-offset",
+    }
+}
+
 pub fn source_ddl(s: &SourceConfig, time: Option<&EventTime>, contracts: &AppliedContracts, target: &Target, read_committed: bool) -> SourceDdl {
     let name = &s.name;
     let clock = time.and_then(EventTime::clock);
@@ -212,11 +221,7 @@ fn source_table(s: &SourceConfig, table: &str, columns: &[Column], time: Option<
                 opts.add("properties.isolation.level", "read_committed");
             }
             opts.add("format", s.format.as_str());
-            let startup = match target.kafka.as_ref().and_then(|k| k.startup) {
-                Some(Startup::Latest) => "latest-offset",
-                _ => "earliest-offset",
-            };
-            opts.add("scan.startup.mode", startup);
+            opts.add("scan.startup.mode", startup_mode(target));
             if clock.is_some() {
                 // One watermark per record, as the simulator advances it;
                 // periodic emission would make lateness depend on timing.
