@@ -27,7 +27,7 @@ impl<'a> Lowerer<'a> {
                     }
                     let arg_span = args.args.first().map(|a| a.span()).unwrap_or(t.span());
                     if let Some(time) = crate::sql::calls::as_of(&args.args) {
-                        return Err(LowerError::new(Code::TemporalJoinUnsupportedForm, format!("model `{}` reads `{fname}` FOR SYSTEM_TIME AS OF outside the right side of a JOIN", self.model), time.span())
+                        return Err(LowerError::new(Code::TemporalJoinUnsupportedForm, format!("model `{}` uses FOR SYSTEM_TIME AS OF outside the right side of a JOIN", self.model), time.span())
                             .help("a temporal join reads the versioned model on the right: `FROM source('orders') o JOIN ref('rates') FOR SYSTEM_TIME AS OF o.ts AS r ON o.currency = r.currency`"));
                     }
                     self.read_call(&kind, &args.args, alias_name, arg_span)

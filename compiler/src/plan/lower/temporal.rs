@@ -71,7 +71,7 @@ impl<'a> Lowerer<'a> {
             crate::plan::expr::Expr::Column { index, .. } if index == lt => {}
             _ => {
                 return Err(LowerError::new(Code::TemporalJoinUnsupportedForm, format!("model `{}` joins as of `{as_of}`, which is not the event time of `{}`", self.model, left.qualifier), as_of.span())
-                    .help(format!("write `FOR SYSTEM_TIME AS OF {}.{}`, the left side's event-time column; {LOOKUP_HELP}", left.qualifier, left.cols[lt].name)))
+                    .help(format!("write `FOR SYSTEM_TIME AS OF {}.{}`, the left side's event-time column: each row then joins the version valid at its event time", left.qualifier, left.cols[lt].name)))
             }
         }
         let mut planned = Vec::new();
