@@ -27,6 +27,14 @@ pub fn as_of(args: &[sql::FunctionArg]) -> Option<&sql::Expr> {
     }
 }
 
+/// The time after `FOR SYSTEM_TIME AS OF` of a read call in FROM.
+pub fn factor_as_of(t: &sql::TableFactor) -> Option<&sql::Expr> {
+    match t {
+        sql::TableFactor::Table { args: Some(a), .. } => as_of(&a.args),
+        _ => None,
+    }
+}
+
 /// A function call's positional argument list; empty for other forms.
 pub fn call_args(f: &sql::Function) -> &[sql::FunctionArg] {
     match &f.args {

@@ -61,7 +61,7 @@ impl<'a> Lowerer<'a> {
             }
             sql::JoinConstraint::None => return Err(self.no_equality(j.relation.span())),
         };
-        if let Some(as_of) = super::temporal::as_of(&j.relation) {
+        if let Some(as_of) = crate::sql::calls::factor_as_of(&j.relation) {
             return self.temporal_join(from, j, join_type, on, s, as_of);
         }
         let left = self.table_factor(&from.relation)?;
@@ -95,16 +95,7 @@ impl<'a> Lowerer<'a> {
         }
         let residual = planned.into_iter().filter_map(|c| if let Conjunct::Residual(e, _) = c { Some(e) } else { None }).reduce(and);
         let state = self.join_state(join_type, &left, &right, &keys, interval);
-        let kind = NodeKind::Join {
-            join_type,
-            left_stored: (0..lw).collect(),
-            right_stored: (0..right.cols.len()).collect(),
-            left_keys: keys.iter().map(|k| k.0).collect(),
-            right_keys: keys.iter().map(|k| k.1).collect(),
-            residual,
-            interval,
-            temporal: None,
-        };
+        let kind = join_kind(join_type, (lw, right.cols.len()), &keys, residual, interval, None);
         let out = Rel { changelog: mode, bounded: left.bounded && right.bounded, ..both };
         let schema = rel_schema(&out);
         let at = self.nodes.len();
@@ -445,6 +436,21 @@ impl<'a> Lowerer<'a> {
                 _ => {}
             }
         }
+    }
+}
+
+/// A Join node over inputs `widths` wide, every column stored (until
+/// `prune_join`), on `keys` (left, right: indices into the output).
+pub(super) fn join_kind(join_type: JoinType, widths: (usize, usize), keys: &[(usize, usize)], residual: Option<Expr>, interval: Option<TimeBounds>, temporal: Option<crate::plan::node::TemporalTimes>) -> NodeKind {
+    NodeKind::Join {
+        join_type,
+        left_stored: (0..widths.0).collect(),
+        right_stored: (0..widths.1).collect(),
+        left_keys: keys.iter().map(|k| k.0).collect(),
+        right_keys: keys.iter().map(|k| k.1).collect(),
+        residual,
+        interval,
+        temporal,
     }
 }
 

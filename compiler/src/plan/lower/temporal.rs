@@ -12,20 +12,12 @@
 
 use sqlparser::ast::{self as sql, Spanned};
 
-use super::join::{and, joined, time_index, Conjunct};
+use super::join::{and, join_kind, joined, time_index, Conjunct};
 use super::names::object_name;
 use super::{rel_schema, LowerError, Lowerer, Rel, Result};
 use crate::diagnostic::Code;
 use crate::plan::changelog;
-use crate::plan::node::{Changelog, JoinSideState, JoinState, JoinTemporal, JoinType, KeyedState, NodeKind, Operator, Retention, TemporalTimes};
-
-/// The time after `FOR SYSTEM_TIME AS OF` of a read call in FROM.
-pub(super) fn as_of(t: &sql::TableFactor) -> Option<&sql::Expr> {
-    match t {
-        sql::TableFactor::Table { args: Some(a), .. } => crate::sql::calls::as_of(&a.args),
-        _ => None,
-    }
-}
+use crate::plan::node::{Changelog, JoinSideState, JoinState, JoinTemporal, JoinType, KeyedState, Operator, Retention, TemporalTimes};
 
 /// What to write instead of a processing-time (lookup) join.
 const LOOKUP_HELP: &str = "join the version valid at each row's event time: `FOR SYSTEM_TIME AS OF o.ts`, with `o.ts` the left side's `event_time`; a processing-time (lookup) join against an external table is not supported";
@@ -115,16 +107,7 @@ impl<'a> Lowerer<'a> {
                 temporal: Some(JoinTemporal { left_time: left.cols[lt].name.clone(), right_time: right.cols[rt - lw].name.clone() }),
             }),
         };
-        let kind = NodeKind::Join {
-            join_type,
-            left_stored: (0..lw).collect(),
-            right_stored: (0..right.cols.len()).collect(),
-            left_keys: keys.iter().map(|k| k.0).collect(),
-            right_keys: keys.iter().map(|k| k.1).collect(),
-            residual,
-            interval: None,
-            temporal: Some(TemporalTimes { left_time: lt, right_time: rt }),
-        };
+        let kind = join_kind(join_type, (lw, right.cols.len()), &keys, residual, None, Some(TemporalTimes { left_time: lt, right_time: rt }));
         let out = Rel { changelog: mode, bounded: left.bounded && right.bounded, ..both };
         let schema = rel_schema(&out);
         let at = self.nodes.len();
