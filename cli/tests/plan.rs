@@ -99,6 +99,7 @@ golden!(topn_retention, 1); //      a deduplication's retention (alone: models t
 golden!(topn_restore, 1); //        a Top-N's stored row lost a column: STATE INCOMPATIBLE, and Flink refuses the savepoint (restore_probe.py topn_restore v1 v2)
 golden!(join, 1); //                joins: a key added, the stored columns grown (STATE INCOMPATIBLE), the residual condition changed (BACKFILL), retention turned on (MIGRATION), the equality swapped and reformatted (SAFE)
 golden!(interval_join, 1); //       interval joins: a bound widened, the sides swapped, a regular join made an interval join (never SAFE or COMPATIBLE); the bounds reworded (SAFE)
+golden!(temporal_join, 1); //       temporal joins: the versioned side's key changed, a stored column added (STATE INCOMPATIBLE); reworded, aliases renamed, the equality swapped (SAFE)
 golden!(join_restore, 1); //        a join's retention turned off and on (MIGRATION), an output column renamed above it (COMPATIBLE): Flink's restores (restore_probe.py join_restore:MODEL) in docs/upgrades.md
 golden!(outer_join, 1); //          outer joins: INNER made LEFT, a RIGHT join rewritten as the mirrored LEFT join (never SAFE or COMPATIBLE: Flink stores the sides under other names); LEFT OUTER reworded (SAFE)
 golden!(safe, 0); //                formatting, canonical retention, idle_timeout, source key, sink format

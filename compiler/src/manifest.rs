@@ -128,6 +128,18 @@ pub struct JoinEntry {
     /// An interval join's time bounds.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub interval: Option<IntervalEntry>,
+    /// An event-time temporal join's time attributes.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub temporal: Option<TemporalEntry>,
+}
+
+/// An event-time temporal join's time attributes: the left side's, which
+/// AS OF names, and the right side's, by which its versions are ordered.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TemporalEntry {
+    pub left_time: String,
+    pub right_time: String,
 }
 
 /// An interval join's time condition: `right_time - left_time` within
@@ -226,7 +238,8 @@ pub fn node_entry(model: &str, node: &PlanNode) -> NodeEntry {
                         unique: s.unique.clone(),
                     };
                     let interval = j.interval.as_ref().map(|i| IntervalEntry { left_time: i.left_time.clone(), right_time: i.right_time.clone(), lower_ms: i.lower, upper_ms: i.upper });
-                    JoinEntry { join_type: j.join_type.as_str().into(), left: side(&j.left), right: side(&j.right), interval }
+                    let temporal = j.temporal.as_ref().map(|t| TemporalEntry { left_time: t.left_time.clone(), right_time: t.right_time.clone() });
+                    JoinEntry { join_type: j.join_type.as_str().into(), left: side(&j.left), right: side(&j.right), interval, temporal }
                 }),
             },
         },

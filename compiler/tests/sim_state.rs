@@ -62,6 +62,7 @@ fn keyed_stores_match_state_fingerprints() {
     let mut stored_values = 0;
     let mut rank_nodes = 0;
     let mut joined_rows = 0;
+    let mut versions = 0;
     for root in projects() {
         let db = Database::default();
         let project = load(&db, &root);
@@ -155,9 +156,36 @@ fn keyed_stores_match_state_fingerprints() {
                     }
                     keyed_nodes += 1;
                 }
+                // A temporal join's stores: left rows waiting by key, right
+                // versions by key and time, each shaped as the fingerprint.
+                for join in m.temporal_joins() {
+                    let node = plan.nodes.iter().find(|n| n.id(&plan.name) == join.id).expect("the join's node is in the plan");
+                    let state = node.state.as_ref().and_then(|s| s.join.as_ref()).expect("a join is keyed");
+                    let where_ = format!("{} ({})", join.id, root.display());
+                    assert!(state.temporal.is_some(), "{where_}: a temporal join's fingerprint names its times");
+                    for (store, side) in [(&join.left, &state.left), (&join.right, &state.right)] {
+                        assert_eq!(store.keys.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(), side.keys.iter().map(String::as_str).collect::<Vec<_>>(), "join keys of {where_}");
+                        assert_eq!(store.stored, side.stored, "stored columns of {where_}");
+                    }
+                    let left = join.waiting.iter().flat_map(|(k, rows)| rows.iter().map(move |(_, r)| (k, r)));
+                    let right = join.versions.iter().flat_map(|(k, vs)| vs.values().map(move |v| (k, &v.row)));
+                    for (store, (key, row)) in left.map(|e| (&join.left, e)).chain(right.map(|e| (&join.right, e))) {
+                        for (v, c) in key.iter().zip(&store.keys) {
+                            assert!(v.conforms_to(c.ty), "{where_}: join key {} holds {v:?}", c.name);
+                        }
+                        assert_eq!(row.len(), store.stored.len(), "{where_}: a stored row's width");
+                        for (v, c) in row.iter().zip(&store.stored) {
+                            assert!(v.conforms_to(c.ty), "{where_}: stored {} holds {v:?}", c.name);
+                            stored_values += 1;
+                        }
+                        versions += 1;
+                    }
+                    keyed_nodes += 1;
+                }
             }
         }
     }
+    assert!(versions > 0, "no fixture kept a version in a temporal join");
     assert!(keyed_nodes >= 10, "only {keyed_nodes} keyed nodes found under testdata/");
     assert!(stored_values > 0, "no fixture stored anything");
     assert!(rank_nodes >= 4, "only {rank_nodes} rank nodes found under testdata/");

@@ -251,6 +251,16 @@ codes! {
     OuterJoinWhereOnPaddedSide = "E0857",
     /// a model writes an outer join's output, which has no key, to its sink
     RetractIntoSink = "E0858",
+    /// a temporal join's versioned side has no primary key (it is not an upsert model with `key:`)
+    TemporalJoinWithoutKey = "E0865",
+    /// a temporal join's ON does not equate every column of the versioned side's key
+    TemporalJoinKeyNotEquated = "E0866",
+    /// a temporal join's probe (left) side is updating
+    TemporalJoinOverUpdatingProbe = "E0867",
+    /// a side of a temporal join has no event time
+    TemporalJoinWithoutEventTime = "E0868",
+    /// a temporal join's AS OF is not the probe side's event-time column (processing time, a lookup join), or it is RIGHT/FULL, or AS OF is outside a join's right side
+    TemporalJoinUnsupportedForm = "E0869",
     /// a join keeps both inputs in state with no retention, so its state grows without bound
     UnboundedJoinState = "W0860",
     /// a model with an interval join declares retention, which the interval join does not use

@@ -76,6 +76,9 @@ impl JoinView for JoinState {
     fn interval(&self) -> Option<(&str, &str, i64, i64)> {
         self.interval.as_ref().map(|i| (i.left_time.as_str(), i.right_time.as_str(), i.lower, i.upper))
     }
+    fn temporal(&self) -> Option<(&str, &str)> {
+        self.temporal.as_ref().map(|t| (t.left_time.as_str(), t.right_time.as_str()))
+    }
 }
 
 impl StateView for KeyedState {

@@ -48,6 +48,9 @@ pub trait JoinView {
     /// An interval join's bounds: each side's event-time column, and the
     /// least and greatest `right - left` in ms.
     fn interval(&self) -> Option<(&str, &str, i64, i64)>;
+    /// An event-time temporal join's time attributes: the left side's
+    /// (AS OF) and the right side's (its versions' time).
+    fn temporal(&self) -> Option<(&str, &str)>;
 }
 
 /// What a keyed node stores: the content of its state fingerprint.
@@ -147,7 +150,8 @@ pub fn state_kind<S: StateView>(s: &S) -> &'static str {
 /// … keep=first …`): the state fingerprint text.
 pub fn state_text<S: StateView>(s: &S) -> String {
     if let Some(j) = s.join() {
-        return format!("join {}", join_fields(j, s.retention()));
+        let kind = if j.temporal().is_some() { "temporal-join" } else { "join" };
+        return format!("{kind} {}", join_fields(j, s.retention()));
     }
     let mut out = format!("{} {}", state_kind(s), state_fields(s));
     if let Some(w) = s.window() {
@@ -159,20 +163,37 @@ pub fn state_text<S: StateView>(s: &S) -> String {
 
 /// `type=inner left=[key=[..] stored=[..] unique=[..]] right=[..]
 /// retention=..`: a join's state without its kind; an interval join's
-/// has `interval=(..)` before its retention.
+/// has `interval=(..)` before its retention, a temporal join's
+/// `as_of=(..)`.
 fn join_fields<J: JoinView>(j: &J, retention: &dyn Display) -> String {
     let side = |s: &J::Side| format!("[key=[{}] stored={} unique=[{}]]", s.keys().join(", "), schema_text(s.stored()), s.unique().join(", "));
     let interval = match j.interval() {
         Some((l, r, lo, hi)) => format!(" interval=({})", interval_text(l, r, lo, hi)),
         None => String::new(),
     };
-    format!("type={} left={} right={}{interval} retention={retention}", j.join_type(), side(j.left()), side(j.right()))
+    let as_of = match j.temporal() {
+        Some((l, r)) => format!(" as_of=({})", temporal_text(l, r)),
+        None => String::new(),
+    };
+    format!("type={} left={} right={}{interval}{as_of} retention={retention}", j.join_type(), side(j.left()), side(j.right()))
 }
 
 /// `shipped_at - placed_at in [0ms, 3600000ms]`: an interval join's time
 /// condition, in its definition and its state fingerprint.
 pub fn interval_text(left: &str, right: &str, lower: i64, upper: i64) -> String {
     format!("{right} - {left} in [{lower}ms, {upper}ms]")
+}
+
+/// `ts versions ts0`: a temporal join's time attributes, the left side's
+/// and the right side's.
+pub fn temporal_text(left: &str, right: &str) -> String {
+    format!("{left} versions {right}")
+}
+
+/// `INNER TEMPORAL JOIN ON currency = currency0 AS OF ts versions ts0`: a
+/// temporal join's definition, over its output's column names.
+pub fn temporal_definition(join_type: &str, conds: &str, left: &str, right: &str) -> String {
+    format!("{join_type} TEMPORAL JOIN ON {conds} AS OF {}", temporal_text(left, right))
 }
 
 /// `append`, `upsert(a, b)`, `upsert` (an empty key).

@@ -159,3 +159,14 @@ pub fn sink(input: &Changelog, materialized: Materialized, key: &[String]) -> Re
         _ => Ok(input.clone()),
     }
 }
+
+/// An event-time temporal join's mode: append, as Flink's
+/// TemporalRowTimeJoinOperator emits each row of its probe (left) input
+/// once, joined with the version valid at its time (INNER or LEFT).
+/// `Err(0)` when the probe input is updating.
+pub fn temporal_join(left: &Changelog) -> Result<Changelog, usize> {
+    match left {
+        Changelog::Append => Ok(Changelog::Append),
+        Changelog::Upsert(_) | Changelog::Retract => Err(0),
+    }
+}

@@ -297,6 +297,24 @@ pub struct JoinState {
     pub left: JoinSideState,
     pub right: JoinSideState,
     pub interval: Option<JoinInterval>,
+    /// An event-time temporal join's time attributes (`FOR SYSTEM_TIME AS OF`).
+    pub temporal: Option<JoinTemporal>,
+}
+
+/// An event-time temporal join's clocks, by column: each left row joins
+/// the right version valid at its `left_time`; versions are ordered by
+/// `right_time`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct JoinTemporal {
+    pub left_time: String,
+    pub right_time: String,
+}
+
+/// A temporal join's time attributes over the join's output columns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TemporalTimes {
+    pub left_time: usize,
+    pub right_time: usize,
 }
 
 /// An interval join's time condition, by the event-time column of each
@@ -350,8 +368,9 @@ pub enum NodeKind {
     /// is the left's `left_stored` columns, then the right's
     /// `right_stored` (indices into each input); `left_keys[i]` equals
     /// `right_keys[i]` (indices into the output); `residual` is over the
-    /// output; `interval` makes it an interval join.
-    Join { join_type: JoinType, left_stored: Vec<usize>, right_stored: Vec<usize>, left_keys: Vec<usize>, right_keys: Vec<usize>, residual: Option<Expr>, interval: Option<TimeBounds> },
+    /// output; `interval` makes it an interval join, `temporal` an
+    /// event-time temporal join against the right input's versions.
+    Join { join_type: JoinType, left_stored: Vec<usize>, right_stored: Vec<usize>, left_keys: Vec<usize>, right_keys: Vec<usize>, residual: Option<Expr>, interval: Option<TimeBounds>, temporal: Option<TemporalTimes> },
 }
 
 #[derive(Clone, Debug, PartialEq)]

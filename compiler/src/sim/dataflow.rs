@@ -126,6 +126,14 @@ impl ModelExec {
         })
     }
 
+    /// The temporal joins of this model, each with its two stores.
+    pub fn temporal_joins(&self) -> impl Iterator<Item = &crate::sim::temporal::TemporalJoin> {
+        self.ops.iter().filter_map(|op| match op {
+            Operator::Temporal(t) => Some(t),
+            _ => None,
+        })
+    }
+
     /// The joins of this model, each with its two stores.
     pub fn joins(&self) -> impl Iterator<Item = &crate::sim::join::Join> {
         self.ops.iter().filter_map(|op| match op {
@@ -261,6 +269,7 @@ impl Dataflow {
                     Operator::Aggregate(a) => a.on_watermark(wm, &mut out),
                     Operator::Rank(r) => r.on_watermark(wm, &mut out),
                     Operator::Join(j) => j.on_watermark(wm),
+                    Operator::Temporal(t) => t.on_watermark(wm, &mut out)?,
                     _ => {}
                 }
                 if !out.is_empty() {
@@ -338,6 +347,11 @@ impl Dataflow {
                 right = true;
                 at = self.models[m].next[k];
                 continue;
+            }
+            if let Operator::Temporal(t) = op {
+                // Stored until the watermark passes them (`advance`).
+                records.drain(..).for_each(|c| t.process(right, &c));
+                break;
             }
             if let Operator::Join(j) = op {
                 for c in records.drain(..) {
@@ -448,7 +462,7 @@ fn build_model(plan: Arc<ModelPlan>, sources: &[SourceSpec], models: &[ModelExec
     upstream.dedup();
     // A Rank may write several records for one: the same path.
     let splits_updates = ops.iter().any(|op| matches!(op, Operator::Aggregate(a) if a.retracts()) || matches!(op, Operator::Rank(_)));
-    let joins = ops.iter().any(|op| matches!(op, Operator::Join(_)));
+    let joins = ops.iter().any(|op| matches!(op, Operator::Join(_) | Operator::Temporal(_)));
     ModelExec { plan, ops, next, entries, readers: Vec::new(), sources: upstream, watermark: None, splits_updates, joins, bufs: Default::default() }
 }
 

@@ -47,6 +47,7 @@ pub mod scalar;
 pub mod small_slice;
 pub mod source;
 pub mod state;
+pub mod temporal;
 pub mod value;
 
 pub use change::{Change, ChangeOp, Row};

@@ -47,6 +47,9 @@ pub enum Operator {
     Join(super::join::Join),
     /// Marks the records of a join's right input; they pass unchanged.
     JoinRight,
+    /// An event-time temporal join (temporal.rs), run like `Join`; it
+    /// emits only as the watermark advances.
+    Temporal(super::temporal::TemporalJoin),
 }
 
 /// How a windowed aggregate cuts windows, in milliseconds.
@@ -90,6 +93,7 @@ impl Operator {
         match &node.kind {
             NodeKind::Source(_) | NodeKind::Sink { .. } | NodeKind::Union => None,
             NodeKind::Rank { .. } => super::rank::Rank::of(model, node, input).map(Operator::Rank),
+            NodeKind::Join { temporal: Some(_), .. } => Some(Operator::Temporal(super::temporal::TemporalJoin::of(model, node))),
             NodeKind::Join { .. } => Some(Operator::Join(super::join::Join::of(model, node))),
             NodeKind::Filter { predicate } => Some(Operator::Filter(predicate.clone())),
             NodeKind::Project { items } if is_pass_through(items.iter().map(|(e, _)| e), input.len()) => Some(Operator::PassThrough(items.len())),
@@ -122,6 +126,7 @@ impl Operator {
             Operator::Rank(r) => Some(r.width()),
             Operator::Join(j) => Some(j.width()),
             Operator::JoinRight => None,
+            Operator::Temporal(t) => Some(t.width()),
         }
     }
 
@@ -171,6 +176,7 @@ impl Operator {
             // The dataflow runs joins itself: one record may join many.
             Operator::JoinRight => Ok(Step::Same),
             Operator::Join(_) => unreachable!("the dataflow runs a join with Join::insert"),
+            Operator::Temporal(_) => unreachable!("the dataflow runs a temporal join with TemporalJoin::process"),
         }
     }
 }

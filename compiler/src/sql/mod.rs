@@ -4,4 +4,5 @@ pub mod calls;
 pub mod limits;
 pub mod parse;
 pub mod scan;
+pub mod temporal;
 pub mod tvf;

@@ -20,12 +20,14 @@ pub type ParsedQuery = Result<Box<Query>, ParseFailure>;
 const RECURSION_LIMIT: usize = 64;
 
 /// What to write instead of `JOIN … FOR SYSTEM_TIME AS OF …`.
-const TEMPORAL_JOIN_HELP: &str = "temporal and lookup joins (`FOR SYSTEM_TIME AS OF`) are not supported yet; to combine a stream with the latest row per key of another, UNION ALL both inputs (NULL for the columns only the other has) and GROUP BY the key";
+const TEMPORAL_JOIN_HELP: &str = "an event-time temporal join names the reading side's event-time column after AS OF, right after the read call: `JOIN ref('rates') FOR SYSTEM_TIME AS OF o.ts AS r ON o.currency = r.currency` (the versioned side an upsert model with event time); processing-time lookup joins are not supported";
 
 pub fn parse_model_sql(text: &str) -> ParsedQuery {
     let dialect = GenericDialect {};
     let rewritten = super::tvf::rewrite_window_tvfs(text);
     let sql = rewritten.as_deref().unwrap_or(text);
+    let temporal = super::temporal::rewrite_temporal(sql);
+    let sql = temporal.as_deref().unwrap_or(sql);
     let parsed = Parser::new(&dialect).with_recursion_limit(RECURSION_LIMIT).try_with_sql(sql).and_then(|mut p| p.parse_statements());
     let statements = match parsed {
         Ok(s) => s,

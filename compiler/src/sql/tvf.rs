@@ -83,12 +83,12 @@ fn partition_by(tokens: &[TokenWithSpan], rest: &[usize], at: &dyn Fn(Location) 
     }
 }
 
-fn line_starts(text: &str) -> Vec<usize> {
+pub(super) fn line_starts(text: &str) -> Vec<usize> {
     std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).collect()
 }
 
 /// A tokenizer location (1-based line, 1-based column in characters) as a byte offset.
-fn offset(text: &str, lines: &[usize], l: Location) -> Option<usize> {
+pub(super) fn offset(text: &str, lines: &[usize], l: Location) -> Option<usize> {
     let start = *lines.get((l.line as usize).checked_sub(1)?)?;
     let line = &text[start..];
     let col = (l.column as usize).checked_sub(1)?;

@@ -90,6 +90,16 @@ impl Fixture {
         self.set_text(path, &old.replacen(from, to, 1));
     }
 
+    /// Runs the fixture file `path` on the simulator, asserts that its
+    /// changelog is as it expects, and returns how many changes it emitted.
+    pub fn run_fixture(&self, path: &str) -> usize {
+        let report = streamform::sim::fixture::runner::fixture_report_rows(&self.db, self.project, self.file(path)).as_ref().expect("the fixture runs");
+        assert_eq!(report.error, None);
+        let rows: Vec<String> = report.rows.iter().map(|r| format!("{r:?}")).collect();
+        assert!(report.changelog_ok, "{rows:#?}");
+        report.changes_emitted
+    }
+
     pub fn manifest(&self) -> Manifest {
         match manifest(&self.db, self.project) {
             Ok(m) => m.to_manifest(),

@@ -158,9 +158,10 @@ fn node_select(view_name: &str, node: &PlanNode, pos: usize, input: &Made, windo
 /// and retention a STATE_TTL hint naming both sides. An interval join's
 /// time bounds are in ON, over the two event times as Flink must see them
 /// to plan an interval join; its output casts them to plain timestamps, as
-/// the plan gives a join's output no event time (and a sink takes one).
+/// the plan gives a join's output no event time (and a sink takes one);
+/// a temporal join's two time attributes likewise.
 fn join_select(node: &crate::plan::node::PlanNode, left: &Made, right: &Made) -> String {
-    let NodeKind::Join { join_type, left_stored, right_stored, left_keys, right_keys, residual, interval, .. } = &node.kind else { unreachable!("a join") };
+    let NodeKind::Join { join_type, left_stored, right_stored, left_keys, right_keys, residual, interval, temporal } = &node.kind else { unreachable!("a join") };
     // A derived table is named by its alias; a table or view gets one.
     let side = |m: &Made, alias: &str| -> (String, String) {
         if m.rel.from.starts_with('(') {
@@ -191,7 +192,7 @@ fn join_select(node: &crate::plan::node::PlanNode, left: &Made, right: &Made) ->
         };
         format!("{}.{}", ident(q), ident(name))
     };
-    let time = |i: usize| interval.is_some_and(|b| i == b.left_time || i == b.right_time);
+    let time = |i: usize| interval.is_some_and(|b| i == b.left_time || i == b.right_time) || temporal.is_some_and(|t| i == t.left_time || i == t.right_time);
     let list: Vec<String> = node
         .schema
         .iter()
@@ -221,6 +222,11 @@ fn join_select(node: &crate::plan::node::PlanNode, left: &Made, right: &Made) ->
     };
     if let (true, Some(r)) = (renamed, residual) {
         on.push(render(r));
+    }
+    // A temporal join reads the versioned model's view by name, as of the
+    // left side's event time (lowering refuses what would need renaming).
+    if let Some(t) = temporal {
+        rf = format!("{} FOR SYSTEM_TIME AS OF {} AS {}", right.rel.from, col(t.left_time), ident(&rq));
     }
     let select = format!("SELECT {hint}{} FROM {lf} {} {rf} ON {}", list.join(", "), join_type.sql(), on.join(" AND "));
     match residual {

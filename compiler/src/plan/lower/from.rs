@@ -26,6 +26,10 @@ impl<'a> Lowerer<'a> {
                         return Err(unsupported(self.model, format_args!("the table function `{fname}`"), t.span()).help("read with source('name') or ref('name')"));
                     }
                     let arg_span = args.args.first().map(|a| a.span()).unwrap_or(t.span());
+                    if let Some(time) = crate::sql::calls::as_of(&args.args) {
+                        return Err(LowerError::new(Code::TemporalJoinUnsupportedForm, format!("model `{}` uses FOR SYSTEM_TIME AS OF outside the right side of a JOIN", self.model), time.span())
+                            .help("a temporal join reads the versioned model on the right: `FROM source('orders') o JOIN ref('rates') FOR SYSTEM_TIME AS OF o.ts AS r ON o.currency = r.currency`"));
+                    }
                     self.read_call(&kind, &args.args, alias_name, arg_span)
                 } else {
                     let key = ident_name(name.0.last().and_then(|p| p.as_ident()).expect("table names have a part"));

@@ -22,7 +22,7 @@ use crate::plan::node::{Column, JoinInterval, JoinSideState, JoinState, JoinType
 use crate::types::DataType;
 
 /// A conjunct of ON or WHERE, by what it reads.
-enum Conjunct<'a> {
+pub(super) enum Conjunct<'a> {
     Key(usize, usize),
     Left(&'a sql::Expr),
     Right(&'a sql::Expr),
@@ -61,6 +61,9 @@ impl<'a> Lowerer<'a> {
             }
             sql::JoinConstraint::None => return Err(self.no_equality(j.relation.span())),
         };
+        if let Some(as_of) = crate::sql::calls::factor_as_of(&j.relation) {
+            return self.temporal_join(from, j, join_type, on, s, as_of);
+        }
         let left = self.table_factor(&from.relation)?;
         let right = self.table_factor(&j.relation)?;
         let mode = changelog::join(&left.changelog, &right.changelog, join_type).map_err(|i| {
@@ -92,23 +95,20 @@ impl<'a> Lowerer<'a> {
         }
         let residual = planned.into_iter().filter_map(|c| if let Conjunct::Residual(e, _) = c { Some(e) } else { None }).reduce(and);
         let state = self.join_state(join_type, &left, &right, &keys, interval);
-        let kind = NodeKind::Join {
-            join_type,
-            left_stored: (0..lw).collect(),
-            right_stored: (0..right.cols.len()).collect(),
-            left_keys: keys.iter().map(|k| k.0).collect(),
-            right_keys: keys.iter().map(|k| k.1).collect(),
-            residual,
-            interval,
-        };
+        let kind = join_kind(join_type, (lw, right.cols.len()), &keys, residual, interval, None);
         let out = Rel { changelog: mode, bounded: left.bounded && right.bounded, ..both };
         let schema = rel_schema(&out);
         let at = self.nodes.len();
         let id = self.push(Operator::Join, &out, String::new(), schema, out.changelog.clone(), Some(state), None, kind);
+        Ok((self.finish_join(&left, &right, id, out), at))
+    }
+
+    /// The join node just pushed: its two inputs and its definition.
+    pub(super) fn finish_join(&mut self, left: &Rel, right: &Rel, id: String, out: Rel) -> Rel {
         let node = self.nodes.last_mut().expect("just pushed");
         node.inputs = vec![left.input_id.clone(), right.input_id.clone()];
         node.definition = join_definition(node);
-        Ok((Rel { input_id: id, ..out }, at))
+        Rel { input_id: id, ..out }
     }
 
     /// What the join stores, its state fingerprint's content: for each
@@ -137,6 +137,7 @@ impl<'a> Lowerer<'a> {
                 left: side(left, keys.iter().map(|(l, _)| left.cols[*l].name.clone()).collect()),
                 right: side(right, keys.iter().map(|(_, r)| right.cols[*r - lw].name.clone()).collect()),
                 interval: interval.map(|b| JoinInterval { left_time: left.cols[b.left_time].name.clone(), right_time: right.cols[b.right_time - lw].name.clone(), lower: b.lower, upper: b.upper }),
+                temporal: None,
             }),
         }
     }
@@ -188,7 +189,7 @@ impl<'a> Lowerer<'a> {
     /// padded with nulls (below the join, as Flink pushes it); a condition
     /// on a padded side is refused, since Flink would turn such a join into
     /// another (an INNER one when the condition rejects nulls).
-    fn conjuncts(&self, join_type: JoinType, on: &'a sql::Expr, selection: Option<&'a sql::Expr>, both: &Rel, lw: usize) -> Result<Vec<Conjunct<'a>>> {
+    pub(super) fn conjuncts(&self, join_type: JoinType, on: &'a sql::Expr, selection: Option<&'a sql::Expr>, both: &Rel, lw: usize) -> Result<Vec<Conjunct<'a>>> {
         let (mut on_parts, mut where_parts) = (Vec::new(), Vec::new());
         split_and(on, &mut on_parts);
         if let Some(w) = selection {
@@ -261,7 +262,7 @@ impl<'a> Lowerer<'a> {
     }
 
     /// A Filter on one side below the join, of the conjuncts over it alone.
-    fn side_filter(&mut self, rel: Rel, conjuncts: Vec<&'a sql::Expr>) -> Result<Rel> {
+    pub(super) fn side_filter(&mut self, rel: Rel, conjuncts: Vec<&'a sql::Expr>) -> Result<Rel> {
         let mut pred = None;
         for c in conjuncts {
             let e = self.expr(c, &rel, None)?;
@@ -376,9 +377,10 @@ impl<'a> Lowerer<'a> {
     pub(super) fn prune_join(&mut self, at: usize) {
         let width = self.nodes[at].schema.len();
         let mut used = BTreeSet::new();
-        let NodeKind::Join { left_keys, right_keys, residual, interval, .. } = &self.nodes[at].kind else { return };
+        let NodeKind::Join { left_keys, right_keys, residual, interval, temporal, .. } = &self.nodes[at].kind else { return };
         used.extend(left_keys.iter().chain(right_keys).copied());
         used.extend(interval.iter().flat_map(|b| [b.left_time, b.right_time]));
+        used.extend(temporal.iter().flat_map(|t| [t.left_time, t.right_time]));
         if let Some(r) = residual {
             r.columns(&mut |i, _| {
                 used.insert(i);
@@ -400,9 +402,12 @@ impl<'a> Lowerer<'a> {
             _ => unreachable!(),
         };
         node.schema = keep(&node.schema);
-        if let NodeKind::Join { left_stored, right_stored, left_keys, right_keys, residual, interval, .. } = &mut node.kind {
+        if let NodeKind::Join { left_stored, right_stored, left_keys, right_keys, residual, interval, temporal, .. } = &mut node.kind {
             if let Some(b) = interval {
                 (b.left_time, b.right_time) = (new_index[b.left_time].expect("times are used"), new_index[b.right_time].expect("times are used"));
+            }
+            if let Some(t) = temporal {
+                (t.left_time, t.right_time) = (new_index[t.left_time].expect("times are used"), new_index[t.right_time].expect("times are used"));
             }
             *left_stored = left_stored.iter().enumerate().filter(|(i, _)| used.contains(i)).map(|(_, s)| *s).collect();
             *right_stored = right_stored.iter().enumerate().filter(|(i, _)| used.contains(&(i + lw))).map(|(_, s)| *s).collect();
@@ -434,10 +439,25 @@ impl<'a> Lowerer<'a> {
     }
 }
 
+/// A Join node over inputs `widths` wide, every column stored (until
+/// `prune_join`), on `keys` (left, right: indices into the output).
+pub(super) fn join_kind(join_type: JoinType, widths: (usize, usize), keys: &[(usize, usize)], residual: Option<Expr>, interval: Option<TimeBounds>, temporal: Option<crate::plan::node::TemporalTimes>) -> NodeKind {
+    NodeKind::Join {
+        join_type,
+        left_stored: (0..widths.0).collect(),
+        right_stored: (0..widths.1).collect(),
+        left_keys: keys.iter().map(|k| k.0).collect(),
+        right_keys: keys.iter().map(|k| k.1).collect(),
+        residual,
+        interval,
+        temporal,
+    }
+}
+
 /// The columns of `left` then `right`, each resolvable by its side's
 /// alias; a right column named as a left one is renamed `name0` (as
 /// Flink's planner does), then `name1`, ….
-fn joined(left: &Rel, right: &Rel) -> Rel {
+pub(super) fn joined(left: &Rel, right: &Rel) -> Rel {
     let mut cols: Vec<RelCol> = left.cols.clone();
     let mut sides: Vec<(String, String)> = left.cols.iter().map(|c| (left.qualifier.clone(), c.name.clone())).collect();
     for c in &right.cols {
@@ -454,7 +474,7 @@ fn joined(left: &Rel, right: &Rel) -> Rel {
 }
 
 /// Where `rel`'s event-time column is, plus `offset`.
-fn time_index(rel: &Rel, offset: usize) -> Option<usize> {
+pub(super) fn time_index(rel: &Rel, offset: usize) -> Option<usize> {
     let t = rel.time.as_ref()?;
     rel.cols.iter().position(|c| &c.name == t).map(|i| i + offset)
 }
@@ -537,14 +557,14 @@ fn split_and<'e>(e: &'e sql::Expr, out: &mut Vec<&'e sql::Expr>) {
     }
 }
 
-fn and(a: Expr, b: Expr) -> Expr {
+pub(super) fn and(a: Expr, b: Expr) -> Expr {
     Expr::Binary { op: BinOp::And, left: Box::new(a), right: Box::new(b), ty: DataType::Boolean }
 }
 
 /// `INNER JOIN ON customer_id = customer_id0[ AND residual]`, over the
 /// output's column names: the keys in the order written, each left = right.
 fn join_definition(node: &crate::plan::node::PlanNode) -> String {
-    let NodeKind::Join { join_type, left_keys, right_keys, residual, interval, .. } = &node.kind else { unreachable!("a join node") };
+    let NodeKind::Join { join_type, left_keys, right_keys, residual, interval, temporal, .. } = &node.kind else { unreachable!("a join node") };
     let mut conds: Vec<String> = left_keys.iter().zip(right_keys).map(|(l, r)| format!("{} = {}", node.schema[*l].name, node.schema[*r].name)).collect();
     if let Some(b) = interval {
         conds.push(crate::identity::text::interval_text(&node.schema[b.left_time].name, &node.schema[b.right_time].name, b.lower, b.upper));
@@ -552,5 +572,8 @@ fn join_definition(node: &crate::plan::node::PlanNode) -> String {
     if let Some(r) = residual {
         conds.push(r.render());
     }
-    format!("{} JOIN ON {}", join_type.as_str().to_uppercase(), conds.join(" AND "))
+    match temporal {
+        Some(t) => crate::identity::text::temporal_definition(&join_type.as_str().to_uppercase(), &conds.join(" AND "), &node.schema[t.left_time].name, &node.schema[t.right_time].name),
+        None => format!("{} JOIN ON {}", join_type.as_str().to_uppercase(), conds.join(" AND ")),
+    }
 }

@@ -22,6 +22,7 @@ mod names;
 mod rank;
 mod scalar;
 mod select;
+mod temporal;
 mod union;
 mod window_tvf;
 

@@ -1,0 +1,7 @@
+-- The latest rate per currency: a versioned table, keyed by currency,
+-- each version valid from its event time.
+SELECT currency, rate, ts FROM (
+  SELECT currency, rate, ts,
+         ROW_NUMBER() OVER (PARTITION BY currency ORDER BY ts DESC) AS rn
+  FROM source('rate_updates')
+) WHERE rn = 1
