@@ -233,7 +233,7 @@ codes! {
     JoinKeyTypesDiffer = "E0851",
     /// a join whose ON has no equality of a column of each side
     JoinWithoutEquality = "E0852",
-    /// an input of a join is updating (reads an upsert model or aggregates)
+    /// an input of a join is updating with no key (a global aggregate) or is an outer join's output
     JoinOverUpdatingInput = "E0853",
     /// `SELECT *` over a join whose inputs share a column name
     JoinWildcardNameClash = "E0854",
@@ -245,6 +245,8 @@ codes! {
     OuterJoinWhereOnPaddedSide = "E0857",
     /// a model writes an outer join's output, which has no key, to its sink
     RetractIntoSink = "E0858",
+    /// an interval join reads an updating input
+    IntervalJoinOverUpdatingInput = "E0859",
     /// a join keeps both inputs in state with no retention, so its state grows without bound
     UnboundedJoinState = "W0860",
     /// a model with an interval join declares retention, which the interval join does not use

@@ -35,7 +35,7 @@ use sqlparser::tokenizer::Span as SqlSpan;
 use self::ast::order_span;
 use super::changelog::{self, Conflict};
 use super::expr::{AggCall, Expr};
-use super::node::{Changelog, Column, KeyedState, ModelPlan, NodeKind, Operator, PlanNode};
+use super::node::{Changelog, Column, JoinType, KeyedState, ModelPlan, NodeKind, Operator, PlanNode};
 use crate::diagnostic::{Diagnostic, Span};
 use crate::types::DataType;
 
@@ -324,6 +324,12 @@ impl<'a> Lowerer<'a> {
                 LowerError::new(Code::UpsertWithoutKey, format!("model `{model}` is materialized as upsert over key [{}] but declares no key", key.join(", ")), span)
                     .help(format!("add `key: [{}]` to `{model}` in streamform.yml", key.join(", ")))
             }
+            Conflict::RetractIntoSink if self.nodes.iter().any(|n| matches!(n.kind, NodeKind::Join { join_type: JoinType::Inner, .. })) => LowerError::new(
+                Code::RetractIntoSink,
+                format!("model `{model}` writes the output of a join over a keyed (updating) input, a {} changelog with no key: a replaced input row deletes the rows it joined, and Flink cannot write such rows by a key", input.title()),
+                span,
+            )
+            .help(format!("aggregate the join by the columns that identify an output row, e.g. `SELECT o.order_id, MAX(c.name) AS name … GROUP BY o.order_id`, and set `materialized: upsert` and `key: [order_id]` for `{model}`")),
             Conflict::RetractIntoSink => LowerError::new(Code::RetractIntoSink, format!("model `{model}` writes the output of an outer join, a {} changelog with no key: a row padded with nulls is deleted when its match arrives, and Flink cannot write such rows by a key", input.title()), span)
                 .help(format!("aggregate the join by the columns that identify an output row, e.g. `SELECT o.order_id, MAX(c.name) AS name … GROUP BY o.order_id`, and set `materialized: upsert` and `key: [order_id]` for `{model}`; or write an INNER JOIN")),
             Conflict::NoKeyOverAppend => {
