@@ -186,6 +186,32 @@ fn emit_matches<'m>(residual: Option<&Expr>, right: bool, row: &Row, matches: im
     Ok(())
 }
 
+/// `mine` (of the right side when `right`) and `theirs`, as one output row.
+fn pair(right: bool, mine: &[Value], theirs: &[Value]) -> Row {
+    if right {
+        theirs.iter().chain(mine).cloned().collect()
+    } else {
+        mine.iter().chain(theirs).cloned().collect()
+    }
+}
+
+/// The rows stored in `other` under `key` that `row` (of the right side
+/// when `right`) joins, each with the joined row: those for which the
+/// residual condition holds; none under a null key (SQL equality).
+fn joining<'o>(residual: Option<&Expr>, right: bool, row: &[Value], key: &[Value], other: &'o mut SideStore) -> Result<Vec<(&'o mut Stored, Row)>, EvalError> {
+    let mut found = Vec::new();
+    if key.iter().any(|v| matches!(v, Value::Null)) {
+        return Ok(found);
+    }
+    for m in other.rows.get_mut(key).into_iter().flatten() {
+        let j = pair(right, row, &m.row);
+        if residual.map(|r| holds(r, &j)).transpose()?.unwrap_or(true) {
+            found.push((m, j));
+        }
+    }
+    Ok(found)
+}
+
 /// The operator time Flink's interval join reads: the watermark, or 0
 /// before the first positive one.
 fn operator_time(watermark: Option<i64>) -> i64 {
@@ -277,33 +303,24 @@ impl Join {
         let row: Row = this.take.iter().map(|&i| input.get(i).cloned().unwrap_or(Value::Null)).collect();
         let key = this.key_of(&row);
         this.retract(&key, &row);
-        let pair = |mine: &[Value], theirs: &[Value]| -> Row { if right { theirs.iter().chain(mine).cloned().collect() } else { mine.iter().chain(theirs).cloned().collect() } };
         let delete = |row: Row| Change { op: ChangeOp::Delete, row, before: None };
-        let (mut matched, mut padded) = (false, Vec::new());
-        let null_key = key.iter().any(|v| matches!(v, Value::Null));
-        if let (false, Some(stored)) = (null_key, other.rows.get_mut(&key)) {
-            for m in stored.iter_mut() {
-                let j = pair(&row, &m.row);
-                if let Some(r) = &self.residual {
-                    if !holds(r, &j)? {
-                        continue;
-                    }
+        let matches = joining(self.residual.as_ref(), right, &row, &key, other)?;
+        let matched = !matches.is_empty();
+        let mut padded = Vec::new();
+        for (m, j) in matches {
+            (0..m.count).for_each(|_| out.push(delete(j.clone())));
+            if other_outer {
+                if m.associations == 1 {
+                    let p = pair(right, &vec![Value::Null; row.len()], &m.row);
+                    (0..m.count).for_each(|_| padded.push(Change::insert(p.clone())));
                 }
-                matched = true;
-                (0..m.count).for_each(|_| out.push(delete(j.clone())));
-                if other_outer {
-                    if m.associations == 1 {
-                        let p = pair(&vec![Value::Null; row.len()], &m.row);
-                        (0..m.count).for_each(|_| padded.push(Change::insert(p.clone())));
-                    }
-                    m.associations = m.associations.saturating_sub(1);
-                }
+                m.associations = m.associations.saturating_sub(1);
             }
         }
         // Flink deletes every joined row first, then pads the other side's rows.
         out.extend(padded);
         if this_outer && !matched {
-            out.push(delete(pair(&row, &vec![Value::Null; other.stored.len()])));
+            out.push(delete(pair(right, &row, &vec![Value::Null; other.stored.len()])));
         }
         Ok(())
     }
@@ -343,31 +360,21 @@ impl Join {
         let other_width = other.stored.len();
         let row: Row = this.take.iter().map(|&i| input.get(i).cloned().unwrap_or(Value::Null)).collect();
         let key = this.key_of(&row);
-        let pair = |mine: &Row, theirs: &Row| -> Row { if right { theirs.iter().chain(mine).cloned().collect() } else { mine.iter().chain(theirs).cloned().collect() } };
         let mut joined = Vec::new();
-        let null_key = key.iter().any(|v| matches!(v, Value::Null));
-        if let (false, Some(stored)) = (null_key, other.rows.get_mut(&key)) {
-            for m in stored.iter_mut() {
-                let j = pair(&row, &m.row);
-                if let Some(r) = &self.residual {
-                    if !holds(r, &j)? {
-                        continue;
-                    }
+        for (m, j) in joining(self.residual.as_ref(), right, &row, &key, other)? {
+            if other_outer {
+                if m.associations == 0 {
+                    let padded = pair(right, &vec![Value::Null; row.len()], &m.row);
+                    (0..m.count).for_each(|_| out.push(Change { op: ChangeOp::Delete, row: padded.clone(), before: None }));
                 }
-                if other_outer {
-                    if m.associations == 0 {
-                        let padded: Row = if right { m.row.iter().cloned().chain(std::iter::repeat_n(Value::Null, row.len())).collect() } else { std::iter::repeat_n(Value::Null, row.len()).chain(m.row.iter().cloned()).collect() };
-                        (0..m.count).for_each(|_| out.push(Change { op: ChangeOp::Delete, row: padded.clone(), before: None }));
-                    }
-                    m.associations += 1;
-                }
-                (0..m.count).for_each(|_| joined.push(j.clone()));
+                m.associations += 1;
             }
+            (0..m.count).for_each(|_| joined.push(j.clone()));
         }
         let associations = joined.len() as u64;
         if this_outer && joined.is_empty() {
             let nulls: Row = vec![Value::Null; other_width];
-            out.push(Change::insert(pair(&row, &nulls)));
+            out.push(Change::insert(pair(right, &row, &nulls)));
         }
         out.extend(joined.into_iter().map(Change::insert));
         this.add(key, &row, ts, if this_outer { associations } else { 0 });
