@@ -306,6 +306,14 @@ impl<'a> Lowerer<'a> {
         self.nodes.iter().rev().find(|n| n.state.is_some()).is_some_and(|n| n.operator == Operator::Rank)
     }
 
+    /// Whether a join of this model reads an updating input: an inner
+    /// join's output is retract only then, and an input planned in this
+    /// model (a subquery) says so by its changelog.
+    fn joins_updating_input(&self) -> bool {
+        let updating = |id: &String| self.nodes.iter().any(|n| n.id(self.model) == *id && n.changelog != Changelog::Append);
+        self.nodes.iter().any(|j| matches!(j.kind, NodeKind::Join { join_type: JoinType::Inner, .. }) || (matches!(j.kind, NodeKind::Join { .. }) && j.inputs.iter().any(updating)))
+    }
+
     /// The error for a changelog `input` a step cannot take, at `span`.
     fn changelog_error(&self, c: Conflict, input: &Changelog, span: SqlSpan) -> LowerError {
         let model = self.model;
@@ -324,7 +332,7 @@ impl<'a> Lowerer<'a> {
                 LowerError::new(Code::UpsertWithoutKey, format!("model `{model}` is materialized as upsert over key [{}] but declares no key", key.join(", ")), span)
                     .help(format!("add `key: [{}]` to `{model}` in streamform.yml", key.join(", ")))
             }
-            Conflict::RetractIntoSink if self.nodes.iter().any(|n| matches!(n.kind, NodeKind::Join { join_type: JoinType::Inner, .. })) => LowerError::new(
+            Conflict::RetractIntoSink if self.joins_updating_input() => LowerError::new(
                 Code::RetractIntoSink,
                 format!("model `{model}` writes the output of a join over a keyed (updating) input, a {} changelog with no key: a replaced input row deletes the rows it joined, and Flink cannot write such rows by a key", input.title()),
                 span,
