@@ -92,13 +92,7 @@ impl<'a> Lowerer<'a> {
                 .help("write an INNER JOIN with the time bounds, or an outer join without them (a regular join, kept for the model's retention)"));
         }
         if let (Some(_), Changelog::Retract) = (interval, &mode) {
-            let (rel, at) = if left.changelog == Changelog::Append { (&right, j.relation.span()) } else { (&left, from.relation.span()) };
-            return Err(LowerError::new(
-                Code::IntervalJoinOverUpdatingInput,
-                format!("model `{}` bounds the time between the two sides of a join of an updating input (`{}` emits {}); Flink joins within a time interval only rows that are never replaced", self.model, rel.qualifier, rel.changelog.title()),
-                at,
-            )
-            .help("drop the time bounds to write a regular join, kept for the model's retention, or join the append input the updating one is computed from"));
+            return Err(self.interval_over_updating([(&left, from.relation.span()), (&right, j.relation.span())]));
         }
         let residual = planned.into_iter().filter_map(|c| if let Conjunct::Residual(e, _) = c { Some(e) } else { None }).reduce(and);
         let state = self.join_state(join_type, &left, &right, &keys, interval);
@@ -119,6 +113,18 @@ impl<'a> Lowerer<'a> {
         node.inputs = vec![left.input_id.clone(), right.input_id.clone()];
         node.definition = join_definition(node);
         Ok((Rel { input_id: id, ..out }, at))
+    }
+
+    /// An interval join of an updating input (one of `sides`, each with
+    /// where it is read): Flink's interval join reads inserts only.
+    fn interval_over_updating(&self, sides: [(&Rel, SqlSpan); 2]) -> LowerError {
+        let (rel, at) = if sides[0].0.changelog == Changelog::Append { sides[1] } else { sides[0] };
+        LowerError::new(
+            Code::IntervalJoinOverUpdatingInput,
+            format!("model `{}` bounds the time between the two sides of a join of an updating input (`{}` emits {}); Flink joins within a time interval only rows that are never replaced", self.model, rel.qualifier, rel.changelog.title()),
+            at,
+        )
+        .help("drop the time bounds to write a regular join, kept for the model's retention, or join the append input the updating one is computed from")
     }
 
     /// What the join stores, its state fingerprint's content: for each
