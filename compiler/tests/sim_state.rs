@@ -63,6 +63,8 @@ fn keyed_stores_match_state_fingerprints() {
     let mut rank_nodes = 0;
     let mut joined_rows = 0;
     let mut versions = 0;
+    // Rows a join keeps by its side's unique key: one per join key, or one per unique key.
+    let (mut one_per_key_rows, mut by_unique_rows) = (0, 0);
     for root in projects() {
         let db = Database::default();
         let project = load(&db, &root);
@@ -142,6 +144,26 @@ fn keyed_stores_match_state_fingerprints() {
                     for (store, side) in [(&join.left, &state.left), (&join.right, &state.right)] {
                         assert_eq!(store.keys.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(), side.keys.iter().map(String::as_str).collect::<Vec<_>>(), "join keys of {where_}");
                         assert_eq!(store.stored, side.stored, "stored columns of {where_}");
+                        // Shaped by the unique key, as Flink's JoinInputSideSpec: one
+                        // row per join key when it lies within the join key, else one
+                        // row per unique key under each join key; no copies either way.
+                        if !side.unique.is_empty() {
+                            let at: Vec<usize> = side.unique.iter().map(|u| store.stored.iter().position(|c| &c.name == u).expect("a unique key column is stored")).collect();
+                            let within = side.unique.iter().all(|u| side.keys.contains(u));
+                            for rows in store.rows.values() {
+                                assert!(rows.iter().all(|s| s.count == 1), "{where_}: a row kept by its unique key has copies");
+                                if within {
+                                    assert_eq!(rows.len(), 1, "{where_}: more than one row under one join key within which the unique key lies");
+                                    one_per_key_rows += 1;
+                                } else {
+                                    let uniques: Vec<Vec<_>> = rows.iter().map(|s| at.iter().map(|&i| s.row[i].clone()).collect()).collect();
+                                    for (i, u) in uniques.iter().enumerate() {
+                                        assert!(!uniques[..i].contains(u), "{where_}: two rows of one unique key under one join key");
+                                    }
+                                    by_unique_rows += rows.len();
+                                }
+                            }
+                        }
                         for (key, s) in store.entries() {
                             for (v, c) in key.iter().zip(&store.keys) {
                                 assert!(v.conforms_to(c.ty), "{where_}: join key {} holds {v:?}", c.name);
@@ -190,4 +212,6 @@ fn keyed_stores_match_state_fingerprints() {
     assert!(stored_values > 0, "no fixture stored anything");
     assert!(rank_nodes >= 4, "only {rank_nodes} rank nodes found under testdata/");
     assert!(joined_rows > 0, "no fixture stored a row in a join");
+    assert!(one_per_key_rows > 0, "no fixture stored a row of a join side keyed within its join key");
+    assert!(by_unique_rows > 0, "no fixture stored a row of a join side by a unique key apart from its join key");
 }

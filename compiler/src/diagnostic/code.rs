@@ -239,7 +239,7 @@ codes! {
     JoinKeyTypesDiffer = "E0851",
     /// a join whose ON has no equality of a column of each side
     JoinWithoutEquality = "E0852",
-    /// an input of a join is updating (reads an upsert model or aggregates)
+    /// an input of a join is updating with no key (a global aggregate) or is an outer join's output
     JoinOverUpdatingInput = "E0853",
     /// `SELECT *` over a join whose inputs share a column name
     JoinWildcardNameClash = "E0854",
@@ -251,6 +251,8 @@ codes! {
     OuterJoinWhereOnPaddedSide = "E0857",
     /// a model writes an outer join's output, which has no key, to its sink
     RetractIntoSink = "E0858",
+    /// an interval join reads an updating input
+    IntervalJoinOverUpdatingInput = "E0859",
     /// a temporal join's versioned side has no primary key (it is not an upsert model with `key:`)
     TemporalJoinWithoutKey = "E0865",
     /// a temporal join's ON does not equate every column of the versioned side's key

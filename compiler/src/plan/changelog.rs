@@ -27,11 +27,18 @@
 //!   the output has it. A Top-N of several rows without its row number has
 //!   no key (Flink writes inserts and deletes of several rows per
 //!   partition), so it is refused.
-//! - **Join** (a regular join): reads append inputs. INNER is append, as
-//!   Flink's StreamingJoinOperator emits only inserts then. LEFT, RIGHT and
-//!   FULL OUTER are retract: a row emitted padded with nulls is deleted
-//!   when its first match arrives (Flink's `-D`, then `+I` of the joined
-//!   row), and the output has no key. An updating input is refused (E0853).
+//! - **Join** (a regular join): an INNER join of two append inputs is
+//!   append, as Flink's StreamingJoinOperator emits only inserts then.
+//!   LEFT, RIGHT and FULL OUTER are retract: a row emitted padded with
+//!   nulls is deleted when its first match arrives (Flink's `-D`, then `+I`
+//!   of the joined row), and the output has no key. A join with an upsert
+//!   input (a keyed one: a ref() to an upsert model or an aggregate) is
+//!   retract whatever its type: a replaced or deleted input row deletes
+//!   every row it joined (Flink's `-U`/`-D`), and the output carries no
+//!   key, since Flink infers one only when both inputs have one and a join
+//!   key covers one of them, which a key-less Sink cannot use anyway. An
+//!   upsert input with an empty key (a global aggregate) and a retract
+//!   input are refused (E0853).
 //! - A **retract** changelog is read by what takes deletes of whole rows:
 //!   Filter, Project and an unwindowed aggregate (which retracts). A
 //!   window, a Rank, a union, a join and a Sink refuse it: it has no key to
@@ -107,10 +114,28 @@ pub fn union(inputs: &[&Changelog]) -> Result<Changelog, usize> {
 }
 
 /// A Join node's mode over `left` and `right`, joined as `join_type`;
-/// `Err(i)`: input `i` (0 left, 1 right) is updating.
+/// `Err(i)`: input `i` (0 left, 1 right) is updating in a way a join
+/// cannot read (no key, or a retract changelog).
 pub fn join(left: &Changelog, right: &Changelog, join_type: JoinType) -> Result<Changelog, usize> {
-    union(&[left, right])?;
-    Ok(if join_type == JoinType::Inner { Changelog::Append } else { Changelog::Retract })
+    if let Some(i) = [left, right].iter().position(|c| matches!(c, Changelog::Retract) || matches!(c, Changelog::Upsert(k) if k.is_empty())) {
+        return Err(i);
+    }
+    Ok(match (left, right, join_type) {
+        (Changelog::Append, Changelog::Append, JoinType::Inner) => Changelog::Append,
+        _ => Changelog::Retract,
+    })
+}
+
+/// The unique key Flink infers for a join input with the upsert key
+/// `key` (a changelog's; empty for append) whose stored columns are
+/// `stored`: that key when the join keeps every column of it (Flink's
+/// projection below the join drops the key with its columns), else none.
+pub fn join_unique(key: &[String], stored: &[&str]) -> Vec<String> {
+    if key.iter().all(|k| stored.contains(&k.as_str())) {
+        key.to_vec()
+    } else {
+        Vec::new()
+    }
 }
 
 /// An Aggregate node's mode, grouped by the columns `keys`.

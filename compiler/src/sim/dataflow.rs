@@ -355,7 +355,7 @@ impl Dataflow {
             }
             if let Operator::Join(j) = op {
                 for c in records.drain(..) {
-                    j.insert(right, &c.row, ctx.event_time, ctx.watermark, &mut next)?;
+                    j.apply(right, &c, ctx.event_time, ctx.watermark, &mut next)?;
                 }
                 right = false;
                 std::mem::swap(&mut records, &mut next);

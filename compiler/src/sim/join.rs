@@ -1,16 +1,20 @@
-//! A regular INNER join, as Flink's StreamingJoinOperator runs it: a store
-//! per side keyed by the join key, each shaped as the node's state
-//! fingerprint says. An input without a unique key (every input here: the
-//! join reads append inputs) keeps each distinct row with a count, as
-//! Flink's `InputSideHasNoUniqueKey` view does. A row arriving on one side
-//! is stored, then joined with every stored row of the other side under
-//! its key for which the residual condition holds, one output per copy.
+//! A regular join, as Flink's StreamingJoinOperator runs it: a store per
+//! side keyed by the join key, each shaped as the node's state
+//! fingerprint says (Flink's JoinInputSideSpec): when the side's unique
+//! key is within the join key, one row per join key; with another unique
+//! key, rows by that key; without one (an append input), each distinct
+//! row with a count. A row arriving on one side is stored, then joined
+//! with every stored row of the other side under its key for which the
+//! residual condition holds, one output per copy. A row an updating input
+//! replaces or deletes is retracted first: taken out of its store, and
+//! every row it joined is deleted.
 //!
 //! An outer side (LEFT's left, RIGHT's right, both of FULL) keeps with
 //! each stored row how many rows of the other side it joined, as Flink's
 //! `OuterJoinRecordStateView` does: a row that joins nothing is emitted
 //! padded with nulls, and when the first row joining it arrives the
-//! padded row is deleted (`-D`) before the joined rows are inserted.
+//! padded row is deleted (`-D`) before the joined rows are inserted; when
+//! its last match is retracted, the padded row is inserted again.
 //!
 //! An interval join runs as Flink's RowTimeIntervalJoin: a row joins the
 //! other side's rows under its key whose time is within the interval, and
@@ -50,6 +54,11 @@ pub struct SideStore {
     take: Vec<usize>,
     /// An interval join's: where the event time is in a stored row.
     time_at: Option<usize>,
+    /// Where the side's unique key is in a stored row (none: rows are
+    /// kept with a count), and whether it lies within the join key (one
+    /// row per join key).
+    unique_at: Option<Vec<usize>>,
+    one_per_key: bool,
     /// Rows by join key, in the order first stored.
     pub rows: FxHashMap<Vec<Value>, Vec<Stored>>,
 }
@@ -64,6 +73,17 @@ impl SideStore {
     /// outer row it adds again to the new one).
     fn add(&mut self, key: Vec<Value>, row: &[Value], ts: i64, associations: u64) {
         let rows = self.rows.entry(key).or_default();
+        if self.one_per_key {
+            *rows = vec![Stored { row: row.to_vec(), count: 1, associations, written: ts }];
+            return;
+        }
+        if let Some(at) = &self.unique_at {
+            match rows.iter_mut().find(|s| at.iter().all(|&i| s.row[i] == row[i])) {
+                Some(s) => *s = Stored { row: row.to_vec(), count: 1, associations, written: ts },
+                None => rows.push(Stored { row: row.to_vec(), count: 1, associations, written: ts }),
+            }
+            return;
+        }
         match rows.iter_mut().find(|s| s.row == row) {
             Some(s) => {
                 s.count += 1;
@@ -71,6 +91,25 @@ impl SideStore {
                 s.written = ts;
             }
             None => rows.push(Stored { row: row.to_vec(), count: 1, associations, written: ts }),
+        }
+    }
+
+    /// Takes one copy of `row` out of `key`'s rows: the key's row (one row
+    /// per key), the row of its unique key, or one count of the row.
+    fn retract(&mut self, key: &[Value], row: &[Value]) {
+        let Some(rows) = self.rows.get_mut(key) else { return };
+        if self.one_per_key {
+            rows.clear();
+        } else if let Some(at) = &self.unique_at {
+            rows.retain(|s| !at.iter().all(|&i| s.row[i] == row[i]));
+        } else if let Some(p) = rows.iter().position(|s| s.row == row) {
+            rows[p].count -= 1;
+            if rows[p].count == 0 {
+                rows.remove(p);
+            }
+        }
+        if rows.is_empty() {
+            self.rows.remove(key);
         }
     }
 
@@ -147,6 +186,32 @@ fn emit_matches<'m>(residual: Option<&Expr>, right: bool, row: &Row, matches: im
     Ok(())
 }
 
+/// `mine` (of the right side when `right`) and `theirs`, as one output row.
+fn pair(right: bool, mine: &[Value], theirs: &[Value]) -> Row {
+    if right {
+        theirs.iter().chain(mine).cloned().collect()
+    } else {
+        mine.iter().chain(theirs).cloned().collect()
+    }
+}
+
+/// The rows stored in `other` under `key` that `row` (of the right side
+/// when `right`) joins, each with the joined row: those for which the
+/// residual condition holds; none under a null key (SQL equality).
+fn joining<'o>(residual: Option<&Expr>, right: bool, row: &[Value], key: &[Value], other: &'o mut SideStore) -> Result<Vec<(&'o mut Stored, Row)>, EvalError> {
+    let mut found = Vec::new();
+    if key.iter().any(|v| matches!(v, Value::Null)) {
+        return Ok(found);
+    }
+    for m in other.rows.get_mut(key).into_iter().flatten() {
+        let j = pair(right, row, &m.row);
+        if residual.map(|r| holds(r, &j)).transpose()?.unwrap_or(true) {
+            found.push((m, j));
+        }
+    }
+    Ok(found)
+}
+
 /// The operator time Flink's interval join reads: the watermark, or 0
 /// before the first positive one.
 fn operator_time(watermark: Option<i64>) -> i64 {
@@ -165,13 +230,19 @@ impl Join {
         let NodeKind::Join { join_type, left_stored, right_stored, left_keys, right_keys, residual, .. } = &node.kind else { unreachable!("a join node") };
         let state = node.state.as_ref().and_then(|s| s.join.as_ref()).expect("a join is keyed");
         let lw = left_stored.len();
-        let side = |st: &crate::plan::node::JoinSideState, take: &[usize], key_at: Vec<usize>| SideStore {
-            keys: key_at.iter().map(|&i| st.stored[i].clone()).collect(),
-            stored: st.stored.clone(),
-            key_at,
-            take: take.to_vec(),
-            time_at: None,
-            rows: FxHashMap::default(),
+        let side = |st: &crate::plan::node::JoinSideState, take: &[usize], key_at: Vec<usize>| {
+            let at = |name: &String| st.stored.iter().position(|c| &c.name == name).expect("a unique key column is stored");
+            let unique_at: Option<Vec<usize>> = (!st.unique.is_empty()).then(|| st.unique.iter().map(at).collect());
+            SideStore {
+                keys: key_at.iter().map(|&i| st.stored[i].clone()).collect(),
+                stored: st.stored.clone(),
+                one_per_key: unique_at.as_ref().is_some_and(|u| u.iter().all(|i| key_at.contains(i))),
+                unique_at,
+                key_at,
+                take: take.to_vec(),
+                time_at: None,
+                rows: FxHashMap::default(),
+            }
         };
         let retention = match node.state.as_ref().map(|s| s.retention) {
             Some(Retention::After(d)) => Some(d.millis().min(i64::MAX as u64) as i64),
@@ -206,10 +277,58 @@ impl Join {
         self.left.stored.len() + self.right.stored.len()
     }
 
+    /// A change on the left (`right` false) or right side; what it makes
+    /// is pushed onto `out`. An update is the retraction of the row it
+    /// replaces, then the insert of the new one, as Flink reads `-U`, `+U`.
+    /// `watermark` is the join's before this change (an interval join's).
+    pub fn apply(&mut self, right: bool, change: &Change, ts: i64, watermark: Option<i64>, out: &mut Vec<Change>) -> Result<(), EvalError> {
+        match (change.op, &change.before) {
+            (ChangeOp::Insert, _) | (ChangeOp::Update, None) => self.insert(right, &change.row, ts, watermark, out),
+            (ChangeOp::Update, Some(before)) => {
+                self.retract(right, before, out)?;
+                self.insert(right, &change.row, ts, watermark, out)
+            }
+            (ChangeOp::Delete, _) => self.retract(right, &change.row, out),
+        }
+    }
+
+    /// A row of the left (`right` false) or right side taken back, as
+    /// StreamingJoinOperator's processElement for a retract message: it
+    /// leaves its store; every row it joined is deleted (padded with nulls
+    /// when it joined nothing on an outer side); a row of an outer other
+    /// side it was the last match of is inserted again padded with nulls.
+    fn retract(&mut self, right: bool, input: &[Value], out: &mut Vec<Change>) -> Result<(), EvalError> {
+        let (this_outer, other_outer) = if right { (self.right_outer, self.left_outer) } else { (self.left_outer, self.right_outer) };
+        let (this, other) = if right { (&mut self.right, &mut self.left) } else { (&mut self.left, &mut self.right) };
+        let row: Row = this.take.iter().map(|&i| input.get(i).cloned().unwrap_or(Value::Null)).collect();
+        let key = this.key_of(&row);
+        this.retract(&key, &row);
+        let delete = |row: Row| Change { op: ChangeOp::Delete, row, before: None };
+        let matches = joining(self.residual.as_ref(), right, &row, &key, other)?;
+        let matched = !matches.is_empty();
+        let mut padded = Vec::new();
+        for (m, j) in matches {
+            (0..m.count).for_each(|_| out.push(delete(j.clone())));
+            if other_outer {
+                if m.associations == 1 {
+                    let p = pair(right, &vec![Value::Null; row.len()], &m.row);
+                    (0..m.count).for_each(|_| padded.push(Change::insert(p.clone())));
+                }
+                m.associations = m.associations.saturating_sub(1);
+            }
+        }
+        // Flink deletes every joined row first, then pads the other side's rows.
+        out.extend(padded);
+        if this_outer && !matched {
+            out.push(delete(pair(right, &row, &vec![Value::Null; other.stored.len()])));
+        }
+        Ok(())
+    }
+
     /// An insert on the left (`right` false) or right side: stored, then
     /// joined with the other side; the joined rows are pushed onto `out`.
     /// `watermark` is the join's before this row (an interval join's).
-    pub fn insert(&mut self, right: bool, input: &[Value], ts: i64, watermark: Option<i64>, out: &mut Vec<Change>) -> Result<(), EvalError> {
+    fn insert(&mut self, right: bool, input: &[Value], ts: i64, watermark: Option<i64>, out: &mut Vec<Change>) -> Result<(), EvalError> {
         if self.interval.is_some() {
             return self.insert_interval(right, input, watermark, out);
         }
@@ -241,31 +360,21 @@ impl Join {
         let other_width = other.stored.len();
         let row: Row = this.take.iter().map(|&i| input.get(i).cloned().unwrap_or(Value::Null)).collect();
         let key = this.key_of(&row);
-        let pair = |mine: &Row, theirs: &Row| -> Row { if right { theirs.iter().chain(mine).cloned().collect() } else { mine.iter().chain(theirs).cloned().collect() } };
         let mut joined = Vec::new();
-        let null_key = key.iter().any(|v| matches!(v, Value::Null));
-        if let (false, Some(stored)) = (null_key, other.rows.get_mut(&key)) {
-            for m in stored.iter_mut() {
-                let j = pair(&row, &m.row);
-                if let Some(r) = &self.residual {
-                    if !holds(r, &j)? {
-                        continue;
-                    }
+        for (m, j) in joining(self.residual.as_ref(), right, &row, &key, other)? {
+            if other_outer {
+                if m.associations == 0 {
+                    let padded = pair(right, &vec![Value::Null; row.len()], &m.row);
+                    (0..m.count).for_each(|_| out.push(Change { op: ChangeOp::Delete, row: padded.clone(), before: None }));
                 }
-                if other_outer {
-                    if m.associations == 0 {
-                        let padded: Row = if right { m.row.iter().cloned().chain(std::iter::repeat_n(Value::Null, row.len())).collect() } else { std::iter::repeat_n(Value::Null, row.len()).chain(m.row.iter().cloned()).collect() };
-                        (0..m.count).for_each(|_| out.push(Change { op: ChangeOp::Delete, row: padded.clone(), before: None }));
-                    }
-                    m.associations += 1;
-                }
-                (0..m.count).for_each(|_| joined.push(j.clone()));
+                m.associations += 1;
             }
+            (0..m.count).for_each(|_| joined.push(j.clone()));
         }
         let associations = joined.len() as u64;
         if this_outer && joined.is_empty() {
             let nulls: Row = vec![Value::Null; other_width];
-            out.push(Change::insert(pair(&row, &nulls)));
+            out.push(Change::insert(pair(right, &row, &nulls)));
         }
         out.extend(joined.into_iter().map(Change::insert));
         this.add(key, &row, ts, if this_outer { associations } else { 0 });

@@ -1,4 +1,5 @@
-//! A regular INNER join of two inputs: `FROM a x JOIN b y ON x.k = y.k`.
+//! A regular join of two inputs: `FROM a x JOIN b y ON x.k = y.k`, inner
+//! or outer, over append or keyed (upsert) inputs.
 //!
 //! As Flink plans it: the ON clause and the WHERE (one for an inner join)
 //! split into conjuncts; an equality of a column of each side is a join
@@ -18,7 +19,7 @@ use super::{rel_schema, unsupported, LowerError, Lowerer, Rel, RelCol, Result};
 use crate::diagnostic::{did_you_mean, Code};
 use crate::plan::changelog;
 use crate::plan::expr::{BinOp, Expr, Literal};
-use crate::plan::node::{Column, JoinInterval, JoinSideState, JoinState, JoinType, KeyedState, NodeKind, Operator, Retention, TimeBounds};
+use crate::plan::node::{Changelog, Column, JoinInterval, JoinSideState, JoinState, JoinType, KeyedState, NodeKind, Operator, Retention, TimeBounds};
 use crate::types::DataType;
 
 /// A conjunct of ON or WHERE, by what it reads.
@@ -70,10 +71,10 @@ impl<'a> Lowerer<'a> {
             let (rel, at) = if i == 0 { (&left, from.relation.span()) } else { (&right, j.relation.span()) };
             LowerError::new(
                 Code::JoinOverUpdatingInput,
-                format!("model `{}` joins an updating input (`{}` emits {}), which is not supported yet: only append inputs can be joined", self.model, rel.qualifier, rel.changelog.title()),
+                format!("model `{}` joins an updating input with no key (`{}` emits {}), which is not supported: a join reads append inputs and inputs whose rows are replaced by a key", self.model, rel.qualifier, rel.changelog.title()),
                 at,
             )
-            .help("join the append inputs first and aggregate after the join, in this model or in a model reading it")
+            .help("give the input a key: group it by the column you join on (`GROUP BY k`), or join the inputs before aggregating and aggregate the join")
         })?;
         if left.qualifier == right.qualifier {
             return Err(LowerError::new(Code::AmbiguousColumn, format!("model `{}` reads `{}` on both sides of the join, so its columns cannot be told apart", self.model, left.qualifier), j.relation.span())
@@ -93,6 +94,9 @@ impl<'a> Lowerer<'a> {
             return Err(unsupported(self.model, format!("an outer interval join ({})", join_type.sql()), j.relation.span())
                 .help("write an INNER JOIN with the time bounds, or an outer join without them (a regular join, kept for the model's retention)"));
         }
+        if let (Some(_), Changelog::Retract) = (interval, &mode) {
+            return Err(self.interval_over_updating([(&left, from.relation.span()), (&right, j.relation.span())]));
+        }
         let residual = planned.into_iter().filter_map(|c| if let Conjunct::Residual(e, _) = c { Some(e) } else { None }).reduce(and);
         let state = self.join_state(join_type, &left, &right, &keys, interval);
         let kind = join_kind(join_type, (lw, right.cols.len()), &keys, residual, interval, None);
@@ -111,10 +115,23 @@ impl<'a> Lowerer<'a> {
         Rel { input_id: id, ..out }
     }
 
+    /// An interval join of an updating input (one of `sides`, each with
+    /// where it is read): Flink's interval join reads inserts only.
+    fn interval_over_updating(&self, sides: [(&Rel, SqlSpan); 2]) -> LowerError {
+        let (rel, at) = if sides[0].0.changelog == Changelog::Append { sides[1] } else { sides[0] };
+        LowerError::new(
+            Code::IntervalJoinOverUpdatingInput,
+            format!("model `{}` bounds the time between the two sides of a join of an updating input (`{}` emits {}); Flink joins within a time interval only rows that are never replaced", self.model, rel.qualifier, rel.changelog.title()),
+            at,
+        )
+        .help("drop the time bounds to write a regular join, kept for the model's retention, or join the append input the updating one is computed from")
+    }
+
     /// What the join stores, its state fingerprint's content: for each
     /// side its keys (`keys` index the joined columns), every column (pruned
-    /// once the SELECT is planned) and its unique key (none: its input is
-    /// append), and the model's retention for both.
+    /// once the SELECT is planned) and its unique key (the upsert key Flink
+    /// infers for its input: none for an append input), and the model's
+    /// retention for both.
     /// An interval join keeps each row until the watermark passes its
     /// interval, whatever the model's retention (Flink's interval join
     /// takes no STATE_TTL): `until-close`.
@@ -125,7 +142,10 @@ impl<'a> Lowerer<'a> {
             (None, Some(d)) => Retention::After(d),
             (None, None) => Retention::Unbounded,
         };
-        let side = |rel: &Rel, keys: Vec<String>| JoinSideState { keys, stored: rel_schema(rel), unique: Vec::new() };
+        let side = |rel: &Rel, keys: Vec<String>| {
+            let names: Vec<&str> = rel.cols.iter().map(|c| c.name.as_str()).collect();
+            JoinSideState { keys, stored: rel_schema(rel), unique: changelog::join_unique(rel.changelog.key(), &names) }
+        };
         KeyedState {
             keys: Vec::new(),
             accumulators: Vec::new(),
@@ -417,6 +437,10 @@ impl<'a> Lowerer<'a> {
         if let Some(JoinState { left, right, .. }) = node.state.as_mut().and_then(|s| s.join.as_mut()) {
             left.stored = left.stored.iter().enumerate().filter(|(i, _)| used.contains(i)).map(|(_, c)| c.clone()).collect();
             right.stored = right.stored.iter().enumerate().filter(|(i, _)| used.contains(&(i + lw))).map(|(_, c)| c.clone()).collect();
+            for side in [left, right] {
+                let names: Vec<&str> = side.stored.iter().map(|c| c.name.as_str()).collect();
+                side.unique = changelog::join_unique(&side.unique, &names);
+            }
         }
         for n in chain {
             let node = &mut self.nodes[n];

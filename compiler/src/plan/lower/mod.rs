@@ -36,7 +36,7 @@ use sqlparser::tokenizer::Span as SqlSpan;
 use self::ast::order_span;
 use super::changelog::{self, Conflict};
 use super::expr::{AggCall, Expr};
-use super::node::{Changelog, Column, KeyedState, ModelPlan, NodeKind, Operator, PlanNode};
+use super::node::{Changelog, Column, JoinType, KeyedState, ModelPlan, NodeKind, Operator, PlanNode};
 use crate::diagnostic::{Diagnostic, Span};
 use crate::types::DataType;
 
@@ -307,6 +307,14 @@ impl<'a> Lowerer<'a> {
         self.nodes.iter().rev().find(|n| n.state.is_some()).is_some_and(|n| n.operator == Operator::Rank)
     }
 
+    /// Whether a join of this model reads an updating input: an inner
+    /// join's output is retract only then, and an input planned in this
+    /// model (a subquery) says so by its changelog.
+    fn joins_updating_input(&self) -> bool {
+        let updating = |id: &String| self.nodes.iter().any(|n| n.id(self.model) == *id && n.changelog != Changelog::Append);
+        self.nodes.iter().any(|j| matches!(j.kind, NodeKind::Join { join_type: JoinType::Inner, .. }) || (matches!(j.kind, NodeKind::Join { .. }) && j.inputs.iter().any(updating)))
+    }
+
     /// The error for a changelog `input` a step cannot take, at `span`.
     fn changelog_error(&self, c: Conflict, input: &Changelog, span: SqlSpan) -> LowerError {
         let model = self.model;
@@ -325,6 +333,12 @@ impl<'a> Lowerer<'a> {
                 LowerError::new(Code::UpsertWithoutKey, format!("model `{model}` is materialized as upsert over key [{}] but declares no key", key.join(", ")), span)
                     .help(format!("add `key: [{}]` to `{model}` in streamform.yml", key.join(", ")))
             }
+            Conflict::RetractIntoSink if self.joins_updating_input() => LowerError::new(
+                Code::RetractIntoSink,
+                format!("model `{model}` writes the output of a join over a keyed (updating) input, a {} changelog with no key: a replaced input row deletes the rows it joined, and Flink cannot write such rows by a key", input.title()),
+                span,
+            )
+            .help(format!("aggregate the join by the columns that identify an output row, e.g. `SELECT o.order_id, MAX(c.name) AS name … GROUP BY o.order_id`, and set `materialized: upsert` and `key: [order_id]` for `{model}`")),
             Conflict::RetractIntoSink => LowerError::new(Code::RetractIntoSink, format!("model `{model}` writes the output of an outer join, a {} changelog with no key: a row padded with nulls is deleted when its match arrives, and Flink cannot write such rows by a key", input.title()), span)
                 .help(format!("aggregate the join by the columns that identify an output row, e.g. `SELECT o.order_id, MAX(c.name) AS name … GROUP BY o.order_id`, and set `materialized: upsert` and `key: [order_id]` for `{model}`; or write an INNER JOIN")),
             Conflict::NoKeyOverAppend => {

@@ -1,3 +1,3 @@
-SELECT t.customer_id, t.n, c.name
-FROM ref('totals') t
-JOIN source('customers') c ON t.customer_id = c.customer_id
+SELECT c.customer_id, c.name, t.n
+FROM source('customers') c
+JOIN ref('totals') t ON c.customer_id = t.n
