@@ -442,7 +442,8 @@ def sinks_see(env, run: str) -> None:
     upsert sink overwritten key by key with no retraction, the key the new
     job no longer writes left stale. The cutover offsets `apply` records
     are the source topic's end offsets (everything produced was read)."""
-    t = {"events": f"e2e-{run}-s-events", "seen": f"e2e-{run}-seen", "totals": f"e2e-{run}-s-totals", "big": f"e2e-{run}-s-big"}
+    # Topics of its own: the secrets part already writes `-s-events`.
+    t = {"events": f"e2e-{run}-k-events", "seen": f"e2e-{run}-k-seen", "totals": f"e2e-{run}-k-totals", "big": f"e2e-{run}-k-big"}
     proj, yml = own_project(env, f"{run}-sinks", "sinks",
                             f"  seen:\n    sink: {{connector: kafka, topic: {t['seen']}}}\n"
                             f"  totals:\n    materialized: upsert\n    key: [user_id]\n    sink: {{connector: kafka, topic: {t['totals']}}}\n")
