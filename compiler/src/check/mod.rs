@@ -107,9 +107,13 @@ pub(crate) fn segment_checks(db: &dyn Db, project: Project, segment: u32) -> Seg
         let cfg = project::model_config(db, project, key);
         // The model's own allow list here; the project's in `check_report`.
         let mut own = |to: &mut Vec<Diagnostic>, diags: &[Diagnostic]| {
-            let mut diags = diags.to_vec();
-            warnings::set_aside(&[], Some(cfg), &mut diags, &mut out.allowed);
-            to.extend(diags);
+            let start = to.len();
+            to.extend(diags.iter().cloned());
+            if !cfg.allow.is_empty() {
+                let mut added = to.split_off(start);
+                warnings::set_aside(&[], Some(cfg), &mut added, &mut out.allowed);
+                to.extend(added);
+            }
         };
         own(&mut out.config, &c.config);
         own(&mut out.refs, &c.refs);
