@@ -5,9 +5,9 @@
 //! argument instead, `ref('rates',     asof_time=>       o.ts)AS r`,
 //! written over the same bytes: its `)` becomes `,`, `SYSTEM_TIME` the
 //! argument's name and `=>`, the other keywords blanks (comments and line
-//! ends between them stay), and the blank after the time the `)` (or, when
-//! the time ends its line, the blank before it, moving the time one
-//! column left). Every other span still points at what the user
+//! ends between them stay), and the first blank after the time, past
+//! comments and line ends, the `)` (or, when there is none, the blank
+//! before the time, moving it one column left). Every other span still points at what the user
 //! wrote. Lowering reads the argument back (plan/lower/temporal.rs).
 
 use sqlparser::dialect::GenericDialect;
@@ -44,8 +44,9 @@ pub fn rewrite_temporal(text: &str) -> Option<String> {
         let (Some(spans), Some(close), Some(t_start), Some(t_end)) = (spans, at(code[w - 1], false), at(code[w + 4], false), at(last, true)) else { continue };
         let blank = |b: u8| b == b' ' || b == b'\t';
         let mut o = out.clone();
-        if o.get(t_end).copied().is_some_and(blank) {
-            o[t_end] = b')';
+        if let Some(b) = first_blank_after(&tokens, last).and_then(|i| at(i, false)).filter(|&b| o.get(b).copied().is_some_and(blank)) {
+            // A blank after the time, past any comments and line ends.
+            o[b] = b')';
         } else if blank(o[t_start - 1]) && !text[t_start..t_end].contains('\n') {
             // The time ends its line: it moves one column left.
             o.copy_within(t_start..t_end, t_start - 1);
@@ -65,6 +66,16 @@ pub fn rewrite_temporal(text: &str) -> Option<String> {
         changed = true;
     }
     changed.then(|| String::from_utf8(out).expect("only ASCII bytes were replaced"))
+}
+
+/// The first space or tab between token `last` and the next code token.
+fn first_blank_after(tokens: &[TokenWithSpan], last: usize) -> Option<usize> {
+    use sqlparser::tokenizer::Whitespace;
+    tokens[last + 1..]
+        .iter()
+        .take_while(|t| matches!(t.token, Token::Whitespace(_)))
+        .position(|t| matches!(t.token, Token::Whitespace(Whitespace::Space | Whitespace::Tab)))
+        .map(|n| last + 1 + n)
 }
 
 /// The last token of the time after `AS OF`: a column (`ts`, `o.ts`) or
@@ -96,6 +107,9 @@ mod tests {
             ("JOIN ref('rates') for system_time as of o.ts\nON", "JOIN ref('rates',     asof_time=>      o.ts)\nON"),
             ("JOIN ref('r') FOR -- c\n SYSTEM_TIME AS\nOF\n  o.ts\nON", "JOIN ref('r',     -- c\n asof_time=>   \n  \n o.ts)\nON"),
             ("JOIN source('r') FOR SYSTEM_TIME AS OF PROCTIME() r ON", "JOIN source('r',     asof_time=>       PROCTIME())r ON"),
+            // The time ends its line and the next begins with a blank.
+            ("JOIN ref('r') FOR SYSTEM_TIME AS OF -- c\no.ts\n    AS r ON", "JOIN ref('r',     asof_time=>       -- c\no.ts\n)   AS r ON"),
+            ("JOIN ref('r') FOR SYSTEM_TIME AS OF o.ts -- c\nAS r", "JOIN ref('r',     asof_time=>       o.ts)-- c\nAS r"),
         ];
         for (input, want) in cases {
             let got = rewrite_temporal(input).expect("rewritten");
