@@ -231,13 +231,18 @@ fn same_rank(n: &Value, x: &NodeEntry) -> bool {
     }
 }
 
-/// Whether Flink's Join or IntervalJoin `n` runs the join node `x`: the
-/// same join type and as many keys per side, an interval join exactly when
-/// the node is one, over the same bounds (Flink writes them as
-/// `left_time - right_time` within `[leftLowerBound, leftUpperBound]`).
+/// Whether Flink's Join, IntervalJoin or TemporalJoin `n` runs the join
+/// node `x`: the same join type and as many keys per side, an interval
+/// join exactly when the node is one, over the same bounds (Flink writes
+/// them as `left_time - right_time` within `[leftLowerBound,
+/// leftUpperBound]`), a temporal join exactly when the node is one.
 fn same_join(n: &Value, x: &NodeEntry) -> bool {
     let Some(j) = &x.state.join else { return false };
-    let interval = exec_kind(n["type"].as_str().unwrap_or("")) == "interval-join";
+    let kind = exec_kind(n["type"].as_str().unwrap_or(""));
+    if (kind == "temporal-join") != j.temporal.is_some() {
+        return false;
+    }
+    let interval = kind == "interval-join";
     let spec = if interval { &n["intervalJoinSpec"]["joinSpec"] } else { &n["joinSpec"] };
     let count = |k: &str| spec[k].as_array().map(Vec::len);
     let same_type = spec["joinType"].as_str().is_some_and(|t| t.eq_ignore_ascii_case(&j.join_type));
@@ -333,7 +338,7 @@ pub fn pin_plan(plan: &Value, desired: &Manifest, sinks: &[SinkTable], keys: &Ha
                 [] => return Err(format!("Flink's {} (ExecNode {id}, aggregates [{}]) matches no Streamform node", kind, calls.join(", "))),
                 many => return Err(format!("Flink's {} (ExecNode {id}) could be any of {}", kind, many.iter().map(|x| x.id.as_str()).collect::<Vec<_>>().join(", "))),
             }
-        } else if ["rank", "deduplicate", "join", "interval-join"].contains(&kind) {
+        } else if ["rank", "deduplicate", "join", "interval-join", "temporal-join"].contains(&kind) {
             let feeds = fed.get(&id).cloned().unwrap_or_default();
             let (operator, what) = if kind.ends_with("join") { ("join", "join") } else { ("rank", "Rank") };
             let same = |x: &NodeEntry| if operator == "join" { same_join(n, x) } else { same_rank(n, x) };

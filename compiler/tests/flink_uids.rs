@@ -285,3 +285,29 @@ fn joins_and_interval_joins_pin_to_their_join_nodes() {
     let err = pin_plan(&plan, &m, &sinks(&m), &keys(&m, None, &[])).unwrap_err();
     assert!(err.starts_with("Flink's join (ExecNode 6)"), "{err}");
 }
+
+/// An event-time temporal join: Flink's TemporalJoin runs the join node
+/// whose fingerprint names its times, and the versioned view's
+/// deduplication runs the upstream model's rank.
+#[test]
+fn a_temporal_join_pins_to_its_join_node_and_its_versions_to_their_rank() {
+    let (pinned, pins, m) = pin("t1-temporal", None, &[]).unwrap();
+    assert_eq!(
+        summary(&pins),
+        vec![
+            (s("table-source-scan"), s("streamform/source:orders_raw"), vec![s("converted::source::0")]),
+            (s("table-source-scan"), s("streamform/source:rate_updates_raw"), vec![s("rates::source::0")]),
+            (s("deduplicate"), s("streamform/rates::rank::0"), vec![s("rates::rank::0")]),
+            (s("temporal-join"), s("streamform/converted::join::0"), vec![s("converted::join::0")]),
+            (s("sink"), s("streamform/converted::sink::0"), vec![s("converted::sink::0")]),
+        ]
+    );
+    let f = formats(&pinned);
+    assert_eq!(f["TemporalJoin9"].as_deref(), Some("streamform/converted::join::0/<transformation>"));
+    assert_eq!(flink_keeps_state_pinned(&m, &m, &[], &pins, &pins), Ok(vec![]));
+    // A regular join's node is not a temporal join's, nor the other way round.
+    let (plan, mut m) = case("t1-temporal");
+    m.nodes.iter_mut().find(|n| n.id == "converted::join::0").unwrap().state.join.as_mut().unwrap().temporal = None;
+    let err = pin_plan(&plan, &m, &sinks(&m), &keys(&m, None, &[])).unwrap_err();
+    assert!(err.contains("temporal-join") && err.contains("matches no Streamform join"), "{err}");
+}
