@@ -103,6 +103,7 @@ golden!(temporal_join, 1); //       temporal joins: the versioned side's key cha
 golden!(join_restore, 1); //        a join's retention turned off and on (MIGRATION), an output column renamed above it (COMPATIBLE): Flink's restores (restore_probe.py join_restore:MODEL) in docs/upgrades.md
 golden!(outer_join, 1); //          outer joins: INNER made LEFT, a RIGHT join rewritten as the mirrored LEFT join (never SAFE or COMPATIBLE: Flink stores the sides under other names); LEFT OUTER reworded (SAFE)
 golden!(join_unique, 1); //          a join over an upsert model whose key changes upstream (its SQL the same): the side's unique key changes, STATE INCOMPATIBLE
+golden!(pruned_calls, 0); //        a reader of a model without a sink starts filtering on a column Flink had pruned from that model's aggregate: COMPATIBLE here, a rebuild on Flink (restore_probe.py pruned_calls:reader)
 golden!(safe, 0); //                formatting, canonical retention, idle_timeout, source key, sink format
 
 /// A copy of a case's v2 project in the test's scratch space.

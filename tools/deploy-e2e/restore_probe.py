@@ -4,7 +4,7 @@ and is the state kept? The evidence behind docs/upgrades.md's restore table.
   tools/realparts/with-parts.sh ~/.cache/streamform/flink-venv-2.3.0/bin/python \
       tools/deploy-e2e/restore_probe.py [--sql] CASE[:MODEL] v1 v2 ...
 
-Copies testdata/plan/CASE/v1 (only MODEL's model when named; its topics made
+Copies testdata/plan/CASE/v1 (only MODEL and the models it reads when named; its topics made
 unique to this run, a target on the running parts added), applies it with
 `streamform apply` (uids pinned to Streamform's nodes, as every deploy), feeds
 it the first half of some events generated from its sources' schemas (a
@@ -21,9 +21,11 @@ For each version it prints the plan's verdict, what Flink did (RUNNING, the
 job's failure, or the submission's refusal), and, when it ran, whether the
 sink's records after the restore are the simulator's for the state kept (the
 version over every event, less what it wrote over the first half) or for
-the state lost (the version over the second half alone). Exits 1 when a
-version the plan calls SAFE or COMPATIBLE, or deploys as an upgrade, does not
-keep the state on Flink. Every wait is bounded.
+the state lost (the version over the second half alone); an upsert sink is
+compared by its table, each key's last row (kept: the version's table over
+every event; lost: the first half's rows overwritten by the second half's). Exits 1 when a
+version that `plan --target` deploys as an upgrade or a restore (or, without a
+deploy line, calls SAFE or COMPATIBLE) does not keep the state on Flink. Every wait is bounded.
 """
 import json
 import os
@@ -52,14 +54,27 @@ def sf(proj, *args, timeout=180):
     return subprocess.run([SF, *args], cwd=proj, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
 
 
-def only_model(yml, model):
-    """The project file with `models:` holding `model`'s entry alone (entries are two-space keys)."""
+def upstream(models_dir, model):
+    """`model` and every model it reads through `ref()`, transitively."""
+    seen, todo = set(), [model]
+    while todo:
+        m = todo.pop()
+        f = models_dir / f"{m}.sql"
+        if m in seen or not f.exists():
+            continue
+        seen.add(m)
+        todo += re.findall(r"ref\(\s*'(\w+)'", f.read_text())
+    return seen
+
+
+def only_model(yml, keep_models):
+    """The project file with `models:` holding the entries of `keep_models` alone (entries are two-space keys)."""
     out, in_models, keep = [], False, True
     for line in yml.splitlines(keepends=True):
         if re.match(r"^\S", line):
             in_models, keep = line.startswith("models:"), True
         elif in_models and re.match(r"^  \S", line):
-            keep = line.strip().startswith(f"{model}:")
+            keep = line.strip().split(":")[0] in keep_models
         if keep:
             out.append(line)
     return "".join(out)
@@ -89,10 +104,12 @@ def version(case, ver, model):
     shutil.copytree(ROOT / "testdata/plan" / case / ver, d, dirs_exist_ok=True, ignore=shutil.ignore_patterns("plan.json", "plan.txt"))
     yml = (d / "streamform.yml").read_text()
     if model:
+        # The model and what it reads: an upstream key is part of its state.
+        keep = upstream(d / "models", model)
         for f in (d / "models").glob("*.sql"):
-            if f.stem != model:
+            if f.stem not in keep:
                 f.unlink()
-        yml = with_sink(only_model(yml, model), model)
+        yml = with_sink(only_model(yml, keep), model)
     else:
         for f in sorted((d / "models").glob("*.sql")):
             yml = with_sink(yml, f.stem)
@@ -134,10 +151,11 @@ def value(col, ty, i):
     return f"{col[0]}{i % 2}"
 
 
-def events(srcs, join):
+def events(srcs, join, temporal=False):
     """(first half, second half) per source: for a join, every source but the last in the first
     half and the last in the second (so rows wait in the join's store); else each source's
-    events 1-4, then 5-8."""
+    events 1-4, then 5-8. A temporal join writes only once the watermarks of both inputs pass
+    a row's time, so its second half ends with one late-timed event per source (event 30)."""
     names = list(srcs)
     pre, post = {}, {}
     for s in names:
@@ -148,11 +166,14 @@ def events(srcs, join):
             pre[s], post[s] = [], rows(1, 5)
         else:
             pre[s], post[s] = rows(1, 5), []
+        if temporal:
+            post[s] = post[s] + rows(30, 31)
     return pre, post
 
 
-def simulate(proj, feed, model):
-    """What Kafka holds after the simulator's changelog of `model` over `feed`: a value per insert or update, None per delete."""
+def simulate(proj, feed, model, key=None):
+    """What Kafka holds after the simulator's changelog of `model` over `feed`: a value per insert or update, None per delete
+    (with `key`, the key columns: (key, value) pairs)."""
     work = Path(tempfile.mkdtemp(dir=os.environ["REALPARTS_STATE_DIR"]))
     (work / "in").mkdir()
     for s, rows in feed.items():
@@ -163,7 +184,8 @@ def simulate(proj, feed, model):
     out = []
     for line in (work / "out" / f"{model}.changelog.jsonl").read_text().splitlines():
         c = json.loads(line)
-        out.append(None if c["op"] == "delete" else c["columns"])
+        v = None if c["op"] == "delete" else c["columns"]
+        out.append((keyed(c["columns"], key), v) if key else v)
     shutil.rmtree(work, ignore_errors=True)
     return out
 
@@ -176,6 +198,21 @@ def norm(v):
         except ValueError:
             return v.replace("T", " ").removesuffix("Z").removesuffix(".000")
     return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else v
+
+
+def keyed(columns, key):
+    return json.dumps({k: norm(columns[k]) for k in key}, sort_keys=True)
+
+
+def final(pairs):
+    """An upsert topic's table: each key's last value; a tombstone deletes it."""
+    t = {}
+    for k, v in pairs:
+        if v is None:
+            t.pop(k, None)
+        else:
+            t[k] = json.dumps({c: norm(x) for c, x in v.items()}, sort_keys=True)
+    return t
 
 
 def bag(rows):
@@ -211,6 +248,15 @@ def wait_state(jid, bound=40):
     return state
 
 
+def promises(verdict, deploy):
+    """Whether `plan --target` promised the state: its deploy line restores it (an upgrade or a
+    restore). A rebuild promises nothing, whatever the models' verdict: the deploy line is what
+    Flink will be asked to do. Without a deploy line, a SAFE or COMPATIBLE verdict promises."""
+    if deploy != "?":
+        return deploy in ("upgrade", "restore")
+    return verdict.split(" ")[0] in ("SAFE", "COMPATIBLE")
+
+
 def main():
     args = sys.argv[1:]
     sql = args[0] == "--sql"
@@ -224,7 +270,8 @@ def main():
     if topic is None:
         sys.exit(f"model `{model}` of {case}/v1 has no kafka sink to read")
     ku.create_topics([t for t, _ in srcs.values()] + [topic], timeout=30)
-    pre, post = events(srcs, any(n["operator"] == "join" and n["model"] == model for n in m["nodes"]))
+    joins = [n for n in m["nodes"] if n["operator"] == "join" and n["model"] == model]
+    pre, post = events(srcs, bool(joins), any("TEMPORAL JOIN" in n["definition"] for n in joins))
     for s, rows in pre.items():
         if rows:
             ku.produce(srcs[s][0], rows, timeout=30)
@@ -261,43 +308,52 @@ def main():
         stmts = [s.rstrip().rstrip(";") for s in flinksql.statements((vp / "build/flink/application.sql").read_text())]
         how = "sql" if sql or not plans else "pinned"
         statement = stmts[-1] if how == "sql" else f"EXECUTE PLAN 'file://{plans[-1]}'"
-        kept = bag(simulate(vp, {s: pre[s] + post[s] for s in srcs}, model)) - bag(simulate(vp, pre, model))
-        lost = bag(simulate(vp, post, model))
+        # An upsert sink is compared by its table (each key's last row): how a key reached its
+        # row (a delete, then an insert, or an update) depends on how events were batched.
+        key = next((x.get("key") for x in manifest(vp)["models"] if x["name"] == model and x.get("materialized") == "upsert"), None)
+        if key:
+            sim = lambda feed: simulate(vp, feed, model, key)
+            kept, lost = final(sim({s: pre[s] + post[s] for s in srcs})), final(sim(pre) + sim(post))
+            observe = lambda records: final((keyed(k, key), v) for k, v in records)
+        else:
+            kept = bag(simulate(vp, {s: pre[s] + post[s] for s in srcs}, model)) - bag(simulate(vp, pre, model))
+            lost = bag(simulate(vp, post, model))
+            observe = lambda records: bag(v for _, v in records[mark:])
         mark = len(ku.read_all(topic, 20))
         try:
             jid = submit(stmts[:-1], statement, sp)
         except km.FlinkError as e:
             print(f"{ver}: plan {verdict} (deploy {deploy}); {how}: REFUSED: {str(e)[:500]}", flush=True)
-            if verdict.split(" ")[0] in ("SAFE", "COMPATIBLE") or deploy in ("upgrade", "restore"):
+            if promises(verdict, deploy):
                 wrong.append(f"{ver}: plan says {verdict}, deploy {deploy}, but Flink refused the savepoint")
             continue
         state = wait_state(jid)
-        outcome, got = "", Counter()
+        outcome, got = "", observe([])
         if state == "RUNNING":
             deadline = time.monotonic() + 30
-            got = Counter()
+            got = observe([])
             while time.monotonic() < deadline:
-                got = bag(v for _, v in ku.read_all(topic, 20)[mark:])
+                got = observe(ku.read_all(topic, 20))
                 if (got == kept and kept) or (got == lost and lost):
                     break
                 time.sleep(1)
             time.sleep(2)
-            got = bag(v for _, v in ku.read_all(topic, 20)[mark:])
+            got = observe(ku.read_all(topic, 20))
             state = km.job_state(jid)
             # A job that failed and restarted may read RUNNING again: its exceptions say.
             if (km.http("GET", f"{os.environ['FLINK_REST']}/jobs/{jid}/exceptions", timeout=10).get("exceptionHistory") or {}).get("entries"):
                 state = "RESTARTING"
         if state == "RUNNING":
-            n = f"{sum(got.values())} records"
+            n = f"a table of {len(got)} keys" if key else f"{sum(got.values())} records"
+            show = (lambda x: sorted(x.items())) if key else (lambda x: sorted(x.elements()))
             outcome = (f"state kept and lost write the same {n}" if kept == lost and got == kept else
                        f"state KEPT ({n}, the simulator's over every event)" if got == kept else
                        f"state LOST ({n}, the simulator's over the second half alone)" if got == lost else
-                       f"neither: got {sorted(got.elements())}, kept {sorted(kept.elements())}, lost {sorted(lost.elements())}")
+                       f"neither: got {show(got)}, kept {show(kept)}, lost {show(lost)}")
         failure = km.job_failure(jid) if state in ("FAILED", "RESTARTING", "FAILING") else ""
         print(f"{ver}: plan {verdict} (deploy {deploy}); {how}: job {state} {failure[:400]} {outcome}".rstrip(), flush=True)
         # A verdict that promises the state, or a deploy that restores it, must find it kept.
-        promised = verdict.split(" ")[0] in ("SAFE", "COMPATIBLE") or deploy in ("upgrade", "restore")
-        if promised and not (state == "RUNNING" and (got == kept)):
+        if promises(verdict, deploy) and not (state == "RUNNING" and (got == kept)):
             wrong.append(f"{ver}: plan says {verdict}, deploy {deploy}, but Flink's job is {state} and the state was not kept")
         km.cancel(jid)
         time.sleep(2)

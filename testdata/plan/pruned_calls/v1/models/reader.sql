@@ -1,0 +1,1 @@
+SELECT customer_id, tier FROM ref('customer_points')
