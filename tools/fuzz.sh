@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# Runs one fuzz target (compiler/fuzz/fuzz_targets/TARGET.rs) with cargo-fuzz
-# for SECONDS, its corpus seeded from testdata/ and the regression inputs.
+# Runs one fuzz target (compiler/fuzz/fuzz_targets/TARGET.rs, or for `lsp`
+# cli/fuzz/fuzz_targets/lsp.rs) with cargo-fuzz for SECONDS, its corpus
+# seeded from testdata/ and the regression inputs.
 #   tools/fuzz.sh TARGET [SECONDS] [extra libFuzzer flags…]
-# Targets: sql structured config fixture jsonl manifest deploy.
-# A crash is saved under compiler/fuzz/artifacts/TARGET/; the input running
+# Targets: sql structured config fixture jsonl manifest deploy lsp.
+# A crash is saved under <fuzz dir>/artifacts/TARGET/; the input running
 # when the process died is also in compiler/fuzz/last-input (a stack
 # overflow kills the process before libFuzzer can save it). Minimize it
 # (`cargo fuzz tmin`), fix the cause, and add it to
-# compiler/fuzz/regressions/TARGET/, which `cargo test` replays.
+# <fuzz dir>/regressions/TARGET/, which `cargo test` replays.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 target="${1:?usage: tools/fuzz.sh TARGET [SECONDS]}"
@@ -15,6 +16,7 @@ seconds="${2:-300}"
 shift $(( $# < 2 ? $# : 2 ))
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
 fuzz=compiler/fuzz
+[ "$target" = lsp ] && fuzz=cli/fuzz
 corpus="$fuzz/corpus/$target"
 mkdir -p "$corpus"
 seed() { # copies each named file into the corpus, named by its content
@@ -30,7 +32,7 @@ case "$target" in
     fixture) find testdata -path '*/tests/*.yml' | seed ;;
     jsonl) find testdata -name '*.jsonl' | seed ;;
     manifest | deploy) find testdata -name plan.json -o -name manifest.json | seed ;;
-    structured) ;;
+    structured | lsp) ;;
     *) echo "unknown target $target" >&2; exit 2 ;;
 esac
 cp "$fuzz/regressions/$target"/* "$corpus/" 2>/dev/null || true

@@ -119,3 +119,49 @@ pub fn to_value(m: Message) -> Value {
     }
     v
 }
+
+/// Reads every frame of `input` as the reader thread does, decoding each:
+/// the messages, and the error answers sent for malformed frames. The fuzz
+/// target (cli/fuzz) and its regression replay run exactly this.
+#[cfg(any(test, fuzzing))]
+pub fn read_all(input: &[u8]) -> (Vec<Message>, Vec<Value>) {
+    let (tx, rx) = crossbeam_channel::unbounded();
+    let mut r = io::Cursor::new(input);
+    let (mut messages, mut answers) = (Vec::new(), Vec::new());
+    while let Ok(Some(body)) = read_frame(&mut r) {
+        match decode(&body, &tx) {
+            Incoming::Message(m) => messages.push(m),
+            Incoming::Malformed => answers.push(rx.try_recv().expect("a malformed frame is answered")),
+            Incoming::Closed => unreachable!("decode never closes"),
+        }
+    }
+    (messages, answers)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The fuzz target's regression inputs, replayed without a fuzzer.
+    #[test]
+    fn the_reader_takes_every_regression_input() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/regressions/lsp");
+        let mut n = 0;
+        for e in std::fs::read_dir(&dir).expect("regressions/lsp") {
+            let bytes = std::fs::read(e.expect("entry").path()).expect("readable");
+            read_all(&bytes);
+            n += 1;
+        }
+        assert!(n >= 4, "only {n} inputs in {}", dir.display());
+    }
+
+    #[test]
+    fn a_bad_frame_is_answered_and_the_next_one_read() {
+        let body = r#"{"jsonrpc":"2.0","id":1,"method":"shutdown"}"#;
+        let input = format!("Content-Length: 5\r\n\r\n{{oops\r\n\r\nContent-Length: {}\r\n\r\n{body}", body.len());
+        let (messages, answers) = read_all(input.as_bytes());
+        assert_eq!(messages.len(), 1);
+        assert_eq!(answers.len(), 1);
+        assert_eq!(answers[0]["error"]["code"], -32700);
+    }
+}
