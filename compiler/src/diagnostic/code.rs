@@ -293,6 +293,8 @@ codes! {
     RankOverUpdatingStream = "E0803",
     /// a Top-N of more than one row whose output does not carry its row number
     TopNWithoutRowNumber = "E0804",
+    /// a Top-N or deduplication partitioned by both `window_start` and `window_end`: Flink's window Top-N, not supported
+    WindowTopN = "E0809",
     /// a model ranks a kafka source that declares no `key` (which rows a Top-N or deduplication keeps may differ from the tests across partitions)
     RankOverUnkeyedKafka = "W0820",
     /// a Rank's PARTITION BY does not include the source's `key` columns

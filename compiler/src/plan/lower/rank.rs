@@ -103,6 +103,23 @@ pub(super) fn without_number(model: &str, rows: u64, span: SqlSpan) -> LowerErro
     .help("select the row number too: the output is then keyed by the partition columns and the row number, as Flink's Top-N updates each rank")
 }
 
+/// Where PARTITION BY names both `window_start` and `window_end`: Flink
+/// then plans a window Top-N (WindowRank or WindowDeduplicate), which emits
+/// each window's rows once, when it closes, and keeps its state per window.
+fn window_partition(partition_by: &[sql::Expr], partition: &[usize], rel: &Rel) -> Option<SqlSpan> {
+    let named = |name: &str| partition.iter().any(|&i| rel.cols[i].name == name);
+    (named("window_start") && named("window_end")).then(|| partition_by.iter().map(|e| e.span()).reduce(|a, b| a.union(&b)).expect("a partition"))
+}
+
+fn window_top_n(model: &str, span: SqlSpan) -> LowerError {
+    LowerError::new(
+        Code::WindowTopN,
+        format!("model `{model}` ranks rows per window (PARTITION BY `window_start` and `window_end`), which Flink runs as a window Top-N that writes each window's rows once, when it closes; that is not supported yet"),
+        span,
+    )
+    .help("partition by `window_start` alone: the Top-N then updates each window's ranks as rows arrive (set `materialized: upsert` and `key: [window_start, rn]`)")
+}
+
 fn bad_window(model: &str, what: impl std::fmt::Display, span: SqlSpan) -> LowerError {
     LowerError::new(Code::BadRowNumberWindow, format!("model `{model}` {what}"), span)
 }
@@ -229,6 +246,9 @@ impl<'a> Lowerer<'a> {
             if !partition.contains(&i) {
                 partition.push(i);
             }
+        }
+        if let Some(span) = window_partition(partition_by, &partition, &rel) {
+            return Err(window_top_n(model, span));
         }
         let mut order: Vec<(usize, SortKey)> = Vec::new();
         for o in order_by {
