@@ -145,6 +145,8 @@ fn never_null(db: &dyn Db, project: Project, plan: &ModelPlan, col: &str, depth:
         match &node.kind {
             // Not followed into each input: a union's or a join's column is taken as nullable.
             NodeKind::Union | NodeKind::Join { .. } => return false,
+            // A window's bounds are never null (a window function's in FROM or `window:`'s).
+            NodeKind::Aggregate { window: Some(_), .. } if col == "window_start" || col == "window_end" => return true,
             NodeKind::Sink { .. } | NodeKind::Aggregate { .. } => {} // group keys keep their names
             NodeKind::Project { items } => match items.iter().find(|(_, n)| *n == col) {
                 Some((Expr::Column { name, .. }, _)) => col = name.clone(),
