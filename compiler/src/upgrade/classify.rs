@@ -35,7 +35,7 @@ use super::matching::Matching;
 use super::{Change, ChangeKind, Classification, FieldChange, ModelDiff, NodeDiff, PlanDiff};
 use crate::identity::entry::KeyedEntry;
 use crate::identity::text::{changelog_text, schema_text, sort_key_text, state_fields, window_text, StateView};
-use crate::manifest::{ColumnEntry, Manifest, ModelEntry, NodeEntry, StateEntry, WindowEntry};
+use crate::manifest::{ColumnEntry, JoinEntry, Manifest, ModelEntry, NodeEntry, StateEntry, WindowEntry};
 
 /// Every model added, nothing to compare: the first deploy.
 pub(crate) fn fresh(desired: &Manifest) -> PlanDiff {
@@ -517,6 +517,34 @@ fn join_or_none(n: &NodeEntry) -> String {
     }
 }
 
+/// What differs between two joins' stores, in the words of the fingerprint.
+fn stores_changed(r: &JoinEntry, d: &JoinEntry) -> String {
+    let mut what = Vec::new();
+    if r.join_type != d.join_type {
+        what.push(format!("its type: {} → {}", r.join_type, d.join_type));
+    }
+    for (side, a, b) in [("left", &r.left, &d.left), ("right", &r.right, &d.right)] {
+        if a.keys != b.keys {
+            what.push(format!("the {side} side's key"));
+        }
+        if a.stored != b.stored {
+            what.push(format!("the {side} side's stored columns"));
+        }
+        if a.unique != b.unique {
+            what.push(format!("the unique key of the {side} input"));
+        }
+    }
+    if r.interval.is_some() != d.interval.is_some() {
+        what.push("whether it is an interval join".to_string());
+    }
+    match (&r.temporal, &d.temporal) {
+        (Some(_), Some(_)) if r.temporal != d.temporal => what.push("its time attributes".to_string()),
+        (Some(_), None) | (None, Some(_)) => what.push("whether it is a temporal join".to_string()),
+        _ => {}
+    }
+    what.join(", ")
+}
+
 /// What a change to a join costs: its stores' layout (a key, the stored
 /// columns or an input's unique key) cannot be read by the new join; a
 /// changed condition keeps the stores, but the rows already emitted were
@@ -536,7 +564,11 @@ fn join_change(rn: &NodeEntry, dn: &NodeEntry) -> Option<Verdict> {
         return Some((Classification::BackfillRequired, ChangeKind::JoinChanged, "the interval join's bounds changed; the rows it stored and dropped, and those it emitted, follow the previous bounds".into()));
     }
     if rj != dj {
-        return Some((Classification::StateIncompatible, ChangeKind::JoinChanged, "the join's stores changed (its type, a side's key, stored columns or unique key, or whether it is an interval join); existing state cannot be reused".into()));
+        let what = match (rj, dj) {
+            (Some(r), Some(d)) => stores_changed(r, d),
+            _ => "whether it is a join".to_string(),
+        };
+        return Some((Classification::StateIncompatible, ChangeKind::JoinChanged, format!("the join's stores changed ({what}); existing state cannot be reused")));
     }
     (rn.definition != dn.definition).then(|| (Classification::BackfillRequired, ChangeKind::JoinChanged, "the join condition changed; the rows it emitted were matched under the previous condition".into()))
 }
