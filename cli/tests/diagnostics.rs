@@ -30,6 +30,14 @@ use expect_test::expect_file;
 /// A code listed here must not have a case directory.
 const UNREACHABLE: &[(&str, &str)] = &[];
 
+/// Documented codes whose smallest case is too large to keep under
+/// testdata/, each with where the code is tested instead. A code listed
+/// here must not have a case directory either.
+const TOO_LARGE_FOR_A_CASE: &[(&str, &str)] = &[(
+    "E0896",
+    "a million and one model files; project::tests holds the count query at and one past the limit",
+)];
+
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
@@ -93,7 +101,7 @@ fn run(case: &Path) -> String {
 #[test]
 fn every_documented_code_has_a_case() {
     let cases = case_codes();
-    let unreachable: BTreeSet<String> = UNREACHABLE.iter().map(|(c, _)| c.to_string()).collect();
+    let unreachable: BTreeSet<String> = UNREACHABLE.iter().chain(TOO_LARGE_FOR_A_CASE).map(|(c, _)| c.to_string()).collect();
     let missing: Vec<_> = documented_codes().into_iter().filter(|c| !cases.contains(c) && !unreachable.contains(c)).collect();
     assert!(missing.is_empty(), "documented codes without a case under testdata/diagnostics/: {missing:?}");
     let documented = documented_codes();

@@ -7,6 +7,8 @@ use std::process::{Command, Output};
 
 use streamform::sql::limits::{MAX_EXPR_DEPTH, MAX_SET_OPERATIONS};
 use streamform::window::MAX_WINDOWS_PER_EVENT;
+use streamform::limits::MAX_VALUE_BYTES;
+use streamform::yaml::MAX_YAML_DEPTH;
 
 const SOURCES: &str = "sources:\n  orders:\n    connector: kafka\n    topic: orders\n    event_time: ts\n    schema: {id: int64, amount: int64, ts: timestamp}\n";
 
@@ -27,6 +29,12 @@ fn project(tag: &str, sql: &str, window: Option<&str>) -> PathBuf {
     let lines: Vec<String> = (0..4).map(|i| format!("{{\"id\": {i}, \"amount\": {i}, \"ts\": \"2024-01-01T00:00:0{i}Z\"}}")).collect();
     std::fs::write(dir.join("input/orders.jsonl"), lines.join("\n") + "\n").unwrap();
     dir
+}
+
+/// What a command printed, stdout then stderr.
+fn printed(dir: &Path, args: &[&str]) -> String {
+    let out = streamform(dir, args);
+    format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
 }
 
 fn streamform(dir: &Path, args: &[&str]) -> Output {
@@ -135,4 +143,116 @@ fn hop_windows_per_event_at_and_past_the_limit() {
     let tvf = "SELECT window_start, window_end, COUNT(*) AS n FROM TABLE(HOP(TABLE source('orders'), DESCRIPTOR(ts), INTERVAL '1' SECOND, INTERVAL '10001' SECOND)) GROUP BY window_start, window_end\n";
     let dir = project("hop-tvf", tvf, None);
     refused_everywhere(&dir, &["error[E0892]", "--> models/m.sql:1:"]);
+}
+
+/// `levels` of YAML nesting in `streamform.yml`: its top-level map, then
+/// lists under an unknown key.
+fn nested_config(dir: &Path, levels: usize) {
+    let lists = levels - 1;
+    std::fs::write(dir.join("streamform.yml"), format!("name: limits\nversion: 1\nx: {}1{}\n", "[".repeat(lists), "]".repeat(lists))).unwrap();
+}
+
+#[test]
+fn yaml_nesting_at_and_past_the_limit() {
+    let sql = "SELECT id FROM source('orders')\n";
+    let dir = project("yaml-at", sql, None);
+    nested_config(&dir, MAX_YAML_DEPTH);
+    let text = printed(&dir, &["check"]);
+    assert!(text.contains("error[E0103]") && !text.contains("E0893"), "read to the unknown key: {}", tail(&text));
+    nested_config(&dir, MAX_YAML_DEPTH + 1);
+    refused_everywhere(&dir, &["error[E0893]", &format!("--> streamform.yml:3:{}", 4 + MAX_YAML_DEPTH - 1)]);
+    // Three million nested block lists overflowed the stack of `check`.
+    let dir = project("yaml-block", sql, None);
+    std::fs::write(dir.join("streamform.yml"), format!("name: limits\nversion: 1\nx:\n  {}a\n", "- ".repeat(3_000_000))).unwrap();
+    refused_everywhere(&dir, &["error[E0893]"]);
+    // Nesting in a fixture stops `test` the same way.
+    let dir = project("yaml-fixture", sql, None);
+    let lists = MAX_YAML_DEPTH - 2;
+    std::fs::write(dir.join("tests/m.yml"), format!("model: m\ngiven:\n  - {{id: {}1{}}}\nexpect: []\n", "[".repeat(lists), "]".repeat(lists))).unwrap();
+    let text = printed(&dir, &["test"]);
+    assert!(text.contains("error[E0893]"), "{}", tail(&text));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn yaml_aliases_past_the_limit_are_refused_everywhere() {
+    // Nine lines, each aliasing the line above ten times, once took all the
+    // memory: over a billion nodes.
+    let dir = project("yaml-laughs", "SELECT id FROM source('orders')\n", None);
+    let mut text = "name: limits\nversion: 1\nl0: &l0 [a, a, a, a, a, a, a, a, a, a]\n".to_string();
+    for i in 1..9 {
+        text.push_str(&format!("l{i}: &l{i} [{}]\n", vec![format!("*l{}", i - 1); 10].join(", ")));
+    }
+    std::fs::write(dir.join("streamform.yml"), text).unwrap();
+    refused_everywhere(&dir, &["error[E0894]", "--> streamform.yml:7:"]);
+}
+
+#[test]
+fn durations_at_and_past_the_limit() {
+    let sql = "SELECT window_start, window_end, COUNT(*) AS n FROM source('orders') GROUP BY window_start, window_end\n";
+    let dir = project("duration-at", sql, Some("{type: tumbling, size: 999999d}"));
+    let out = streamform(&dir, &["check"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    let _ = std::fs::remove_dir_all(&dir);
+    // One millisecond past, and past 64 bits of milliseconds.
+    for size in ["86400000000000ms", "99999999999999999999ms"] {
+        let dir = project("duration-past", sql, Some(&format!("{{type: tumbling, size: {size}}}")));
+        refused_everywhere(&dir, &["error[E0895]", "--> streamform.yml:5:"]);
+    }
+}
+
+#[test]
+fn timestamps_at_and_past_the_edges_of_their_range() {
+    let sql = "SELECT window_start, window_end, COUNT(*) AS n FROM source('orders') GROUP BY window_start, window_end\n";
+    let fixture = |ts: &str| format!("model: m\ngiven:\n  - {{id: 1, amount: 1, ts: {ts}}}\nexpect: []\n");
+    for (ts, fits) in [
+        ("\"0000-01-01T00:00:00Z\"", true),
+        ("-62167219200000", true),
+        ("\"9999-12-31T23:59:59.999Z\"", true),
+        ("253402300799999", true),
+        ("-62167219200001", false),
+        ("253402300800000", false),
+        // Once a hang: the first window start overflowed.
+        ("-9223372036854775807", false),
+    ] {
+        let dir = project("ts", sql, Some("{type: tumbling, size: 1d}"));
+        std::fs::write(dir.join("tests/m.yml"), fixture(ts)).unwrap();
+        std::fs::write(dir.join("input/orders.jsonl"), format!("{{\"id\": 1, \"amount\": 1, \"ts\": {ts}}}\n")).unwrap();
+        for (args, code, text) in run_all(&dir) {
+            let refused = text.contains("outside 0000-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z");
+            if args == "test" {
+                assert_eq!(refused, !fits, "{ts}: {}", tail(&text));
+                assert!(refused == text.contains("error[E0778]"), "{ts}: {}", tail(&text));
+            } else if args.starts_with("run") {
+                assert_eq!(refused, !fits, "{ts}: {}", tail(&text));
+                assert_eq!(code, Some(if fits { 0 } else { 1 }), "{ts}: {}", tail(&text));
+            }
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
+#[test]
+fn values_at_and_past_the_size_limit() {
+    let literal = |n: usize| format!("SELECT id, '{}' AS note FROM source('orders')\n", "x".repeat(n));
+    let dir = project("value-at", &literal(MAX_VALUE_BYTES), None);
+    let out = streamform(&dir, &["check"]);
+    assert_eq!(out.status.code(), Some(0), "{}", tail(&String::from_utf8_lossy(&out.stdout)));
+    let _ = std::fs::remove_dir_all(&dir);
+    let dir = project("value-past", &literal(MAX_VALUE_BYTES + 1), None);
+    refused_everywhere(&dir, &["error[E0897]", "--> models/m.sql:1:12"]);
+    // A YAML scalar of a fixture, and a value of `run`'s input.
+    let sql = "SELECT id FROM source('orders')\n";
+    for (n, refused) in [(MAX_VALUE_BYTES, false), (MAX_VALUE_BYTES + 1, true)] {
+        let dir = project("value-yaml", sql, None);
+        std::fs::write(dir.join("tests/m.yml"), format!("model: m\ngiven:\n  - {{id: 1, amount: 1, ts: {}}}\nexpect: []\n", "1".repeat(n))).unwrap();
+        let text = printed(&dir, &["check"]);
+        assert_eq!(text.contains("error[E0897]") && text.contains("--> tests/m.yml:3:28"), refused, "{}", tail(&text));
+        // A value of `run`'s input, the fixture set aside.
+        std::fs::remove_file(dir.join("tests/m.yml")).unwrap();
+        std::fs::write(dir.join("input/orders.jsonl"), format!("{{\"id\": 1, \"amount\": {}, \"ts\": 0}}\n", "1".repeat(n))).unwrap();
+        let text = printed(&dir, &["run", "--input", "input", "--output", "out"]);
+        assert_eq!(text.contains("more than the limit of 1048576 (1 MiB)"), refused, "{}", tail(&text));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

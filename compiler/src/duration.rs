@@ -7,6 +7,12 @@ use std::fmt;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct Duration(pub u64);
 
+/// The longest duration a project file may write: under a million days,
+/// the longest day-time interval Flink holds (six digits of days, as an
+/// INTERVAL in SQL), and far inside the timestamp range, so that adding it
+/// to any timestamp cannot overflow (docs/limits.md).
+pub const MAX_DURATION: Duration = Duration(1_000_000 * 86_400_000 - 1);
+
 const UNITS: [(&str, u64); 5] = [("d", 86_400_000), ("h", 3_600_000), ("m", 60_000), ("s", 1_000), ("ms", 1)];
 
 impl Duration {

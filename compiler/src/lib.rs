@@ -15,6 +15,7 @@ pub mod flink_uids;
 pub mod graph;
 pub mod graph_doc;
 pub mod identity;
+pub mod limits;
 pub mod manifest;
 pub mod model;
 pub mod plan;

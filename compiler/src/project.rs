@@ -94,10 +94,34 @@ pub fn model_name_of(path: &str) -> String {
     file.strip_suffix(".sql").unwrap_or(file).to_string()
 }
 
+/// The most model files a project may have: ten times the 100,000 models
+/// Streamform is built and measured for. Past it, a project is most likely
+/// a generator run away, and one Flink job of that many statements does not
+/// start (docs/limits.md).
+pub const MAX_MODELS: usize = 1_000_000;
+
+/// The error for a project of more than [`MAX_MODELS`] model files, at the
+/// first file past the limit; it counts the files and reads none of them,
+/// so such a project is refused before anything is compiled.
+#[salsa::tracked(returns(ref))]
+pub fn model_count_error(db: &dyn Db, project: Project) -> Option<Diagnostic> {
+    let files = project.model_files(db);
+    let first_past = files.get(MAX_MODELS)?.path(db);
+    Some(
+        Diagnostic::error(Code::TooManyModels, format!("the project has {} model files, more than the limit of {MAX_MODELS}", files.len()))
+            .at(first_past, Some(crate::diagnostic::Span::new(1, 1, 0)))
+            .help("split it into projects of at most a million models each (each is its own Flink job)"),
+    )
+}
+
 /// Everything that stops the project from loading, in file order.
 #[salsa::tracked(returns(ref))]
 pub fn load_errors(db: &dyn Db, project: Project) -> Vec<Diagnostic> {
     let mut out = Vec::new();
+    if let Some(e) = model_count_error(db, project) {
+        // Nothing else is read: the count alone refuses the project.
+        return vec![e.clone()];
+    }
     if let Err(e) = project_config(db, project) {
         out.extend(e.iter().cloned());
     }
@@ -251,5 +275,25 @@ mod tests {
         for other in ["models/a.yml", "tests/a.sql", "a.sql", "models", "models/.a.sql.swp", "sub/streamform.yml", "models/.sql"] {
             assert_eq!(classify_path(other), None, "{other}");
         }
+    }
+
+    #[test]
+    fn the_model_count_is_refused_one_past_the_limit_before_any_model_is_read() {
+        use crate::db::Database;
+        let db = Database::default();
+        // The count reads no file, so one file listed many times stands for
+        // a project of that many models.
+        let empty = SourceFile::new(&db, "models/m.sql".into(), String::new());
+        let last = SourceFile::new(&db, "models/past.sql".into(), String::new());
+        let at = Project::new(&db, ".".into(), None, None, vec![empty; MAX_MODELS], Vec::new());
+        assert_eq!(model_count_error(&db, at), &None);
+        let mut files = vec![empty; MAX_MODELS];
+        files.push(last);
+        let past = Project::new(&db, ".".into(), None, None, files, Vec::new());
+        let e = model_count_error(&db, past).as_ref().expect("refused");
+        assert_eq!(e.code, Code::TooManyModels);
+        assert_eq!(e.path.as_deref(), Some("models/past.sql"));
+        // It is the only load error: no model was indexed or read.
+        assert_eq!(load_errors(&db, past), &vec![e.clone()]);
     }
 }

@@ -75,6 +75,13 @@ impl Unsupported {
     }
 }
 
+/// The instants a `timestamp` value may hold, in epoch milliseconds: the
+/// four-digit years of RFC 3339 and of Flink's TIMESTAMP, 0000-01-01T00:00:00Z
+/// to 9999-12-31T23:59:59.999Z (docs/limits.md). Inside them, adding any
+/// duration Streamform accepts cannot overflow.
+pub const MIN_TIMESTAMP_MS: i64 = -62_167_219_200_000;
+pub const MAX_TIMESTAMP_MS: i64 = 253_402_300_799_999;
+
 pub const SUPPORTED_TYPES: &str = "int32, int64, float64, decimal, string, boolean, timestamp, decimal(precision,scale)";
 
 #[derive(Clone, Debug, PartialEq, Eq)]

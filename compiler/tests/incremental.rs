@@ -412,6 +412,7 @@ fn adding_a_model_re_runs_one_segment() {
         manifest_segment ×1
         model_checks ×1
         model_config ×1
+        model_count_error ×1
         model_file_bucket ×232
         model_file_buckets ×1
         model_identity ×1
@@ -456,6 +457,7 @@ fn removing_a_model_re_runs_one_segment() {
         load_errors ×1
         manifest ×1
         manifest_segment ×1
+        model_count_error ×1
         model_file_bucket ×232
         model_file_buckets ×1
         model_index ×1

@@ -2,8 +2,8 @@
 //! points at the value and says what was expected.
 
 use crate::diagnostic::{did_you_mean, Diagnostic, Span};
-use crate::duration::Duration;
-use crate::yaml::{Node, Value, YamlError};
+use crate::duration::{Duration, MAX_DURATION};
+use crate::yaml::{Node, Value, YamlError, YamlLimit, MAX_ALIAS_NODES, MAX_YAML_DEPTH};
 use crate::diagnostic::Code;
 use crate::template;
 
@@ -150,7 +150,12 @@ impl<'a> Decoder<'a> {
 
     pub fn duration(&mut self, node: &Node, what: &str) -> Option<Duration> {
         let text = node.scalar_text().unwrap_or_default();
+        // Digits and a unit that do not parse overflow 64 bits: too long as well.
+        let digits = text.bytes().take_while(u8::is_ascii_digit).count();
+        let overflows = digits > 0 && Duration::parse(&format!("1{}", &text[digits..])).is_some();
         match Duration::parse(&text) {
+            Some(d) if d > MAX_DURATION => self.too_long(node, what, &text),
+            None if overflows => self.too_long(node, what, &text),
             Some(d) => Some(d),
             None => {
                 self.error(Code::MalformedDuration, node.span, format!("`{what}` has the malformed duration `{text}`"),
@@ -158,6 +163,12 @@ impl<'a> Decoder<'a> {
                 None
             }
         }
+    }
+
+    fn too_long(&mut self, node: &Node, what: &str, text: &str) -> Option<Duration> {
+        self.error(Code::DurationTooLong, node.span, format!("`{what}` is {text}; a duration must be shorter than 1000000d (a million days)"),
+            Some("write a shorter duration: Flink's intervals hold under a million days (for example 365d)".into()));
+        None
     }
 
     pub fn one_of<T: Copy>(&mut self, node: &Node, what: &str, variants: &[(&str, T)]) -> Option<T> {
@@ -211,6 +222,24 @@ impl<'a> Decoder<'a> {
 /// (located at the bracket, not where the parser gives up, often lines
 /// later).
 pub(crate) fn invalid_yaml(path: &str, text: &str, e: &YamlError) -> Diagnostic {
+    match e.limit {
+        Some(YamlLimit::Depth) => {
+            return Diagnostic::error(Code::YamlTooDeep, format!("{path}: {}", e.message))
+                .at(path, Some(e.span))
+                .help(format!("nest at most {MAX_YAML_DEPTH} levels: a project file needs six at most, and a fixture row is one flat map `{{column: value, …}}`"))
+        }
+        Some(YamlLimit::Aliases) => {
+            return Diagnostic::error(Code::YamlAliasesTooLarge, format!("{path}: {}", e.message))
+                .at(path, Some(e.span))
+                .help(format!("write the repeated part out where it is needed, or alias smaller parts: aliases may repeat {MAX_ALIAS_NODES} nodes in all"))
+        }
+        Some(YamlLimit::ValueSize) => {
+            return Diagnostic::error(Code::ValueTooLarge, format!("{path}: {}", e.message))
+                .at(path, Some(Span { len: 1, ..e.span }))
+                .help("keep large data out of project files and fixtures: a value past 1 MiB cannot pass through a Kafka topic either")
+        }
+        None => {}
+    }
     let plain = || Diagnostic::error(Code::InvalidYaml, format!("{path} is not valid YAML: {}", e.message));
     if e.message.contains("tab") {
         return plain().at(path, Some(e.span)).help("indent with spaces: YAML does not allow a tab in the indentation");

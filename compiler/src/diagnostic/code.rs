@@ -353,6 +353,16 @@ codes! {
     TooManySetOperations = "E0891",
     /// a hop window's size over its slide (the windows each event falls in) is past the limit
     TooManyHopWindows = "E0892",
+    /// a YAML file's maps and lists nest deeper than the limit
+    YamlTooDeep = "E0893",
+    /// a YAML file's aliases repeat more nodes than the limit
+    YamlAliasesTooLarge = "E0894",
+    /// a duration in a project file is longer than the limit
+    DurationTooLong = "E0895",
+    /// a project has more model files than the limit
+    TooManyModels = "E0896",
+    /// one value (a YAML scalar, a SQL string literal, a value of `run`'s input) is larger than the limit
+    ValueTooLarge = "E0897",
 }
 
 /// Codes sort as their text, so diagnostics sorted by code keep their order.

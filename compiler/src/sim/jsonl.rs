@@ -5,6 +5,7 @@
 //! on the hot path of `run`.
 
 use super::scalar::Scalar;
+use crate::limits::MAX_VALUE_BYTES;
 
 /// Parses `{"col": value, …}`; the error says what was expected where.
 pub fn parse_object(line: &str) -> Result<Vec<(String, Scalar)>, String> {
@@ -131,7 +132,17 @@ impl Parser<'_> {
         u32::from_str_radix(h, 16).map_err(|_| "invalid \\u escape".to_string())
     }
 
+    /// A value no longer than [`MAX_VALUE_BYTES`] as written.
     fn value(&mut self, key: &str) -> Result<Scalar, String> {
+        let start = self.i;
+        let v = self.any_value(key)?;
+        if self.i - start > MAX_VALUE_BYTES {
+            return Err(format!("column `{key}`: the value is {} bytes, more than the limit of {MAX_VALUE_BYTES} (1 MiB)", self.i - start));
+        }
+        Ok(v)
+    }
+
+    fn any_value(&mut self, key: &str) -> Result<Scalar, String> {
         match self.peek() {
             Some(b'"') => Ok(Scalar::Str(self.string()?)),
             Some(b't') if self.s[self.i..].starts_with(b"true") => {
@@ -174,6 +185,15 @@ impl Parser<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_value_may_take_a_mebibyte_as_written() {
+        // The quotes count: a string of MAX - 2 bytes is MAX as written.
+        let line = |n: usize| format!("{{\"note\": \"{}\"}}", "x".repeat(n));
+        assert_eq!(parse_object(&line(MAX_VALUE_BYTES - 2)).unwrap()[0].1, Scalar::Str("x".repeat(MAX_VALUE_BYTES - 2)));
+        let e = parse_object(&line(MAX_VALUE_BYTES - 1)).unwrap_err();
+        assert_eq!(e, format!("column `note`: the value is {} bytes, more than the limit of {MAX_VALUE_BYTES} (1 MiB)", MAX_VALUE_BYTES + 1));
+    }
 
     #[test]
     fn reads_flat_objects_keeping_number_text() {

@@ -256,7 +256,9 @@ impl Aggregate {
             };
             // Every window holding `ts`: one when tumbling (step = size),
             // size / slide of them when hopping, latest first.
-            let mut start = ts.div_euclid(step) * step;
+            // Checked: an event time past the timestamp range (made by
+            // arithmetic) has no window rather than an overflowed one.
+            let Some(mut start) = ts.div_euclid(step).checked_mul(step) else { return Ok(Step::Dropped) };
             while start > ts.saturating_sub(size) {
                 // Window bounds are input columns too (aggregate arguments may read them).
                 bounded.clear();

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use super::decimal::Decimal;
 use super::value::{parse_rfc3339_nanos, Value};
-use crate::types::{DataType, Unsupported};
+use crate::types::{DataType, Unsupported, MAX_TIMESTAMP_MS, MIN_TIMESTAMP_MS};
 
 /// A scalar as written. Floats keep their text so decimals read exactly
 /// and messages show what the user wrote.
@@ -89,7 +89,13 @@ pub fn type_scalar(name: &str, s: &Scalar, ty: DataType) -> Result<Typed, String
             Scalar::Bool(b) => Some(Value::Bool(*b)),
             _ => None,
         }),
-        DataType::Timestamp | DataType::TimestampNanos => plain(type_instant(s, ty)),
+        DataType::Timestamp => match type_instant(s, ty) {
+            Some(Value::Timestamp(ms)) if !(MIN_TIMESTAMP_MS..=MAX_TIMESTAMP_MS).contains(&ms) => {
+                Err(format!("column `{name}` expects {ty}, got {}, outside 0000-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z", s.render()))
+            }
+            v => plain(v),
+        },
+        DataType::TimestampNanos => plain(type_instant(s, ty)),
         DataType::Unsupported(Unsupported::Int8 | Unsupported::Int16) => plain(match s {
             Scalar::Int(i) => {
                 let ok = if ty == DataType::Unsupported(Unsupported::Int8) { i8::try_from(*i).is_ok() } else { i16::try_from(*i).is_ok() };

@@ -12,6 +12,8 @@ use std::ops::ControlFlow;
 use sqlparser::ast::{Expr, Ident, Query, SetExpr, Spanned, Statement, Values, Visit, VisitMut, Visitor, VisitorMut};
 use sqlparser::tokenizer::Span as SqlSpan;
 
+use crate::limits::MAX_VALUE_BYTES;
+
 /// The deepest an expression may nest: each operator, function call or
 /// parenthesis around an operand is one level (`a + b + c` is 3 deep).
 /// Far past any written expression (a sum of 500 columns is 500 deep);
@@ -30,6 +32,9 @@ pub enum Exceeded {
     /// A chain of more than [`MAX_SET_OPERATIONS`] set operations; where
     /// the first of its branches starts.
     SetOperations(Option<SqlSpan>),
+    /// A string literal longer than [`MAX_VALUE_BYTES`]: where it is, and
+    /// its length.
+    ValueSize(SqlSpan, usize),
 }
 
 /// The first limit the statement passes, if any. Takes a too-deep
@@ -64,6 +69,12 @@ impl Visitor for Depth {
     }
 
     fn pre_visit_expr(&mut self, expr: &Expr) -> ControlFlow<Exceeded> {
+        if let Expr::Value(v) = expr {
+            let len = v.value.clone().into_string().map_or(0, |s| s.len());
+            if len > MAX_VALUE_BYTES {
+                return ControlFlow::Break(Exceeded::ValueSize(v.span, len));
+            }
+        }
         self.depth += 1;
         if self.depth > MAX_EXPR_DEPTH {
             return ControlFlow::Break(Exceeded::ExprDepth(first_leaf_span(expr)));

@@ -3,6 +3,7 @@
 use sqlparser::ast::{Query, Statement};
 use sqlparser::dialect::GenericDialect;
 use sqlparser::parser::Parser;
+use sqlparser::tokenizer::Span as SqlSpan;
 
 use super::limits::{self, Exceeded};
 use crate::diagnostic::{Code, Span};
@@ -120,6 +121,13 @@ fn too_deep(text: &str, exceeded: Exceeded) -> ParseFailure {
             at,
             format!("this query chains more than {} set operations", limits::MAX_SET_OPERATIONS),
             "split the UNION ALL: union groups of inputs in upstream models, then union those models",
+        ),
+        Exceeded::ValueSize(at, len) => (
+            Code::ValueTooLarge,
+            // Only the opening quote: the literal itself may be a megabyte.
+            Some(SqlSpan::new(at.start, at.start)),
+            format!("this string literal is {len} bytes, more than the limit of {} (1 MiB)", crate::limits::MAX_VALUE_BYTES),
+            "keep large data out of the model: a value past 1 MiB cannot pass through a Kafka topic either",
         ),
     };
     // The rewrite keeps every offset, line and column of the text.

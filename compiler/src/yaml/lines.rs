@@ -84,7 +84,8 @@ pub fn item_lines(text: &str, body: usize, end: usize, key_line: u32) -> impl It
 pub fn flow_map(text: &str, offset: usize, number: u32) -> Option<Node> {
     let line_end = text[offset..].find('\n').map_or(text.len(), |i| offset + i);
     let line = &text[offset..line_end];
-    if !line.is_ascii() || line.contains(['\r', '\t']) {
+    // A line that may hold a value past the limit is left to the parser, which says so.
+    if !line.is_ascii() || line.contains(['\r', '\t']) || line.len() > crate::limits::MAX_VALUE_BYTES {
         return None;
     }
     let mut c = Cursor { s: line, b: line.as_bytes(), pos: 0, offset, number };

@@ -78,7 +78,32 @@ impl Node {
 pub struct YamlError {
     pub message: String,
     pub span: Span,
+    /// Which limit of docs/limits.md the document passed, if that is the error.
+    pub limit: Option<YamlLimit>,
 }
+
+/// The limits a YAML document is held to (docs/limits.md), so that no
+/// document, however it nests or aliases, overflows a stack or exhausts memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum YamlLimit {
+    /// Collections nested deeper than [`MAX_YAML_DEPTH`].
+    Depth,
+    /// Aliases that repeat more than [`MAX_ALIAS_NODES`] nodes in all.
+    Aliases,
+    /// A scalar longer than [`crate::limits::MAX_VALUE_BYTES`].
+    ValueSize,
+}
+
+/// How deep maps and lists may nest, aliases included. Project files nest
+/// six levels at most; the YAML reader itself stops flow collections at 255.
+/// Every recursive walk of a node (its clone, drop, comparison) is bounded
+/// by it.
+pub const MAX_YAML_DEPTH: usize = 100;
+
+/// How many nodes aliases may repeat in one document, all aliases together:
+/// ten aliases each repeating ten of the previous (a "billion laughs") would
+/// otherwise build 10^10 nodes from a few lines.
+pub const MAX_ALIAS_NODES: usize = 100_000;
 
 /// Parses one YAML document. An empty document is `Null`.
 pub fn parse(text: &str) -> Result<Node, YamlError> {
@@ -143,6 +168,59 @@ mod tests {
         assert_eq!(m[4].1.value, Value::Null);
         assert_eq!(m[1].1.span.line, 2);
         assert_eq!(m[1].1.span.col, 4);
+    }
+
+    fn nested(levels: usize) -> String {
+        // The top-level map is one level; each `[` one more.
+        let lists = levels - 1;
+        format!("a: {}1{}\n", "[".repeat(lists), "]".repeat(lists))
+    }
+
+    #[test]
+    fn nesting_is_read_to_the_limit_and_refused_past_it() {
+        assert!(parse(&nested(MAX_YAML_DEPTH)).is_ok());
+        let e = parse(&nested(MAX_YAML_DEPTH + 1)).unwrap_err();
+        assert_eq!(e.limit, Some(YamlLimit::Depth));
+        assert_eq!((e.span.line, e.span.col), (1, 4 + MAX_YAML_DEPTH as u32 - 1), "at the first `[` past the limit");
+    }
+
+    #[test]
+    fn block_nesting_far_past_the_limit_is_refused_without_recursion() {
+        // Three million nested block lists once overflowed the stack.
+        let text = format!("a:\n  {}x\n", "- ".repeat(3_000_000));
+        assert_eq!(parse(&text).unwrap_err().limit, Some(YamlLimit::Depth));
+    }
+
+    /// `levels` lines, each aliasing the line above ten times.
+    fn laughs(levels: usize) -> String {
+        let mut text = "l0: &l0 [a, a, a, a, a, a, a, a, a, a]\n".to_string();
+        for i in 1..levels {
+            text.push_str(&format!("l{i}: &l{i} [{}]\n", vec![format!("*l{}", i - 1); 10].join(", ")));
+        }
+        text
+    }
+
+    #[test]
+    fn aliases_repeat_nodes_up_to_the_limit() {
+        // Four lines repeat 110 + 1,110 + 11,110 nodes; nine would repeat
+        // over a billion.
+        assert!(parse(&laughs(4)).is_ok());
+        assert_eq!(parse(&laughs(9)).unwrap_err().limit, Some(YamlLimit::Aliases));
+        // Exactly at the limit, and one node past it.
+        let at = format!("l0: &l0 [{}]\nl1: *l0\n", vec!["a"; MAX_ALIAS_NODES - 1].join(", "));
+        assert!(parse(&at).is_ok());
+        let past = format!("l0: &l0 [{}]\nl1: *l0\n", vec!["a"; MAX_ALIAS_NODES].join(", "));
+        assert_eq!(parse(&past).unwrap_err().limit, Some(YamlLimit::Aliases));
+    }
+
+    #[test]
+    fn an_alias_counts_at_the_depth_of_what_it_repeats() {
+        let deep = "[".repeat(MAX_YAML_DEPTH - 2) + &"]".repeat(MAX_YAML_DEPTH - 2);
+        // The anchored list is at depth 2 and nests MAX - 2 lists: at the limit.
+        assert!(parse(&format!("a: &a [{deep}]\n")).is_ok());
+        // Repeated one level deeper, it passes the limit.
+        let e = parse(&format!("a: &a [{deep}]\nb: [*a]\n")).unwrap_err();
+        assert_eq!(e.limit, Some(YamlLimit::Depth));
     }
 
     #[test]

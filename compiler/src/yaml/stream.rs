@@ -4,8 +4,9 @@
 
 use saphyr_parser::{Event, Marker, Parser, ScalarStyle, Span as MarkedSpan, StrInput};
 
-use super::{resolve_plain, Node, Value, YamlError};
+use super::{resolve_plain, Node, Value, YamlError, YamlLimit, MAX_ALIAS_NODES, MAX_YAML_DEPTH};
 use crate::diagnostic::Span;
+use crate::limits::MAX_VALUE_BYTES;
 
 /// One event of the document with its span (a scalar on one line, or a
 /// flow collection's start, carries its length once it closes).
@@ -44,6 +45,10 @@ pub struct Events<'t> {
     documents: usize,
     /// An anchor or alias was seen (a later cut of the text may not resolve it).
     pub saw_anchor: bool,
+    /// Collections open at the current event.
+    depth: usize,
+    /// Nodes that aliases have repeated so far.
+    repeated: usize,
 }
 
 impl<'t> Events<'t> {
@@ -63,6 +68,8 @@ impl<'t> Events<'t> {
             anchors: Vec::new(),
             documents: 0,
             saw_anchor: false,
+            depth: 0,
+            repeated: 0,
         }
     }
 
@@ -78,7 +85,7 @@ impl<'t> Events<'t> {
             let Some(item) = self.parser.next_event() else { return Ok(None) };
             let (event, span): (Event<'t>, MarkedSpan) = item.map_err(|e| {
                 let span = self.span_at(e.marker());
-                YamlError { message: e.info().to_string(), span }
+                YamlError { message: e.info().to_string(), span, limit: None }
             })?;
             let mut start = self.span_at(&span.start);
             match event {
@@ -87,7 +94,7 @@ impl<'t> Events<'t> {
                 Event::DocumentStart(_) => {
                     self.documents += 1;
                     if self.documents > 1 {
-                        return Err(YamlError { message: "a project file holds one YAML document; found a second `---`".into(), span: start });
+                        return Err(YamlError { message: "a project file holds one YAML document; found a second `---`".into(), span: start, limit: None });
                     }
                     continue;
                 }
@@ -100,13 +107,29 @@ impl<'t> Events<'t> {
             if matches!(event, Event::Alias(_) | Event::Scalar(_, _, 1.., _) | Event::SequenceStart(1.., _) | Event::MappingStart(1.., _)) {
                 self.saw_anchor = true;
             }
+            // Counted here, as the reader goes, so that no caller builds or
+            // walks a tree deeper than the limit.
+            match &event {
+                Event::Scalar(text, ..) if text.len() > MAX_VALUE_BYTES => {
+                    let message = format!("this value is {} bytes, more than the limit of {MAX_VALUE_BYTES}", text.len());
+                    return Err(YamlError { message, span: start, limit: Some(YamlLimit::ValueSize) });
+                }
+                Event::MappingStart(..) | Event::SequenceStart(..) => {
+                    self.depth += 1;
+                    if self.depth > MAX_YAML_DEPTH {
+                        return Err(too_deep(start));
+                    }
+                }
+                Event::MappingEnd | Event::SequenceEnd => self.depth = self.depth.saturating_sub(1),
+                _ => {}
+            }
             return Ok(Some(Located { event, span: start, end }));
         }
     }
 
     fn expect_next(&mut self) -> Result<Located<'t>, YamlError> {
         let at = Span { line: self.base.0 + 1, col: 1, offset: (self.base.1 as usize + self.text.len()) as u32, len: 0 };
-        self.next()?.ok_or(YamlError { message: "the document ends inside a collection".into(), span: at })
+        self.next()?.ok_or(YamlError { message: "the document ends inside a collection".into(), span: at, limit: None })
     }
 
     /// The node that `first` starts: a scalar, an alias, or a collection
@@ -121,8 +144,17 @@ impl<'t> Events<'t> {
                     self.anchored(anchor, Node { span: ev.span, value })
                 }
                 Event::Alias(id) => match self.anchors.iter().rev().find(|(a, _)| *a == id) {
-                    Some((_, n)) => Node { span: ev.span, value: n.value.clone() },
-                    None => return Err(YamlError { message: "alias to an unknown anchor".into(), span: ev.span }),
+                    Some((_, n)) => {
+                        // Measured before it is copied: a copy past either
+                        // limit is never built.
+                        let budget = MAX_ALIAS_NODES - self.repeated;
+                        match measure(&n.value, MAX_YAML_DEPTH - self.depth, budget) {
+                            Ok(nodes) => self.repeated += nodes,
+                            Err(limit) => return Err(if limit == YamlLimit::Depth { too_deep(ev.span) } else { too_many_repeated(ev.span) }),
+                        }
+                        Node { span: ev.span, value: n.value.clone() }
+                    }
+                    None => return Err(YamlError { message: "alias to an unknown anchor".into(), span: ev.span, limit: None }),
                 },
                 Event::SequenceStart(anchor, _) | Event::MappingStart(anchor, _) => {
                     let is_map = matches!(ev.event, Event::MappingStart(..));
@@ -202,6 +234,38 @@ impl<'t> Events<'t> {
         }
         node
     }
+}
+
+fn too_deep(span: Span) -> YamlError {
+    YamlError { message: format!("maps and lists nest deeper than {MAX_YAML_DEPTH} levels here"), span, limit: Some(YamlLimit::Depth) }
+}
+
+fn too_many_repeated(span: Span) -> YamlError {
+    YamlError { message: format!("aliases repeat more than {MAX_ALIAS_NODES} nodes in all, this one included"), span, limit: Some(YamlLimit::Aliases) }
+}
+
+/// The nodes of `value`, when it nests at most `depth` levels and holds at
+/// most `budget` nodes; else the limit it passes. Walks without recursion
+/// and stops at the first node past either limit.
+fn measure(value: &Value, depth: usize, budget: usize) -> Result<usize, YamlLimit> {
+    let mut nodes = 0usize;
+    let mut stack: Vec<(&Value, usize)> = vec![(value, 0)];
+    while let Some((v, level)) = stack.pop() {
+        nodes += 1;
+        if nodes > budget {
+            return Err(YamlLimit::Aliases);
+        }
+        let children: Box<dyn Iterator<Item = &Node>> = match v {
+            Value::Seq(items) => Box::new(items.iter()),
+            Value::Map(pairs) => Box::new(pairs.iter().flat_map(|(k, v)| [k, v])),
+            _ => continue,
+        };
+        if level + 1 > depth {
+            return Err(YamlLimit::Depth);
+        }
+        stack.extend(children.map(|c| (&c.value, level + 1)));
+    }
+    Ok(nodes)
 }
 
 struct Frame {

@@ -1,0 +1,3 @@
+SELECT window_start, window_end, COUNT(*) AS n
+FROM source('orders')
+GROUP BY window_start, window_end

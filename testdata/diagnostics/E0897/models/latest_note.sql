@@ -1,0 +1,1 @@
+SELECT id, note FROM source('notes')
