@@ -314,7 +314,8 @@ def main():
         if key:
             sim = lambda feed: simulate(vp, feed, model, key)
             kept, lost = final(sim({s: pre[s] + post[s] for s in srcs})), final(sim(pre) + sim(post))
-            observe = lambda records: final((keyed(k, key), v) for k, v in records)
+            # A record v1 wrote without a key (an append sink before) is keyed by its row.
+            observe = lambda records: final((keyed(k if k is not None else v, key), v) for k, v in records if k is not None or v is not None)
         else:
             kept = bag(simulate(vp, {s: pre[s] + post[s] for s in srcs}, model)) - bag(simulate(vp, pre, model))
             lost = bag(simulate(vp, post, model))
