@@ -16,6 +16,19 @@
 //! - `Last`: RowTimeDeduplicateFunction keeping the last row: a row at least
 //!   as late as the kept one replaces it (an update); an earlier one is
 //!   ignored. No watermark is involved.
+//! - Over an updating input (the Retract and UpdateFast strategies):
+//!   RetractableTopNFunction. Every row of a partition is kept by sort key,
+//!   rows of equal keys in arrival order; an update is the retraction of
+//!   its old row, then the insertion of its new one. An inserted row takes
+//!   the rank after its equals and moves each row below it down one rank
+//!   (with the row number: an update per rank, and an insert when the top
+//!   had room; without it: the insert, and the delete of the row pushed
+//!   out); a retracted row moves each row below it up (an update per rank,
+//!   and a delete of the last rank when fewer than N remain; without the
+//!   row number: the delete, and the insert of the row that moves into the
+//!   top). UpdateFast ranks the same rows, so its final table is the same;
+//!   Flink's UpdatableTopNFunction writes fewer records on the way
+//!   (docs/semantics.md).
 //!
 //! The store is shaped as the state fingerprint says: per partition key, rows
 //! of the `row=` columns (compiler/tests/sim_state.rs checks it).
@@ -25,7 +38,7 @@ use std::collections::{BTreeMap, BinaryHeap};
 
 use super::change::{Change, ChangeOp, Input, Row};
 use super::value::Value;
-use crate::plan::node::{Column, NodeKind, PlanNode, RankKeep, Retention};
+use crate::plan::node::{Column, NodeKind, PlanNode, RankKeep, RankStrategy, Retention};
 
 /// A partition's key.
 pub type Key = Vec<Value>;
@@ -78,6 +91,8 @@ pub struct Rank {
     /// The sort key: a position in the stored row, descending, nulls last.
     order: Vec<(usize, bool, bool)>,
     keep: RankKeep,
+    /// Whether it ranks an updating input (every row kept).
+    retracts: bool,
     /// The output carries the row number.
     number: bool,
     retention_ms: Option<i64>,
@@ -130,6 +145,7 @@ impl Rank {
             row: row.clone(),
             order,
             keep: *keep,
+            retracts: rank.strategy != RankStrategy::AppendFast,
             number: *number,
             retention_ms,
             store: RankStore { keys, row: rank.row.clone(), partitions: BTreeMap::new(), timers: BinaryHeap::new() },
@@ -163,15 +179,33 @@ impl Rank {
         }
     }
 
-    /// Takes one record (an insert: lowering refuses updating input) of an
-    /// event at `event_time`, meeting `watermark`, and writes what it emits
-    /// to `out`.
+    /// Whether it reads an update as the retraction of its old row, then
+    /// the insertion of its new one.
+    pub fn retracts(&self) -> bool {
+        self.retracts
+    }
+
+    /// Takes one record of an event at `event_time`, meeting `watermark`,
+    /// and writes what it emits to `out`. Over an append input a record is
+    /// an insert; over an updating one, an insert or a delete (updates are
+    /// split before they arrive: `retracts`).
     pub fn apply(&mut self, input: Input<'_>, event_time: i64, watermark: Option<i64>, out: &mut Vec<Change>) {
+        let key: Key = self.partition.iter().map(|&i| input.row.get(i).cloned().unwrap_or(Value::Null)).collect();
+        let row: Row = self.row.iter().map(|&i| input.row.get(i).cloned().unwrap_or(Value::Null)).collect();
+        if self.retracts {
+            let n = self.keep.rows() as usize;
+            let stored = match input.op {
+                ChangeOp::Delete => self.retract(&key, &row, n, out),
+                _ => self.accumulate(&key, row, n, out),
+            };
+            if stored {
+                self.touch(&key, event_time);
+            }
+            return;
+        }
         if input.op != ChangeOp::Insert {
             return;
         }
-        let key: Key = self.partition.iter().map(|&i| input.row.get(i).cloned().unwrap_or(Value::Null)).collect();
-        let row: Row = self.row.iter().map(|&i| input.row.get(i).cloned().unwrap_or(Value::Null)).collect();
         let stored = match self.keep {
             RankKeep::Top(1) => self.top1(&key, row, out),
             RankKeep::Top(n) => self.top_n(&key, row, n as usize, out),
@@ -259,6 +293,89 @@ impl Rank {
         for (op, after, before, rank) in emitted {
             let before = before.map(|b| self.output(&b, rank));
             out.push(Change { op, row: self.output(&after, rank), before });
+        }
+        true
+    }
+
+    /// RetractableTopNFunction taking a row: stored after its equals, then
+    /// the ranks it moves are written.
+    fn accumulate(&mut self, key: &Key, row: Row, n: usize, out: &mut Vec<Change>) -> bool {
+        let sk = self.sort_key(&row);
+        let order = self.order.clone();
+        let p = self.store.partitions.entry(key.clone()).or_default();
+        let at = p.rows.partition_point(|(k, _)| compare(&order, k, &sk) == Ordering::Less);
+        match p.rows.get_mut(at) {
+            Some((k, rows)) if compare(&order, k, &sk) == Ordering::Equal => rows.push(row.clone()),
+            _ => p.rows.insert(at, (sk.clone(), vec![row.clone()])),
+        }
+        // Its rank: after every row of the better sort keys and its equals.
+        let own: usize = p.rows[..=at].iter().map(|(_, r)| r.len()).sum();
+        let below: Vec<Row> = p.rows[at + 1..].iter().flat_map(|(_, r)| r.iter()).take((n + 1).saturating_sub(own)).cloned().collect();
+        let mut emitted: Vec<Change> = Vec::new();
+        if own > n {
+            // Below the top: nothing shows.
+        } else if self.number {
+            // Each row below moves down one rank: the rank it held shows the row above it.
+            let mut rank = own;
+            let mut current = row;
+            for prev in below.into_iter().take(n + 1 - own) {
+                emitted.push(Change { op: ChangeOp::Update, row: self.output(&current, rank), before: Some(self.output(&prev, rank)) });
+                current = prev;
+                rank += 1;
+            }
+            if rank <= n {
+                emitted.push(Change::insert(self.output(&current, rank)));
+            }
+        } else {
+            // The row at rank N + 1 now, if any, leaves the top.
+            if let Some(r) = below.get(n - own) {
+                emitted.push(Change { op: ChangeOp::Delete, row: self.output(r, 0), before: None });
+            }
+            emitted.push(Change::insert(self.output(&row, 0)));
+        }
+        out.extend(emitted);
+        true
+    }
+
+    /// RetractableTopNFunction taking a row back: removed from its sort
+    /// key's rows (the first equal one), then the ranks it moves are
+    /// written. A row it never stored changes nothing.
+    fn retract(&mut self, key: &Key, row: &Row, n: usize, out: &mut Vec<Change>) -> bool {
+        let sk = self.sort_key(row);
+        let order = self.order.clone();
+        let Some(p) = self.store.partitions.get_mut(key) else { return false };
+        let Some(at) = p.rows.iter().position(|(k, _)| compare(&order, k, &sk) == Ordering::Equal) else { return false };
+        let Some(j) = p.rows[at].1.iter().position(|r| r == row) else { return false };
+        let rank = p.rows[..at].iter().map(|(_, r)| r.len()).sum::<usize>() + j + 1;
+        let removed = p.rows[at].1.remove(j);
+        if p.rows[at].1.is_empty() {
+            p.rows.remove(at);
+        }
+        let rest: Vec<Row> = p.rows.iter().flat_map(|(_, r)| r.iter()).skip(rank - 1).take(n.saturating_sub(rank - 1)).cloned().collect();
+        if p.rows.is_empty() {
+            self.store.partitions.remove(key);
+        }
+        if rank > n {
+            return true;
+        }
+        if self.number {
+            // Each row below moves up into the rank above it.
+            let mut prev = removed;
+            let mut r = rank;
+            for next in rest {
+                out.push(Change { op: ChangeOp::Update, row: self.output(&next, r), before: Some(self.output(&prev, r)) });
+                prev = next;
+                r += 1;
+            }
+            if r <= n {
+                out.push(Change { op: ChangeOp::Delete, row: self.output(&prev, r), before: None });
+            }
+        } else {
+            out.push(Change { op: ChangeOp::Delete, row: self.output(&removed, 0), before: None });
+            // The row that moves up to rank N enters the top.
+            if let Some(entered) = rest.get(n - rank) {
+                out.push(Change::insert(self.output(entered, 0)));
+            }
         }
         true
     }
