@@ -6,8 +6,8 @@
 //! says "not monotonic" or "may delete", so the Rank retracts: the
 //! strategy that ranks any input correctly.
 
-use super::expr::{AggFunc, BinOp, Expr};
-use super::node::{Changelog, NodeKind, PlanNode, RankKeep};
+use super::expr::{AggCall, AggFunc, BinOp, Expr};
+use super::node::{Changelog, NodeKind, PlanNode, RankKeep, SortKey};
 
 /// How one column's value may change when its row is updated.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -49,66 +49,8 @@ pub fn of(nodes: &[PlanNode], model: &str, id: &str, upstream: &dyn Fn(&str) -> 
             }
             Some(items.iter().map(|(e, _)| column_of(e).map_or(Mono::NotMonotonic, |i| m[i])).collect())
         }
-        NodeKind::Aggregate { keys, calls, window, .. } => {
-            let m = input(0)?;
-            // A window aggregate's output is final rows; Flink has no rule for it.
-            if window.is_some() || keys.iter().any(|&k| m[k] != Mono::Constant) {
-                return None;
-            }
-            let updating = m.iter().any(|x| *x != Mono::Constant);
-            let mut out = vec![Mono::Constant; keys.len()];
-            for c in calls {
-                let own = match c.func {
-                    AggFunc::Count => Mono::Increasing,
-                    AggFunc::Max => Mono::Increasing,
-                    AggFunc::Min => Mono::Decreasing,
-                    AggFunc::Sum => Mono::NotMonotonic,
-                };
-                // Over updates, a call keeps its own direction only when its
-                // argument moves the same way (a count counts regardless).
-                let arg = c.arg.as_ref().map(|a| column_of(a).map_or(Mono::NotMonotonic, |i| m[i]));
-                out.push(match arg {
-                    Some(a) if updating && a != own && c.func != AggFunc::Count => Mono::NotMonotonic,
-                    _ => own,
-                });
-            }
-            Some(out)
-        }
-        NodeKind::Rank { partition, order, keep, row, number } => {
-            let m = input(0)?;
-            let at = |i: usize| row.iter().position(|r| *r == i);
-            let mut out = vec![Mono::NotMonotonic; width];
-            match keep {
-                RankKeep::First | RankKeep::Last => {
-                    if m.iter().any(|x| *x != Mono::Constant) {
-                        return None;
-                    }
-                }
-                RankKeep::Top(_) => {
-                    if partition.iter().any(|&p| m[p] != Mono::Constant) {
-                        return None;
-                    }
-                    if *number {
-                        out[width - 1] = Mono::Constant;
-                    }
-                    // Only the first sort column's direction is known.
-                    if let Some((i, k)) = order.first() {
-                        let first = match (m[*i], k.descending) {
-                            (Mono::Increasing | Mono::Constant, true) => Mono::Increasing,
-                            (Mono::Decreasing | Mono::Constant, false) => Mono::Decreasing,
-                            _ => Mono::NotMonotonic,
-                        };
-                        if let Some(o) = at(*i) {
-                            out[o] = first;
-                        }
-                    }
-                }
-            }
-            for p in partition.iter().filter_map(|&p| at(p)) {
-                out[p] = Mono::Constant;
-            }
-            Some(out)
-        }
+        NodeKind::Aggregate { keys, calls, window, .. } => aggregate(keys, calls, window.is_some(), &input(0)?),
+        NodeKind::Rank { partition, order, keep, row, number } => rank(partition, order, *keep, row, *number, width, &input(0)?),
         NodeKind::Union => {
             let all: Vec<Vec<Mono>> = (0..node.inputs.len()).map(input).collect::<Option<_>>()?;
             match all.split_first() {
@@ -122,6 +64,65 @@ pub fn of(nodes: &[PlanNode], model: &str, id: &str, upstream: &dyn Fn(&str) -> 
         NodeKind::Join { .. } if node.changelog == Changelog::Append => constants(width),
         NodeKind::Join { .. } => None,
     }
+}
+
+/// An unwindowed aggregate's: its keys never change; a COUNT or a MAX only
+/// grows and a MIN only shrinks (over updates, only when their argument
+/// moves the same way; a count counts regardless).
+fn aggregate(keys: &[usize], calls: &[AggCall], windowed: bool, m: &[Mono]) -> Modified {
+    // A window aggregate's output is final rows; Flink has no rule for it.
+    if windowed || keys.iter().any(|&k| m[k] != Mono::Constant) {
+        return None;
+    }
+    let updating = m.iter().any(|x| *x != Mono::Constant);
+    let mut out = vec![Mono::Constant; keys.len()];
+    for c in calls {
+        let own = match c.func {
+            AggFunc::Count | AggFunc::Max => Mono::Increasing,
+            AggFunc::Min => Mono::Decreasing,
+            AggFunc::Sum => Mono::NotMonotonic,
+        };
+        let arg = c.arg.as_ref().map(|a| column_of(a).map_or(Mono::NotMonotonic, |i| m[i]));
+        out.push(match arg {
+            Some(a) if updating && a != own && c.func != AggFunc::Count => Mono::NotMonotonic,
+            _ => own,
+        });
+    }
+    Some(out)
+}
+
+/// A Rank's: its partition columns and row number never change; a Top-N's
+/// first sort column moves the way its order ranks it, when its input's
+/// does or never changes.
+fn rank(partition: &[usize], order: &[(usize, SortKey)], keep: RankKeep, row: &[usize], number: bool, width: usize, m: &[Mono]) -> Modified {
+    let at = |i: usize| row.iter().position(|r| *r == i);
+    let mut out = vec![Mono::NotMonotonic; width];
+    match keep {
+        RankKeep::First | RankKeep::Last if m.iter().any(|x| *x != Mono::Constant) => return None,
+        RankKeep::First | RankKeep::Last => {}
+        RankKeep::Top(_) => {
+            if partition.iter().any(|&p| m[p] != Mono::Constant) {
+                return None;
+            }
+            if number {
+                out[width - 1] = Mono::Constant;
+            }
+            if let Some((i, k)) = order.first() {
+                let first = match (m[*i], k.descending) {
+                    (Mono::Increasing | Mono::Constant, true) => Mono::Increasing,
+                    (Mono::Decreasing | Mono::Constant, false) => Mono::Decreasing,
+                    _ => Mono::NotMonotonic,
+                };
+                if let Some(o) = at(*i) {
+                    out[o] = first;
+                }
+            }
+        }
+    }
+    for p in partition.iter().filter_map(|&p| at(p)) {
+        out[p] = Mono::Constant;
+    }
+    Some(out)
 }
 
 /// The input column an item copies, through casts.

@@ -26,9 +26,14 @@
 //!   out); a retracted row moves each row below it up (an update per rank,
 //!   and a delete of the last rank when fewer than N remain; without the
 //!   row number: the delete, and the insert of the row that moves into the
-//!   top). UpdateFast ranks the same rows, so its final table is the same;
-//!   Flink's UpdatableTopNFunction writes fewer records on the way
-//!   (docs/semantics.md).
+//!   top). UpdateFast without the row number ranks the same way (the same
+//!   final table; Flink's UpdatableTopNFunction writes other records).
+//! - UpdateFast with the row number: UpdatableTopNFunction. Rows are kept
+//!   by the input's unique key, only the top N; a new row enters as in
+//!   AppendOnlyTopNFunction, a kept one moves up to its new sort key, and
+//!   each rank between its new and its old one is written anew (an
+//!   UPDATE_BEFORE of what the rank showed, then the row now there; the
+//!   records are Flink's, paired as its changelog pairs them).
 //!
 //! The store is shaped as the state fingerprint says: per partition key, rows
 //! of the `row=` columns (compiler/tests/sim_state.rs checks it).
@@ -93,6 +98,9 @@ pub struct Rank {
     keep: RankKeep,
     /// Whether it ranks an updating input (every row kept).
     retracts: bool,
+    /// UpdateFast with the row number: the unique key's positions in the
+    /// stored row (UpdatableTopNFunction).
+    update_key: Option<Vec<usize>>,
     /// The output carries the row number.
     number: bool,
     retention_ms: Option<i64>,
@@ -146,6 +154,10 @@ impl Rank {
             order,
             keep: *keep,
             retracts: rank.strategy != RankStrategy::AppendFast,
+            update_key: match &rank.strategy {
+                RankStrategy::UpdateFast { key } if *number => key.iter().map(|k| rank.row.iter().position(|c| c.name == *k)).collect(),
+                _ => None,
+            },
             number: *number,
             retention_ms,
             store: RankStore { keys, row: rank.row.clone(), partitions: BTreeMap::new(), timers: BinaryHeap::new() },
@@ -182,7 +194,7 @@ impl Rank {
     /// Whether it reads an update as the retraction of its old row, then
     /// the insertion of its new one.
     pub fn retracts(&self) -> bool {
-        self.retracts
+        self.retracts && self.update_key.is_none()
     }
 
     /// Takes one record of an event at `event_time`, meeting `watermark`,
@@ -192,6 +204,14 @@ impl Rank {
     pub fn apply(&mut self, input: Input<'_>, event_time: i64, watermark: Option<i64>, out: &mut Vec<Change>) {
         let key: Key = self.partition.iter().map(|&i| input.row.get(i).cloned().unwrap_or(Value::Null)).collect();
         let row: Row = self.row.iter().map(|&i| input.row.get(i).cloned().unwrap_or(Value::Null)).collect();
+        if self.update_key.is_some() {
+            // Only the new row of an update reaches UpdatableTopNFunction.
+            if input.op != ChangeOp::Delete {
+                self.update_fast(&key, row, self.keep.rows() as usize, out);
+                self.touch(&key, event_time);
+            }
+            return;
+        }
         if self.retracts {
             let n = self.keep.rows() as usize;
             let stored = match input.op {
@@ -378,6 +398,121 @@ impl Rank {
             }
         }
         true
+    }
+
+    /// UpdatableTopNFunction with the row number: rows by their unique key,
+    /// the top N kept; a row whose key is kept moves up to its new sort key.
+    fn update_fast(&mut self, key: &Key, row: Row, n: usize, out: &mut Vec<Change>) {
+        let uk = self.update_key.clone().expect("UpdateFast");
+        let row_key = |r: &Row| uk.iter().map(|&i| r[i].clone()).collect::<Vec<_>>();
+        let sk = self.sort_key(&row);
+        let order = self.order.clone();
+        let sort_of = |r: &Row| -> Key { order.iter().map(|(i, _, _)| r[*i].clone()).collect() };
+        let p = self.store.partitions.entry(key.clone()).or_default();
+        let shown: Vec<Row> = p.rows.iter().flat_map(|(_, r)| r.iter()).take(n).cloned().collect();
+        let rank_of = |rows: &[(Key, Vec<Row>)], k: &[Value]| rows.iter().flat_map(|(_, r)| r.iter()).position(|r| row_key(r) == k).map(|i| i + 1);
+        let rk = row_key(&row);
+        let mut raw: Vec<(ChangeOp, Row, usize)> = Vec::new();
+        let old = rank_of(&p.rows, &rk).map(|r| (r, shown.get(r - 1).cloned().unwrap_or_else(|| p.rows.iter().flat_map(|(_, x)| x.iter()).nth(r - 1).cloned().expect("ranked"))));
+        if let Some((old_rank, old_row)) = &old {
+            let old_sk = sort_of(old_row);
+            if compare(&order, &sk, &old_sk) == Ordering::Equal {
+                for (_, rows) in p.rows.iter_mut() {
+                    rows.iter_mut().filter(|r| row_key(r) == rk).for_each(|r| *r = row.clone());
+                }
+                raw.push((ChangeOp::Delete, old_row.clone(), *old_rank));
+                raw.push((ChangeOp::Update, row.clone(), *old_rank));
+                self.emit_raw(raw, &shown, out);
+                return;
+            }
+            for (_, rows) in p.rows.iter_mut() {
+                rows.retain(|r| row_key(r) != rk);
+            }
+            p.rows.retain(|(_, r)| !r.is_empty());
+        } else {
+            let in_range = p.count() < n || p.rows.last().is_some_and(|(worst, _)| compare(&order, &sk, worst) == Ordering::Less);
+            if !in_range {
+                return;
+            }
+        }
+        let at = p.rows.partition_point(|(k, _)| compare(&order, k, &sk) == Ordering::Less);
+        match p.rows.get_mut(at) {
+            Some((k, rows)) if compare(&order, k, &sk) == Ordering::Equal => rows.push(row.clone()),
+            _ => p.rows.insert(at, (sk.clone(), vec![row.clone()])),
+        }
+        // emitRecordsWithRowNumber: the ranks from the row's new one down.
+        let old_sk = old.as_ref().map(|(_, r)| sort_of(r));
+        let mut rank = p.rows[..=at].iter().map(|(_, r)| r.len()).sum::<usize>();
+        let mut current = row;
+        let mut retracted = false;
+        let mut next = at + 1;
+        while next < p.rows.len() && rank <= n {
+            let (k, rows) = &p.rows[next];
+            next += 1;
+            match (&old, &old_sk) {
+                (Some((old_rank, old_row)), Some(osk)) => {
+                    if compare(&order, k, osk) == Ordering::Greater {
+                        break;
+                    }
+                    for prev in rows.iter().take(old_rank.saturating_sub(rank)) {
+                        raw.push((ChangeOp::Delete, prev.clone(), rank));
+                        if !retracted {
+                            raw.push((ChangeOp::Delete, old_row.clone(), *old_rank));
+                            retracted = true;
+                        }
+                        raw.push((ChangeOp::Update, std::mem::replace(&mut current, prev.clone()), rank));
+                        rank += 1;
+                    }
+                }
+                _ => {
+                    for prev in rows.iter().take((n + 1).saturating_sub(rank)) {
+                        raw.push((ChangeOp::Delete, prev.clone(), rank));
+                        raw.push((ChangeOp::Update, std::mem::replace(&mut current, prev.clone()), rank));
+                        rank += 1;
+                    }
+                }
+            }
+        }
+        if rank <= n {
+            match &old {
+                None => raw.push((ChangeOp::Insert, current, rank)),
+                Some((old_rank, old_row)) => {
+                    if !retracted {
+                        raw.push((ChangeOp::Delete, old_row.clone(), *old_rank));
+                    }
+                    raw.push((ChangeOp::Update, current, rank));
+                }
+            }
+        } else {
+            // The sort keys past the top are dropped from state.
+            p.rows.truncate(next);
+        }
+        self.emit_raw(raw, &shown, out);
+    }
+
+    /// Flink's records of one UpdatableTopNFunction step (a `Delete` here
+    /// is an UPDATE_BEFORE) as changes: an UPDATE_BEFORE followed by an
+    /// UPDATE_AFTER is one update, one alone deletes its rank; an update
+    /// replaces what its rank showed.
+    fn emit_raw(&self, raw: Vec<(ChangeOp, Row, usize)>, shown: &[Row], out: &mut Vec<Change>) {
+        let mut shown: BTreeMap<usize, Row> = shown.iter().cloned().enumerate().map(|(i, r)| (i + 1, r)).collect();
+        for (i, (op, row, rank)) in raw.iter().enumerate() {
+            match op {
+                ChangeOp::Delete if raw.get(i + 1).is_some_and(|(o, _, _)| *o == ChangeOp::Update) => {}
+                ChangeOp::Delete => {
+                    shown.remove(rank);
+                    out.push(Change { op: ChangeOp::Delete, row: self.output(row, *rank), before: None });
+                }
+                ChangeOp::Update => {
+                    let before = shown.insert(*rank, row.clone()).map(|b| self.output(&b, *rank));
+                    out.push(Change { op: ChangeOp::Update, row: self.output(row, *rank), before });
+                }
+                ChangeOp::Insert => {
+                    shown.insert(*rank, row.clone());
+                    out.push(Change::insert(self.output(row, *rank)));
+                }
+            }
+        }
     }
 
     /// RowTimeDeduplicateKeepFirstRowFunction: the earliest row waits for

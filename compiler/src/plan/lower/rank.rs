@@ -430,7 +430,9 @@ impl<'a> Lowerer<'a> {
         }
         let number = used[width];
         let spec = RankSpec { partition, order, keep, number: number_name, strategy, input_key };
-        let kept: Vec<usize> = (0..width).filter(|i| used[*i] || spec.partition.contains(i) || spec.order.iter().any(|(o, _)| o == i)).collect();
+        // UpdateFast stores rows by the input's unique key, so it keeps it.
+        let unique = |i: &usize| matches!(&spec.strategy, RankStrategy::UpdateFast { key } if key.contains(&input[*i].name));
+        let kept: Vec<usize> = (0..width).filter(|i| used[*i] || spec.partition.contains(i) || spec.order.iter().any(|(o, _)| o == i) || unique(i)).collect();
         let parts = spec.parts(&input, input_time.as_deref(), self.settings.retention, &kept, number);
         let changelog = parts.changelog.map_err(|c| {
             let span = outer.projection.first().map_or(outer.select_token.0.span, |p| p.span());
