@@ -31,9 +31,9 @@
 //! - UpdateFast with the row number: UpdatableTopNFunction. Rows are kept
 //!   by the input's unique key, only the top N; a new row enters as in
 //!   AppendOnlyTopNFunction, a kept one moves up to its new sort key, and
-//!   each rank between its new and its old one is written anew (an
-//!   UPDATE_BEFORE of what the rank showed, then the row now there; the
-//!   records are Flink's, paired as its changelog pairs them).
+//!   each rank between its new and its old one is written anew, as an
+//!   update (Flink's UPDATE_BEFOREs, which a sink keyed by the rank does
+//!   not get, are left out).
 //!
 //! The store is shaped as the state fingerprint says: per partition key, rows
 //! of the `row=` columns (compiler/tests/sim_state.rs checks it).
@@ -490,26 +490,22 @@ impl Rank {
         self.emit_raw(raw, &shown, out);
     }
 
-    /// Flink's records of one UpdatableTopNFunction step (a `Delete` here
-    /// is an UPDATE_BEFORE) as changes: an UPDATE_BEFORE followed by an
-    /// UPDATE_AFTER is one update, one alone deletes its rank; an update
-    /// replaces what its rank showed.
+    /// Flink's records of one UpdatableTopNFunction step as its sink gets
+    /// them: a `Delete` here is an UPDATE_BEFORE, which Flink does not
+    /// write into a sink keyed by the rank (generateUpdateBefore is off);
+    /// an update replaces what its rank showed.
     fn emit_raw(&self, raw: Vec<(ChangeOp, Row, usize)>, shown: &[Row], out: &mut Vec<Change>) {
         let mut shown: BTreeMap<usize, Row> = shown.iter().cloned().enumerate().map(|(i, r)| (i + 1, r)).collect();
-        for (i, (op, row, rank)) in raw.iter().enumerate() {
+        for (op, row, rank) in raw {
             match op {
-                ChangeOp::Delete if raw.get(i + 1).is_some_and(|(o, _, _)| *o == ChangeOp::Update) => {}
-                ChangeOp::Delete => {
-                    shown.remove(rank);
-                    out.push(Change { op: ChangeOp::Delete, row: self.output(row, *rank), before: None });
-                }
+                ChangeOp::Delete => {}
                 ChangeOp::Update => {
-                    let before = shown.insert(*rank, row.clone()).map(|b| self.output(&b, *rank));
-                    out.push(Change { op: ChangeOp::Update, row: self.output(row, *rank), before });
+                    let before = shown.insert(rank, row.clone()).map(|b| self.output(&b, rank));
+                    out.push(Change { op: ChangeOp::Update, row: self.output(&row, rank), before });
                 }
                 ChangeOp::Insert => {
-                    shown.insert(*rank, row.clone());
-                    out.push(Change::insert(self.output(row, *rank)));
+                    shown.insert(rank, row.clone());
+                    out.push(Change::insert(self.output(&row, rank)));
                 }
             }
         }
