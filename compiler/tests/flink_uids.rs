@@ -247,6 +247,32 @@ fn deduplications_and_top_n_pin_to_their_rank_nodes() {
     assert!(err.contains("matches no Streamform Rank"), "{err}");
 }
 
+/// Over an updating input Flink ranks with its Retract or UpdateFast
+/// strategy (recorded from Flink 2.3: a Top-3 by a SUM, a Top-2 by a
+/// COUNT(*)): each is pinned to its Rank node, whose state names the same
+/// strategy; a node that says another strategy is refused, naming both.
+#[test]
+fn top_n_over_updates_pins_only_with_flinks_strategy() {
+    let (_, pins, _) = pin("r3-rank-updates", None, &[]).unwrap();
+    let ranks: Vec<_> = summary(&pins).into_iter().filter(|p| p.0 == "rank").collect();
+    assert_eq!(
+        ranks,
+        vec![
+            (s("rank"), s("streamform/top_counts::rank::0"), vec![s("top_counts::rank::0")]),
+            (s("rank"), s("streamform/top_users::rank::0"), vec![s("top_users::rank::0")]),
+        ]
+    );
+    let (_, m) = case("r3-rank-updates");
+    let strategy = |id: &str| m.nodes.iter().find(|n| n.id == id).unwrap().state.strategy.clone();
+    assert_eq!(strategy("top_counts::rank::0").as_deref(), Some("update-fast(key=[user_id])"));
+    assert_eq!(strategy("top_users::rank::0").as_deref(), Some("retract"));
+    // Streamform saying Retract where Flink runs UpdateFast: not the same state.
+    let (plan, mut m) = case("r3-rank-updates");
+    m.nodes.iter_mut().find(|n| n.id == "top_counts::rank::0").unwrap().state.strategy = Some(s("retract"));
+    let err = pin_plan(&plan, &m, &sinks(&m), &keys(&m, None, &[])).unwrap_err();
+    assert!(err.contains("with its update-fast(1 key columns) strategy and Streamform with retract"), "{err}");
+}
+
 /// Flink runs a regular join as a Join and an interval join as an
 /// IntervalJoin (recorded from Flink 2.3, both reading one scan of
 /// `orders`): each is pinned to its join node by its type, keys, bounds and
