@@ -420,7 +420,6 @@ impl Rank {
                 for (_, rows) in p.rows.iter_mut() {
                     rows.iter_mut().filter(|r| row_key(r) == rk).for_each(|r| *r = row.clone());
                 }
-                raw.push((ChangeOp::Delete, old_row.clone(), *old_rank));
                 raw.push((ChangeOp::Update, row.clone(), *old_rank));
                 self.emit_raw(raw, &shown, out);
                 return;
@@ -444,45 +443,23 @@ impl Rank {
         let old_sk = old.as_ref().map(|(_, r)| sort_of(r));
         let mut rank = p.rows[..=at].iter().map(|(_, r)| r.len()).sum::<usize>();
         let mut current = row;
-        let mut retracted = false;
         let mut next = at + 1;
         while next < p.rows.len() && rank <= n {
             let (k, rows) = &p.rows[next];
             next += 1;
-            match (&old, &old_sk) {
-                (Some((old_rank, old_row)), Some(osk)) => {
-                    if compare(&order, k, osk) == Ordering::Greater {
-                        break;
-                    }
-                    for prev in rows.iter().take(old_rank.saturating_sub(rank)) {
-                        raw.push((ChangeOp::Delete, prev.clone(), rank));
-                        if !retracted {
-                            raw.push((ChangeOp::Delete, old_row.clone(), *old_rank));
-                            retracted = true;
-                        }
-                        raw.push((ChangeOp::Update, std::mem::replace(&mut current, prev.clone()), rank));
-                        rank += 1;
-                    }
-                }
-                _ => {
-                    for prev in rows.iter().take((n + 1).saturating_sub(rank)) {
-                        raw.push((ChangeOp::Delete, prev.clone(), rank));
-                        raw.push((ChangeOp::Update, std::mem::replace(&mut current, prev.clone()), rank));
-                        rank += 1;
-                    }
-                }
+            // A moved row shifts the ranks down to its old one; a new row, to N.
+            let last = match (&old, &old_sk) {
+                (Some(_), Some(osk)) if compare(&order, k, osk) == Ordering::Greater => break,
+                (Some((old_rank, _)), _) => *old_rank,
+                _ => n + 1,
+            };
+            for prev in rows.iter().take(last.saturating_sub(rank)) {
+                raw.push((ChangeOp::Update, std::mem::replace(&mut current, prev.clone()), rank));
+                rank += 1;
             }
         }
         if rank <= n {
-            match &old {
-                None => raw.push((ChangeOp::Insert, current, rank)),
-                Some((old_rank, old_row)) => {
-                    if !retracted {
-                        raw.push((ChangeOp::Delete, old_row.clone(), *old_rank));
-                    }
-                    raw.push((ChangeOp::Update, current, rank));
-                }
-            }
+            raw.push((if old.is_none() { ChangeOp::Insert } else { ChangeOp::Update }, current, rank));
         } else {
             // The sort keys past the top are dropped from state.
             p.rows.truncate(next);
@@ -490,23 +467,16 @@ impl Rank {
         self.emit_raw(raw, &shown, out);
     }
 
-    /// Flink's records of one UpdatableTopNFunction step as its sink gets
-    /// them: a `Delete` here is an UPDATE_BEFORE, which Flink does not
-    /// write into a sink keyed by the rank (generateUpdateBefore is off);
-    /// an update replaces what its rank showed.
+    /// Flink's records of one UpdatableTopNFunction step as a sink keyed by
+    /// the rank gets them (Flink generates no UPDATE_BEFORE for it): each
+    /// update replaces what its rank showed.
     fn emit_raw(&self, raw: Vec<(ChangeOp, Row, usize)>, shown: &[Row], out: &mut Vec<Change>) {
         let mut shown: BTreeMap<usize, Row> = shown.iter().cloned().enumerate().map(|(i, r)| (i + 1, r)).collect();
         for (op, row, rank) in raw {
+            let before = shown.insert(rank, row.clone()).map(|b| self.output(&b, rank));
             match op {
-                ChangeOp::Delete => {}
-                ChangeOp::Update => {
-                    let before = shown.insert(rank, row.clone()).map(|b| self.output(&b, rank));
-                    out.push(Change { op: ChangeOp::Update, row: self.output(&row, rank), before });
-                }
-                ChangeOp::Insert => {
-                    shown.insert(rank, row.clone());
-                    out.push(Change::insert(self.output(&row, rank)));
-                }
+                ChangeOp::Insert => out.push(Change::insert(self.output(&row, rank))),
+                _ => out.push(Change { op: ChangeOp::Update, row: self.output(&row, rank), before }),
             }
         }
     }
