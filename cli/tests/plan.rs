@@ -97,6 +97,7 @@ golden!(union_hint, 0); //          the same swap with `nodes:` hints: a union's
 golden!(topn, 1); //                Top-N and deduplication: N, Top-1 → Top-N, the order, the partition, first → last, the stored row (never SAFE or COMPATIBLE); a reformat and a reader's change leave the Rank SAFE
 golden!(topn_retention, 1); //      a deduplication's retention (alone: models that rank rows share the job's one TTL on Flink, E0323)
 golden!(topn_restore, 1); //        a Top-N's stored row lost a column: STATE INCOMPATIBLE, and Flink refuses the savepoint (restore_probe.py topn_restore v1 v2)
+golden!(topn_updates, 1); //        Top-N over updating inputs: the strategy (UpdateFast → Retract), N and Top-1 → Top-N of a retracting Rank (BACKFILL), the order, the partition
 golden!(join, 1); //                joins: a key added, the stored columns grown (STATE INCOMPATIBLE), the residual condition changed (BACKFILL), retention turned on (MIGRATION), the equality swapped and reformatted (SAFE)
 golden!(interval_join, 1); //       interval joins: a bound widened, the sides swapped, a regular join made an interval join (never SAFE or COMPATIBLE); the bounds reworded (SAFE)
 golden!(temporal_join, 1); //       temporal joins: the versioned side's key changed, a stored column added (STATE INCOMPATIBLE); reworded, aliases renamed, the equality swapped (SAFE)

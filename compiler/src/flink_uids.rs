@@ -216,8 +216,45 @@ fn agg_mismatch(n: &Value, x: &NodeEntry) -> Option<String> {
 
 /// Whether Flink's Rank or Deduplicate `n` runs the Rank node `x`: a
 /// deduplication on event time keeping the row the node keeps, or a Top-N
-/// of the node's N from the first row; partitioned by as many columns.
+/// of the node's N from the first row; partitioned by as many columns,
+/// with the node's strategy (`same_strategy`).
 fn same_rank(n: &Value, x: &NodeEntry) -> bool {
+    same_ranking(n, x) && same_strategy(n, x)
+}
+
+/// Flink's strategy for Rank `n` as the state fingerprint names it:
+/// `None` for AppendFast (and a Deduplicate), `retract`, or UpdateFast with
+/// its key's width (Flink names the key by input positions).
+fn flink_strategy(n: &Value) -> Option<String> {
+    let s = &n["rankStrategy"];
+    match s["type"].as_str() {
+        Some("Retract") => Some("retract".to_string()),
+        Some("UpdateFast") => Some(format!("update-fast({} key columns)", s["primaryKeys"].as_array().map_or(0, Vec::len))),
+        _ => None,
+    }
+}
+
+/// Whether Flink ranks with the node's strategy: the state layouts of
+/// Flink's Top-N functions differ, so another strategy is another state.
+fn same_strategy(n: &Value, x: &NodeEntry) -> bool {
+    let ours = x.state.strategy.as_deref().map(|s| match s.strip_prefix("update-fast(key=[").and_then(|k| k.strip_suffix("])")) {
+        Some(k) => format!("update-fast({} key columns)", k.split(", ").filter(|c| !c.is_empty()).count()),
+        None => s.to_string(),
+    });
+    ours == flink_strategy(n)
+}
+
+/// Why the one Rank node that Flink's Rank `n` would run is not it: Flink
+/// chose another strategy.
+fn strategy_mismatch(n: &Value, candidates: &[&NodeEntry]) -> Option<String> {
+    let [x] = candidates else { return None };
+    let flink = flink_strategy(n).unwrap_or_else(|| "append-fast".to_string());
+    let ours = x.state.strategy.clone().unwrap_or_else(|| "append-fast".to_string());
+    Some(format!("Flink ranks `{}` with its {flink} strategy and Streamform with {ours}, so their states differ", x.id))
+}
+
+/// `same_rank` but the strategy.
+fn same_ranking(n: &Value, x: &NodeEntry) -> bool {
     let keys = x.state.keys.as_ref().map_or(0, Vec::len);
     match exec_kind(n["type"].as_str().unwrap_or("")) {
         "deduplicate" => {
@@ -342,7 +379,13 @@ pub fn pin_plan(plan: &Value, desired: &Manifest, sinks: &[SinkTable], keys: &Ha
             let feeds = fed.get(&id).cloned().unwrap_or_default();
             let (operator, what) = if kind.ends_with("join") { ("join", "join") } else { ("rank", "Rank") };
             let same = |x: &NodeEntry| if operator == "join" { same_join(n, x) } else { same_rank(n, x) };
-            let candidates = desired.nodes.iter().filter(|x| x.operator == operator && same(x) && streamform_fed.get(x.id.as_str()) == Some(&feeds)).collect();
+            let candidates: Vec<&NodeEntry> = desired.nodes.iter().filter(|x| x.operator == operator && same(x) && streamform_fed.get(x.id.as_str()) == Some(&feeds)).collect();
+            if candidates.is_empty() && operator == "rank" {
+                let ranking: Vec<&NodeEntry> = desired.nodes.iter().filter(|x| x.operator == operator && same_ranking(n, x) && streamform_fed.get(x.id.as_str()) == Some(&feeds)).collect();
+                if let Some(why) = strategy_mismatch(n, &ranking) {
+                    return Err(format!("Flink's {kind} (ExecNode {id}) cannot be pinned: {why}"));
+                }
+            }
             let one = only_candidate(kind, id, what, candidates)?;
             (key_of(&one.id), vec![one.id.clone()], false)
         } else if STATELESS.contains(&kind) {

@@ -103,6 +103,10 @@ pub struct StateEntry {
     /// A deduplication's kept row: `first` or `last`.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub keep: Option<String>,
+    /// How Flink ranks an updating input: `retract` or
+    /// `update-fast(key=[..])`; absent over an append input.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub strategy: Option<String>,
     /// A Rank's stored row: its columns and types.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub row: Option<Vec<ColumnEntry>>,
@@ -208,7 +212,7 @@ pub fn node_entry(model: &str, node: &PlanNode) -> NodeEntry {
         boundedness: if node.bounded { "bounded" } else { "unbounded" }.to_string(),
         changelog: ChangelogEntry { mode: node.changelog.mode().to_string(), key: node.changelog.key().to_vec() },
         state: match &node.state {
-            None => StateEntry { kind: "stateless".into(), keys: None, accumulators: None, order: None, top: None, keep: None, row: None, retention: None, digest: None, window: None, join: None },
+            None => StateEntry { kind: "stateless".into(), keys: None, accumulators: None, order: None, top: None, keep: None, strategy: None, row: None, retention: None, digest: None, window: None, join: None },
             Some(st) => StateEntry {
                 kind: "keyed".into(),
                 keys: Some(st.keys.clone()),
@@ -219,6 +223,7 @@ pub fn node_entry(model: &str, node: &PlanNode) -> NodeEntry {
                     _ => None,
                 }),
                 keep: st.rank.as_ref().and_then(|r| r.keep.kept()).map(str::to_string),
+                strategy: st.rank.as_ref().and_then(|r| r.strategy.text()),
                 row: st.rank.as_ref().map(|r| columns(&r.row)),
                 retention: Some(st.retention.to_string()),
                 digest: Some(sha256_hex(&state_fingerprint(st))),

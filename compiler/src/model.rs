@@ -296,7 +296,17 @@ pub fn model_plan<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>) 
 pub fn model_contract<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>) -> Option<UpstreamModel> {
     let plan = model_plan(db, project, name).as_ref()?;
     let sink = plan.sink();
-    Some(UpstreamModel { schema: sink.schema.clone(), changelog: sink.changelog.clone(), bounded: sink.bounded, time: sink.time.clone() })
+    // Flink reads a model as its view, so the monotonicity carries across.
+    let upstream = |id: &str| upstream_modified(db, project, id);
+    let modified = crate::plan::monotonic::of(&plan.nodes, &plan.name, &sink.id(&plan.name), &upstream);
+    Some(UpstreamModel { schema: sink.schema.clone(), changelog: sink.changelog.clone(), bounded: sink.bounded, time: sink.time.clone(), modified })
+}
+
+/// The modified monotonicity of another model's output, named by its
+/// Sink's id (`m::sink::0`), as a reader's nodes name it.
+fn upstream_modified(db: &dyn Db, project: Project, id: &str) -> crate::plan::monotonic::Modified {
+    let name = id.split("::").next()?;
+    model_contract(db, project, ModelName::new(db, name.to_string())).as_ref()?.modified.clone()
 }
 
 /// The sources upstream of a model, directly or through ref(), in the order met.

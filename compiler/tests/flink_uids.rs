@@ -217,34 +217,42 @@ fn an_aggregate_over_a_union_pins_both_scans_and_nothing_for_the_union() {
     assert!(unpinned.iter().any(|k| k.starts_with("Union")), "{unpinned:?}");
 }
 
+/// The `exec` pins of a case pinned from scratch: each one's Rank node id.
+fn pinned_ranks(case_name: &str, exec: &str) -> Vec<String> {
+    let (_, pins, _) = pin(case_name, None, &[]).unwrap();
+    pins.iter().filter(|p| p.exec == exec).inspect(|p| assert_eq!(p.uid, format!("streamform/{}", p.nodes[0]))).map(|p| p.nodes.join(",")).collect()
+}
+
 /// Flink runs each deduplication as a Deduplicate and each Top-N as a Rank
 /// (recorded from Flink 2.3): each is pinned to its Rank node, by what it
 /// keeps and the sink it feeds; one that keeps something else is refused.
 #[test]
 fn deduplications_and_top_n_pin_to_their_rank_nodes() {
-    let (_, pins, _) = pin("r1-dedup", None, &[]).unwrap();
-    let ranks: Vec<_> = summary(&pins).into_iter().filter(|p| p.0 == "deduplicate").collect();
-    assert_eq!(
-        ranks,
-        vec![
-            (s("deduplicate"), s("streamform/first_kind::rank::0"), vec![s("first_kind::rank::0")]),
-            (s("deduplicate"), s("streamform/latest_kind::rank::0"), vec![s("latest_kind::rank::0")]),
-        ]
-    );
-    let (_, pins, _) = pin("r2-rank", None, &[]).unwrap();
-    let ranks: Vec<_> = summary(&pins).into_iter().filter(|p| p.0 == "rank").collect();
-    assert_eq!(
-        ranks,
-        vec![
-            (s("rank"), s("streamform/biggest::rank::0"), vec![s("biggest::rank::0")]),
-            (s("rank"), s("streamform/top_amounts::rank::0"), vec![s("top_amounts::rank::0")]),
-        ]
-    );
+    assert_eq!(pinned_ranks("r1-dedup", "deduplicate"), [s("first_kind::rank::0"), s("latest_kind::rank::0")]);
+    assert_eq!(pinned_ranks("r2-rank", "rank"), [s("biggest::rank::0"), s("top_amounts::rank::0")]);
     // A Top-5 where Flink runs a Top-3: no node of Streamform's is that Rank.
     let (plan, mut m) = case("r2-rank");
     m.nodes.iter_mut().find(|n| n.id == "top_amounts::rank::0").unwrap().state.top = Some(5);
     let err = pin_plan(&plan, &m, &sinks(&m), &keys(&m, None, &[])).unwrap_err();
     assert!(err.contains("matches no Streamform Rank"), "{err}");
+}
+
+/// Over an updating input Flink ranks with its Retract or UpdateFast
+/// strategy (recorded from Flink 2.3: a Top-3 by a SUM, a Top-2 by a
+/// COUNT(*)): each is pinned to its Rank node, whose state names the same
+/// strategy; a node that says another strategy is refused, naming both.
+#[test]
+fn top_n_over_updates_pins_only_with_flinks_strategy() {
+    assert_eq!(pinned_ranks("r3-rank-updates", "rank"), [s("top_counts::rank::0"), s("top_users::rank::0")]);
+    let (_, m) = case("r3-rank-updates");
+    let strategy = |id: &str| m.nodes.iter().find(|n| n.id == id).unwrap().state.strategy.clone();
+    assert_eq!(strategy("top_counts::rank::0").as_deref(), Some("update-fast(key=[user_id])"));
+    assert_eq!(strategy("top_users::rank::0").as_deref(), Some("retract"));
+    // Streamform saying Retract where Flink runs UpdateFast: not the same state.
+    let (plan, mut m) = case("r3-rank-updates");
+    m.nodes.iter_mut().find(|n| n.id == "top_counts::rank::0").unwrap().state.strategy = Some(s("retract"));
+    let err = pin_plan(&plan, &m, &sinks(&m), &keys(&m, None, &[])).unwrap_err();
+    assert!(err.contains("with its update-fast(1 key columns) strategy and Streamform with retract"), "{err}");
 }
 
 /// Flink runs a regular join as a Join and an interval join as an

@@ -109,6 +109,7 @@ impl StateView for KeyedEntry<'_> {
             order: s.order.iter().flatten().map(|o| (o.column.as_str(), o.direction.as_str(), o.nulls.as_deref())).collect(),
             top: s.top,
             keep: s.keep.as_deref(),
+            strategy: s.strategy.clone(),
             row: s.row.as_deref()?,
         })
     }

@@ -106,6 +106,7 @@ impl StateView for KeyedState {
                 _ => None,
             },
             keep: r.keep.kept(),
+            strategy: r.strategy.text(),
             row: &r.row,
         })
     }

@@ -76,7 +76,16 @@ pub struct RankView<'a, C> {
     pub order: Vec<(&'a str, &'a str, Option<&'a str>)>,
     pub top: Option<u64>,
     pub keep: Option<&'a str>,
+    /// How Flink ranks an updating input (`retract`, `update-fast(key=[..])`);
+    /// `None` for an append input.
+    pub strategy: Option<String>,
     pub row: &'a [C],
+}
+
+/// `update-fast(key=[customer_id])`: a Rank's UpdateFast strategy over an
+/// input with that unique key.
+pub fn update_fast_text(key: &[String]) -> String {
+    format!("update-fast(key=[{}])", key.join(", "))
 }
 
 /// `amount DESC`, `ts ASC`, `amount ASC NULLS LAST`: an ORDER BY column's
@@ -116,7 +125,8 @@ pub fn window_text<W: WindowView>(w: &W) -> String {
 /// `key=[..] accumulators=[..] retention=..`: the state fingerprint
 /// without its kind and window, as `inspect-plan` shows it. A Rank's:
 /// `key=[..] order=[..] top=N row=[..] retention=..`, or `keep=first` /
-/// `keep=last` in place of `top=1` for a deduplication.
+/// `keep=last` in place of `top=1` for a deduplication; over an updating
+/// input, `strategy=..` after `top=N`.
 pub fn state_fields<S: StateView>(s: &S) -> String {
     if let Some(j) = s.join() {
         return join_fields(j, s.retention());
@@ -130,7 +140,8 @@ pub fn state_fields<S: StateView>(s: &S) -> String {
                 (None, Some(n)) => format!("top={n}"),
                 (None, None) => "top=".to_string(),
             };
-            format!("key=[{}] order=[{}] {kept} row={} retention={}", s.keys().join(", "), order.join(", "), schema_text(r.row), s.retention())
+            let strategy = r.strategy.as_ref().map(|t| format!(" strategy={t}")).unwrap_or_default();
+            format!("key=[{}] order=[{}] {kept}{strategy} row={} retention={}", s.keys().join(", "), order.join(", "), schema_text(r.row), s.retention())
         }
     }
 }

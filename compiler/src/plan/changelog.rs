@@ -20,13 +20,15 @@
 //!   updating inputs carries no upsert key (two inputs may hold the same
 //!   key), which an upsert changelog here cannot say.
 //! - **Rank** (`ROW_NUMBER() OVER (…)` kept to a range; `rank`): reads
-//!   append only (Flink ranks updates with other functions, not simulated).
-//!   A deduplication keeping the first row on event time emits each row
-//!   once, when the watermark passes it: append. Every other Rank replaces
-//!   rows: upsert keyed by the partition columns, then the row number when
-//!   the output has it. A Top-N of several rows without its row number has
-//!   no key (Flink writes inserts and deletes of several rows per
-//!   partition), so it is refused.
+//!   either mode, but a deduplication on event time reads append only
+//!   (Flink plans its Deduplicate, which refuses updates). A deduplication
+//!   keeping the first row emits each row once, when the watermark passes
+//!   it: append. Every other Rank replaces rows: upsert keyed by the
+//!   partition columns, then the row number when the output has it. A
+//!   Top-N of several rows without its row number is keyed by the
+//!   partition columns and its updating input's unique key when it keeps
+//!   that key's columns (Flink inserts and deletes whole rows then);
+//!   otherwise it has no key, so it is refused.
 //! - **Join** (a regular join): an INNER join of two append inputs is
 //!   append, as Flink's StreamingJoinOperator emits only inserts then.
 //!   LEFT, RIGHT and FULL OUTER are retract: a row emitted padded with
@@ -69,7 +71,7 @@ pub enum Conflict {
     NoKeyOverAppend,
     /// An upsert model that declares another key than its output's.
     OtherKey { declared: Vec<String>, produced: Vec<String> },
-    /// A Rank over an updating stream.
+    /// A deduplication on event time over an updating stream.
     UpdatingRankInput,
     /// A Top-N of several rows whose output has no row number: no key.
     TopNWithoutNumber { rows: u64 },
@@ -147,7 +149,7 @@ pub fn aggregate(keys: &[String], windowed: bool) -> Changelog {
     }
 }
 
-/// Whether a Rank may read `input`.
+/// Whether a deduplication on event time may read `input`.
 pub fn rank_input(input: &Changelog) -> Result<(), Conflict> {
     match input {
         Changelog::Upsert(_) | Changelog::Retract => Err(Conflict::UpdatingRankInput),
@@ -156,11 +158,19 @@ pub fn rank_input(input: &Changelog) -> Result<(), Conflict> {
 }
 
 /// A Rank node's mode: partitioned by `partition`, keeping `keep`, with its
-/// row number in the output under the name `number` (or not).
-pub fn rank(partition: &[String], keep: RankKeep, number: Option<&str>) -> Result<Changelog, Conflict> {
+/// row number in the output under the name `number` (or not); `unique` is
+/// its updating input's unique key when the output keeps it.
+pub fn rank(partition: &[String], keep: RankKeep, number: Option<&str>, unique: Option<&[&str]>) -> Result<Changelog, Conflict> {
     match (keep, number) {
         (RankKeep::First, _) => Ok(Changelog::Append),
-        (RankKeep::Top(n), None) if n > 1 => Err(Conflict::TopNWithoutNumber { rows: n }),
+        (RankKeep::Top(n), None) if n > 1 => match unique {
+            Some(u) => {
+                let mut key = partition.to_vec();
+                key.extend(u.iter().filter(|k| !partition.iter().any(|p| p == *k)).map(|k| k.to_string()));
+                Ok(Changelog::Upsert(key))
+            }
+            None => Err(Conflict::TopNWithoutNumber { rows: n }),
+        },
         (_, number) => Ok(Changelog::Upsert(partition.iter().map(String::clone).chain(number.map(str::to_string)).collect())),
     }
 }

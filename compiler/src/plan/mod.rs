@@ -5,4 +5,6 @@ pub mod changelog;
 pub mod expr;
 pub mod func;
 pub mod lower;
+pub mod monotonic;
 pub mod node;
+pub mod rank_strategy;

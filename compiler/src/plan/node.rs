@@ -238,9 +238,39 @@ impl RankKeep {
 pub struct RankState {
     pub order: Vec<SortKey>,
     pub keep: RankKeep,
+    /// How Flink ranks the input (`plan::rank_strategy` decides it).
+    pub strategy: RankStrategy,
     /// The columns of each stored row: the Rank's input as Flink keeps it,
     /// pruned to what the partition, the order and the model's output read.
     pub row: Vec<Column>,
+}
+
+/// Which of Flink's Top-N functions ranks a Rank's input, and so how its
+/// state is laid out (Flink's RankProcessStrategy).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum RankStrategy {
+    /// An append input: AppendOnlyTopNFunction, FastTop1Function or a
+    /// Deduplicate, which keep only the rows still in the top.
+    AppendFast,
+    /// An updating input: RetractableTopNFunction, which keeps every input
+    /// row of a partition by sort key, and how many rows each sort key has.
+    Retract,
+    /// An updating input with this unique key whose sort key only moves
+    /// towards the top: UpdatableTopNFunction, which keeps the rows by
+    /// that key.
+    UpdateFast { key: Vec<String> },
+}
+
+impl RankStrategy {
+    /// `retract`, `update-fast(key=[k])`; `None` for an append input, whose
+    /// fingerprint predates the other strategies and says none.
+    pub fn text(&self) -> Option<String> {
+        match self {
+            RankStrategy::AppendFast => None,
+            RankStrategy::Retract => Some("retract".to_string()),
+            RankStrategy::UpdateFast { key } => Some(crate::identity::text::update_fast_text(key)),
+        }
+    }
 }
 
 /// A regular join's type, as Flink names it.

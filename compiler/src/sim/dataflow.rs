@@ -333,6 +333,9 @@ impl Dataflow {
                 records = records.into_iter().flat_map(halves).collect();
             }
             if let Operator::Rank(r) = op {
+                if r.retracts() {
+                    records = records.into_iter().flat_map(halves).collect();
+                }
                 for c in records.drain(..) {
                     r.apply(c.input(), ctx.event_time, ctx.watermark, &mut next);
                 }

@@ -16,6 +16,24 @@
 //! - `Last`: RowTimeDeduplicateFunction keeping the last row: a row at least
 //!   as late as the kept one replaces it (an update); an earlier one is
 //!   ignored. No watermark is involved.
+//! - Over an updating input (the Retract and UpdateFast strategies):
+//!   RetractableTopNFunction. Every row of a partition is kept by sort key,
+//!   rows of equal keys in arrival order; an update is the retraction of
+//!   its old row, then the insertion of its new one. An inserted row takes
+//!   the rank after its equals and moves each row below it down one rank
+//!   (with the row number: an update per rank, and an insert when the top
+//!   had room; without it: the insert, and the delete of the row pushed
+//!   out); a retracted row moves each row below it up (an update per rank,
+//!   and a delete of the last rank when fewer than N remain; without the
+//!   row number: the delete, and the insert of the row that moves into the
+//!   top). UpdateFast without the row number ranks the same way (the same
+//!   final table; Flink's UpdatableTopNFunction writes other records).
+//! - UpdateFast with the row number: UpdatableTopNFunction. Rows are kept
+//!   by the input's unique key, only the top N; a new row enters as in
+//!   AppendOnlyTopNFunction, a kept one moves up to its new sort key, and
+//!   each rank between its new and its old one is written anew, as an
+//!   update (Flink's UPDATE_BEFOREs, which a sink keyed by the rank does
+//!   not get, are left out).
 //!
 //! The store is shaped as the state fingerprint says: per partition key, rows
 //! of the `row=` columns (compiler/tests/sim_state.rs checks it).
@@ -25,7 +43,7 @@ use std::collections::{BTreeMap, BinaryHeap};
 
 use super::change::{Change, ChangeOp, Input, Row};
 use super::value::Value;
-use crate::plan::node::{Column, NodeKind, PlanNode, RankKeep, Retention};
+use crate::plan::node::{Column, NodeKind, PlanNode, RankKeep, RankStrategy, Retention};
 
 /// A partition's key.
 pub type Key = Vec<Value>;
@@ -78,6 +96,11 @@ pub struct Rank {
     /// The sort key: a position in the stored row, descending, nulls last.
     order: Vec<(usize, bool, bool)>,
     keep: RankKeep,
+    /// Whether it ranks an updating input (every row kept).
+    retracts: bool,
+    /// UpdateFast with the row number: the unique key's positions in the
+    /// stored row (UpdatableTopNFunction).
+    update_key: Option<Vec<usize>>,
     /// The output carries the row number.
     number: bool,
     retention_ms: Option<i64>,
@@ -130,6 +153,11 @@ impl Rank {
             row: row.clone(),
             order,
             keep: *keep,
+            retracts: rank.strategy != RankStrategy::AppendFast,
+            update_key: match &rank.strategy {
+                RankStrategy::UpdateFast { key } if *number => key.iter().map(|k| rank.row.iter().position(|c| c.name == *k)).collect(),
+                _ => None,
+            },
             number: *number,
             retention_ms,
             store: RankStore { keys, row: rank.row.clone(), partitions: BTreeMap::new(), timers: BinaryHeap::new() },
@@ -163,15 +191,41 @@ impl Rank {
         }
     }
 
-    /// Takes one record (an insert: lowering refuses updating input) of an
-    /// event at `event_time`, meeting `watermark`, and writes what it emits
-    /// to `out`.
+    /// Whether it reads an update as the retraction of its old row, then
+    /// the insertion of its new one.
+    pub fn retracts(&self) -> bool {
+        self.retracts && self.update_key.is_none()
+    }
+
+    /// Takes one record of an event at `event_time`, meeting `watermark`,
+    /// and writes what it emits to `out`. Over an append input a record is
+    /// an insert; over an updating one, an insert or a delete (updates are
+    /// split before they arrive: `retracts`).
     pub fn apply(&mut self, input: Input<'_>, event_time: i64, watermark: Option<i64>, out: &mut Vec<Change>) {
+        let key: Key = self.partition.iter().map(|&i| input.row.get(i).cloned().unwrap_or(Value::Null)).collect();
+        let row: Row = self.row.iter().map(|&i| input.row.get(i).cloned().unwrap_or(Value::Null)).collect();
+        if self.update_key.is_some() {
+            // Only the new row of an update reaches UpdatableTopNFunction.
+            if input.op != ChangeOp::Delete {
+                self.update_fast(&key, row, self.keep.rows() as usize, out);
+                self.touch(&key, event_time);
+            }
+            return;
+        }
+        if self.retracts {
+            let n = self.keep.rows() as usize;
+            let stored = match input.op {
+                ChangeOp::Delete => self.retract(&key, &row, n, out),
+                _ => self.accumulate(&key, row, n, out),
+            };
+            if stored {
+                self.touch(&key, event_time);
+            }
+            return;
+        }
         if input.op != ChangeOp::Insert {
             return;
         }
-        let key: Key = self.partition.iter().map(|&i| input.row.get(i).cloned().unwrap_or(Value::Null)).collect();
-        let row: Row = self.row.iter().map(|&i| input.row.get(i).cloned().unwrap_or(Value::Null)).collect();
         let stored = match self.keep {
             RankKeep::Top(1) => self.top1(&key, row, out),
             RankKeep::Top(n) => self.top_n(&key, row, n as usize, out),
@@ -261,6 +315,170 @@ impl Rank {
             out.push(Change { op, row: self.output(&after, rank), before });
         }
         true
+    }
+
+    /// RetractableTopNFunction taking a row: stored after its equals, then
+    /// the ranks it moves are written.
+    fn accumulate(&mut self, key: &Key, row: Row, n: usize, out: &mut Vec<Change>) -> bool {
+        let sk = self.sort_key(&row);
+        let order = self.order.clone();
+        let p = self.store.partitions.entry(key.clone()).or_default();
+        let at = p.rows.partition_point(|(k, _)| compare(&order, k, &sk) == Ordering::Less);
+        match p.rows.get_mut(at) {
+            Some((k, rows)) if compare(&order, k, &sk) == Ordering::Equal => rows.push(row.clone()),
+            _ => p.rows.insert(at, (sk.clone(), vec![row.clone()])),
+        }
+        // Its rank: after every row of the better sort keys and its equals.
+        let own: usize = p.rows[..=at].iter().map(|(_, r)| r.len()).sum();
+        let below: Vec<Row> = p.rows[at + 1..].iter().flat_map(|(_, r)| r.iter()).take((n + 1).saturating_sub(own)).cloned().collect();
+        let mut emitted: Vec<Change> = Vec::new();
+        if own > n {
+            // Below the top: nothing shows.
+        } else if self.number {
+            // Each row below moves down one rank: the rank it held shows the row above it.
+            let mut rank = own;
+            let mut current = row;
+            for prev in below.into_iter().take(n + 1 - own) {
+                emitted.push(Change { op: ChangeOp::Update, row: self.output(&current, rank), before: Some(self.output(&prev, rank)) });
+                current = prev;
+                rank += 1;
+            }
+            if rank <= n {
+                emitted.push(Change::insert(self.output(&current, rank)));
+            }
+        } else {
+            // The row at rank N + 1 now, if any, leaves the top.
+            if let Some(r) = below.get(n - own) {
+                emitted.push(Change { op: ChangeOp::Delete, row: self.output(r, 0), before: None });
+            }
+            emitted.push(Change::insert(self.output(&row, 0)));
+        }
+        out.extend(emitted);
+        true
+    }
+
+    /// RetractableTopNFunction taking a row back: removed from its sort
+    /// key's rows (the first equal one), then the ranks it moves are
+    /// written. A row it never stored changes nothing.
+    fn retract(&mut self, key: &Key, row: &Row, n: usize, out: &mut Vec<Change>) -> bool {
+        let sk = self.sort_key(row);
+        let order = self.order.clone();
+        let Some(p) = self.store.partitions.get_mut(key) else { return false };
+        let Some(at) = p.rows.iter().position(|(k, _)| compare(&order, k, &sk) == Ordering::Equal) else { return false };
+        let Some(j) = p.rows[at].1.iter().position(|r| r == row) else { return false };
+        let rank = p.rows[..at].iter().map(|(_, r)| r.len()).sum::<usize>() + j + 1;
+        let removed = p.rows[at].1.remove(j);
+        if p.rows[at].1.is_empty() {
+            p.rows.remove(at);
+        }
+        let rest: Vec<Row> = p.rows.iter().flat_map(|(_, r)| r.iter()).skip(rank - 1).take(n.saturating_sub(rank - 1)).cloned().collect();
+        if p.rows.is_empty() {
+            self.store.partitions.remove(key);
+        }
+        if rank > n {
+            return true;
+        }
+        if self.number {
+            // Each row below moves up into the rank above it.
+            let mut prev = removed;
+            let mut r = rank;
+            for next in rest {
+                out.push(Change { op: ChangeOp::Update, row: self.output(&next, r), before: Some(self.output(&prev, r)) });
+                prev = next;
+                r += 1;
+            }
+            if r <= n {
+                out.push(Change { op: ChangeOp::Delete, row: self.output(&prev, r), before: None });
+            }
+        } else {
+            out.push(Change { op: ChangeOp::Delete, row: self.output(&removed, 0), before: None });
+            // The row that moves up to rank N enters the top.
+            if let Some(entered) = rest.get(n - rank) {
+                out.push(Change::insert(self.output(entered, 0)));
+            }
+        }
+        true
+    }
+
+    /// UpdatableTopNFunction with the row number: rows by their unique key,
+    /// the top N kept; a row whose key is kept moves up to its new sort key.
+    fn update_fast(&mut self, key: &Key, row: Row, n: usize, out: &mut Vec<Change>) {
+        let uk = self.update_key.clone().expect("UpdateFast");
+        let row_key = |r: &Row| uk.iter().map(|&i| r[i].clone()).collect::<Vec<_>>();
+        let sk = self.sort_key(&row);
+        let order = self.order.clone();
+        let sort_of = |r: &Row| -> Key { order.iter().map(|(i, _, _)| r[*i].clone()).collect() };
+        let p = self.store.partitions.entry(key.clone()).or_default();
+        let shown: Vec<Row> = p.rows.iter().flat_map(|(_, r)| r.iter()).take(n).cloned().collect();
+        let rank_of = |rows: &[(Key, Vec<Row>)], k: &[Value]| rows.iter().flat_map(|(_, r)| r.iter()).position(|r| row_key(r) == k).map(|i| i + 1);
+        let rk = row_key(&row);
+        let mut raw: Vec<(ChangeOp, Row, usize)> = Vec::new();
+        let old = rank_of(&p.rows, &rk).map(|r| (r, shown.get(r - 1).cloned().unwrap_or_else(|| p.rows.iter().flat_map(|(_, x)| x.iter()).nth(r - 1).cloned().expect("ranked"))));
+        if let Some((old_rank, old_row)) = &old {
+            let old_sk = sort_of(old_row);
+            if compare(&order, &sk, &old_sk) == Ordering::Equal {
+                for (_, rows) in p.rows.iter_mut() {
+                    rows.iter_mut().filter(|r| row_key(r) == rk).for_each(|r| *r = row.clone());
+                }
+                raw.push((ChangeOp::Update, row.clone(), *old_rank));
+                self.emit_raw(raw, &shown, out);
+                return;
+            }
+            for (_, rows) in p.rows.iter_mut() {
+                rows.retain(|r| row_key(r) != rk);
+            }
+            p.rows.retain(|(_, r)| !r.is_empty());
+        } else {
+            let in_range = p.count() < n || p.rows.last().is_some_and(|(worst, _)| compare(&order, &sk, worst) == Ordering::Less);
+            if !in_range {
+                return;
+            }
+        }
+        let at = p.rows.partition_point(|(k, _)| compare(&order, k, &sk) == Ordering::Less);
+        match p.rows.get_mut(at) {
+            Some((k, rows)) if compare(&order, k, &sk) == Ordering::Equal => rows.push(row.clone()),
+            _ => p.rows.insert(at, (sk.clone(), vec![row.clone()])),
+        }
+        // emitRecordsWithRowNumber: the ranks from the row's new one down.
+        let old_sk = old.as_ref().map(|(_, r)| sort_of(r));
+        let mut rank = p.rows[..=at].iter().map(|(_, r)| r.len()).sum::<usize>();
+        let mut current = row;
+        let mut next = at + 1;
+        while next < p.rows.len() && rank <= n {
+            let (k, rows) = &p.rows[next];
+            next += 1;
+            // A moved row shifts the ranks down to its old one; a new row, to N.
+            let last = match (&old, &old_sk) {
+                (Some(_), Some(osk)) if compare(&order, k, osk) == Ordering::Greater => break,
+                (Some((old_rank, _)), _) => *old_rank,
+                _ => n + 1,
+            };
+            for prev in rows.iter().take(last.saturating_sub(rank)) {
+                raw.push((ChangeOp::Update, std::mem::replace(&mut current, prev.clone()), rank));
+                rank += 1;
+            }
+        }
+        if rank <= n {
+            raw.push((if old.is_none() { ChangeOp::Insert } else { ChangeOp::Update }, current, rank));
+        } else {
+            // The sort keys past the top are dropped from state.
+            p.rows.truncate(next);
+        }
+        self.emit_raw(raw, &shown, out);
+    }
+
+    /// Flink's records of one UpdatableTopNFunction step as a sink keyed by
+    /// the rank gets them (Flink generates no UPDATE_BEFORE for it): each
+    /// update replaces what its rank showed.
+    fn emit_raw(&self, raw: Vec<(ChangeOp, Row, usize)>, shown: &[Row], out: &mut Vec<Change>) {
+        let mut shown: BTreeMap<usize, Row> = shown.iter().cloned().enumerate().map(|(i, r)| (i + 1, r)).collect();
+        for (op, row, rank) in raw {
+            let before = shown.insert(rank, row.clone()).map(|b| self.output(&b, rank));
+            match op {
+                ChangeOp::Insert => out.push(Change::insert(self.output(&row, rank))),
+                _ => out.push(Change { op: ChangeOp::Update, row: self.output(&row, rank), before }),
+            }
+        }
     }
 
     /// RowTimeDeduplicateKeepFirstRowFunction: the earliest row waits for

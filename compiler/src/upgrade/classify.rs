@@ -3,17 +3,18 @@
 //!
 //! A matched node lists the fields that differ, in a fixed order (inputs,
 //! definition, schema, changelog, materialized, key, accumulators, order,
-//! kept, row, retention, window, state, state digest). Its change kind is chosen from
+//! kept, strategy, row, retention, window, state, state digest). Its change kind is chosen from
 //! the kinds that apply, the most severe first; among kinds of one
 //! severity, the earlier in each operator's list below wins:
 //!
 //! - keyed → keyed: key-changed, accumulator-type-changed, window-changed
 //!   (STATE INCOMPATIBLE); accumulator-added, input-changed (BACKFILL);
 //!   accumulator-removed, retention-changed (MIGRATION); keyed-compatible.
-//! - Rank → Rank: key-changed, rank-order-changed, rank-range-changed
-//!   between a Top-1 or a deduplication and anything else, rank-row-changed
-//!   in its types (STATE INCOMPATIBLE); rank-range-changed of a Top-N's N,
-//!   input-changed (BACKFILL); rank-row-changed in names only, retention-changed
+//! - Rank → Rank: key-changed, rank-order-changed, rank-strategy-changed,
+//!   rank-range-changed between a Top-1 or a deduplication and anything
+//!   else over an append input (or an UpdateFast one), rank-row-changed in
+//!   its types (STATE INCOMPATIBLE); rank-range-changed of a Top-N's N, or
+//!   of any N of a retracting Rank, input-changed (BACKFILL); rank-row-changed in names only, retention-changed
 //!   (MIGRATION); keyed-compatible. An aggregate ↔ a Rank is state-kind-changed.
 //! - a change of the kind of state: state-kind-changed (INCOMPATIBLE).
 //! - Sink: sink-key-changed (BACKFILL), then sink-target, sink-renamed,
@@ -179,6 +180,7 @@ impl<'a> Ctx<'a> {
             push("accumulators", schema_text(rs.accumulators.as_deref().unwrap_or(&[])), schema_text(ds.accumulators.as_deref().unwrap_or(&[])));
             push("order", order_text(rs), order_text(ds));
             push("kept", kept_text(rs), kept_text(ds));
+            push("strategy", strategy_text(rs), strategy_text(ds));
             push("row", rs.row.as_deref().map(schema_text).unwrap_or_default(), ds.row.as_deref().map(schema_text).unwrap_or_default());
             push("retention", rs.retention.clone().unwrap_or_default(), ds.retention.clone().unwrap_or_default());
             push("window", window_or_none(rs.window.as_ref()), window_or_none(ds.window.as_ref()));
@@ -327,6 +329,12 @@ fn kept_text(s: &StateEntry) -> String {
     }
 }
 
+/// A Rank's strategy over an updating input (`retract`,
+/// `update-fast(key=[..])`); empty over an append input and for an aggregate.
+fn strategy_text(s: &StateEntry) -> String {
+    s.strategy.clone().unwrap_or_default()
+}
+
 /// Whether a Rank keeps one row per partition in one value (Flink's
 /// FastTop1Function and its deduplications) rather than sorted rows.
 fn one_row(s: &StateEntry) -> bool {
@@ -341,8 +349,24 @@ fn rank_changes(rs: &StateEntry, ds: &StateEntry) -> Vec<Verdict> {
     if rs.order != ds.order {
         c.push((C::StateIncompatible, K::RankOrderChanged, format!("the order changed from {} to {}; the stored rows were chosen by the old order", order_text(rs), order_text(ds))));
     }
+    if rs.strategy != ds.strategy {
+        let name = |s: &StateEntry| s.strategy.clone().unwrap_or_else(|| "append-fast".to_string());
+        c.push((
+            C::StateIncompatible,
+            K::RankStrategyChanged,
+            format!("Flink ranks the input with its {} strategy instead of {}; their states are laid out differently, so existing state cannot be reused", name(ds), name(rs)),
+        ));
+    }
     let (old, new) = (kept_text(rs), kept_text(ds));
-    if old != new {
+    // A retracting Rank stores every row whatever its N (RetractableTopNFunction).
+    let retracting = rs.strategy.as_deref() == Some("retract") && rs.strategy == ds.strategy;
+    if old != new && retracting {
+        c.push((
+            C::BackfillRequired,
+            K::RankRangeChanged,
+            format!("the Top-N keeps {new} instead of {old}; its state keeps every row, but ranks it newly shows are written only when their partition next changes, and ranks it no longer shows are never taken back: rebuild the sink"),
+        ));
+    } else if old != new {
         let (class, reason) = match (rs.top, ds.top) {
             (Some(a), Some(b)) if a > 1 && b > 1 && a < b => (C::BackfillRequired, format!("the Top-N keeps {b} rows instead of {a}; rows that ranked below {a} were not kept, replay history to fill ranks {} to {b}", a + 1)),
             (Some(a), Some(b)) if a > 1 && b > 1 => (C::BackfillRequired, format!("the Top-N keeps {b} rows instead of {a}; rows already written for ranks {} to {a} are never taken back, rebuild the sink", b + 1)),

@@ -129,11 +129,12 @@ pub enum ChangeKind {
     RankOrderChanged,
     RankRangeChanged,
     RankRowChanged,
+    RankStrategyChanged,
     JoinChanged,
 }
 
 impl ChangeKind {
-    pub const ALL: [ChangeKind; 25] = [
+    pub const ALL: [ChangeKind; 26] = [
         ChangeKind::StatelessAdded,
         ChangeKind::StatelessRemoved,
         ChangeKind::StatelessDefinition,
@@ -158,6 +159,7 @@ impl ChangeKind {
         ChangeKind::RankOrderChanged,
         ChangeKind::RankRangeChanged,
         ChangeKind::RankRowChanged,
+        ChangeKind::RankStrategyChanged,
         ChangeKind::JoinChanged,
     ];
 
@@ -188,6 +190,7 @@ impl ChangeKind {
             ChangeKind::RankOrderChanged => "rank-order-changed",
             ChangeKind::RankRangeChanged => "rank-range-changed",
             ChangeKind::RankRowChanged => "rank-row-changed",
+            ChangeKind::RankStrategyChanged => "rank-strategy-changed",
         }
     }
 }

@@ -39,6 +39,8 @@ pub struct UpstreamModel {
     pub changelog: Changelog,
     pub bounded: bool,
     pub time: Option<String>,
+    /// How its columns change once written (`plan::monotonic`).
+    pub modified: crate::plan::monotonic::Modified,
 }
 
 pub enum Upstream {

@@ -21,7 +21,9 @@ use super::{LowerError, Lowerer, Rel, RelCol, Result};
 use crate::diagnostic::Code;
 use crate::plan::changelog::{self, Conflict};
 use crate::plan::expr::Expr;
-use crate::plan::node::{Changelog, Column, KeyedState, NodeKind, Operator, RankKeep, RankState, Retention, SortKey};
+use crate::plan::monotonic::{self, Modified};
+use crate::plan::rank_strategy;
+use crate::plan::node::{Changelog, Column, KeyedState, NodeKind, Operator, RankKeep, RankState, RankStrategy, Retention, SortKey};
 use crate::types::DataType;
 
 /// What to write instead of a window function we do not plan.
@@ -83,14 +85,14 @@ pub(super) fn window_clause(model: &str, span: SqlSpan) -> LowerError {
     LowerError::new(Code::WindowFunctionOutsideTopN, format!("model `{model}` uses QUALIFY or a WINDOW clause, which is not supported"), span).help(SHAPE)
 }
 
-/// E0803: a Rank over an updating stream.
+/// E0803: a deduplication on event time over an updating stream.
 pub(super) fn updating_input(model: &str, input: &Changelog, span: SqlSpan) -> LowerError {
-    over_updates(model, format_args!("ranks an updating stream (its input emits {})", input.title()), span)
-        .help("rank an append-only stream: the source, or an upstream model that does not aggregate; or aggregate the ranked rows in a downstream model")
+    over_updates(model, format_args!("deduplicates an updating stream on its event time (its input emits {})", input.title()), span)
+        .help("Flink deduplicates on event time only rows that are never updated: deduplicate the append-only stream they come from, FROM source('…') or a model that does not aggregate")
 }
 
 fn over_updates(model: &str, what: impl std::fmt::Display, span: SqlSpan) -> LowerError {
-    LowerError::new(Code::RankOverUpdatingStream, format!("model `{model}` {what}, which is not supported: Flink ranks updates with its retracting Top-N, which Streamform does not simulate"), span)
+    LowerError::new(Code::RankOverUpdatingStream, format!("model `{model}` {what}, which is not supported"), span)
 }
 
 /// E0804: a Top-N of several rows without its row number.
@@ -167,6 +169,10 @@ struct RankSpec {
     keep: RankKeep,
     /// The row number's name.
     number: String,
+    /// How Flink ranks the input (`plan::rank_strategy`).
+    strategy: RankStrategy,
+    /// The input's upsert key (empty when it has none).
+    input_key: Vec<String>,
 }
 
 impl RankSpec {
@@ -189,16 +195,28 @@ impl RankSpec {
             accumulators: Vec::new(),
             retention: retention.map_or(Retention::Unbounded, Retention::After),
             window: None,
-            rank: Some(RankState { order: self.order.iter().map(|(_, k)| k.clone()).collect(), keep: self.keep, row: stored }),
+            rank: Some(RankState { order: self.order.iter().map(|(_, k)| k.clone()).collect(), keep: self.keep, strategy: self.strategy.clone(), row: stored.clone() }),
             join: None,
         };
-        let changelog = changelog::rank(&partition, self.keep, number.then_some(self.number.as_str()));
+        let unique: Vec<&str> = self.input_key.iter().map(String::as_str).filter(|k| stored.iter().any(|c| c.name == *k)).collect();
+        let unique = (unique.len() == self.input_key.len() && !unique.is_empty()).then_some(unique);
+        let changelog = changelog::rank(&partition, self.keep, number.then_some(self.number.as_str()), unique.as_deref());
         let time = input_time.filter(|t| row.iter().any(|&i| input[i].name == *t)).map(str::to_string);
         RankParts { definition, schema, state, changelog, time }
     }
 }
 
 impl<'a> Lowerer<'a> {
+    /// The modified monotonicity of node `id`'s output, through the models
+    /// it reads.
+    fn modified(&self, id: &str) -> Modified {
+        let upstream = |id: &str| match self.inputs.model(id.split("::").next().unwrap_or(id)) {
+            super::inputs::Upstream::Ok(up) => up.modified,
+            _ => None,
+        };
+        monotonic::of(&self.nodes, self.model, id, &upstream)
+    }
+
     /// The FROM item's query when it numbers rows with ROW_NUMBER(): a
     /// derived table, or a WITH query in scope.
     pub(super) fn ranked_from(&self, t: &'a sql::TableFactor) -> Option<Ranked<'a>> {
@@ -266,11 +284,12 @@ impl<'a> Lowerer<'a> {
                 order.push((i, SortKey { column: rel.cols[i].name.clone(), descending, nulls_last }));
             }
         }
-        changelog::rank_input(&rel.changelog).map_err(|c| self.changelog_error(c, &rel.changelog, at))?;
         let rows = self.row_number_range(outer, &number, r.qualifier.as_deref())?;
-        // One row ordered by the event time: Flink's Deduplicate.
+        // One row ordered by the event time: Flink's Deduplicate, which
+        // reads inserts only.
         let keep = match order.as_slice() {
             [(i, k)] if rows == 1 && rel.time.as_deref() == Some(rel.cols[*i].name.as_str()) => {
+                changelog::rank_input(&rel.changelog).map_err(|c| self.changelog_error(c, &rel.changelog, at))?;
                 if k.descending {
                     RankKeep::Last
                 } else {
@@ -279,8 +298,14 @@ impl<'a> Lowerer<'a> {
             }
             _ => RankKeep::Top(rows),
         };
-        let spec = RankSpec { partition, order, keep, number: number.clone() };
         let input: Vec<Column> = rel.cols.iter().map(|c| Column { name: c.name.clone(), ty: c.ty }).collect();
+        let modified = self.modified(&rel.input_id);
+        let strategy = rank_strategy::strategy(&rel.changelog, &input, &modified, &partition, &order);
+        let input_key = match &rel.changelog {
+            Changelog::Upsert(k) => k.clone(),
+            _ => Vec::new(),
+        };
+        let spec = RankSpec { partition, order, keep, number: number.clone(), strategy, input_key };
         let row: Vec<usize> = (0..input.len()).collect();
         let parts = spec.parts(&input, rel.time.as_deref(), self.settings.retention, &row, true);
         let changelog = parts.changelog.expect("a Rank with its number has a mode");
@@ -312,8 +337,8 @@ impl<'a> Lowerer<'a> {
             return LowerError::new(Code::WindowFunctionOutsideTopN, format!("model `{}` numbers the rows of a windowed aggregate with ROW_NUMBER(), Flink's window Top-N, which is not supported", self.model), span)
                 .help("aggregate in one model and rank its rows in another, or rank the rows before aggregating them");
         }
-        over_updates(self.model, "numbers the rows of its GROUP BY's result with ROW_NUMBER(), an updating stream", span)
-            .help("ROW_NUMBER() beside aggregates numbers the rows of the GROUP BY's result, which changes as rows arrive; aggregate in one model and rank what it reads in another, or rank the rows before aggregating them")
+        over_updates(self.model, "numbers the rows of its GROUP BY's result with ROW_NUMBER() in the same SELECT", span)
+            .help("aggregate in a derived table and rank its rows in the query around it: SELECT * FROM (SELECT *, ROW_NUMBER() OVER (ORDER BY total DESC) AS rn FROM (SELECT k, SUM(x) AS total FROM … GROUP BY k)) WHERE rn <= 3 (or rank ref() to an aggregating model)")
     }
 
     /// ROW_NUMBER()'s PARTITION BY and ORDER BY, once the call is checked:
@@ -403,6 +428,11 @@ impl<'a> Lowerer<'a> {
     /// query's result.
     pub(super) fn prune_rank(&mut self, at: usize, outer: &sql::Select, mut out: Rel) -> Result<Rel> {
         let NodeKind::Rank { partition, order, keep, row, .. } = self.nodes[at].kind.clone() else { unreachable!("a Rank at {at}") };
+        let strategy = self.nodes[at].state.as_ref().and_then(|s| s.rank.as_ref()).map(|r| r.strategy.clone()).expect("a Rank has its state");
+        let input_key = match &self.nodes[at - 1].changelog {
+            Changelog::Upsert(k) => k.clone(),
+            _ => Vec::new(),
+        };
         let input = self.nodes[at - 1].schema.clone();
         let input_time = self.nodes[at - 1].time.clone();
         let width = row.len();
@@ -419,8 +449,10 @@ impl<'a> Lowerer<'a> {
             _ => used.iter_mut().for_each(|u| *u = true),
         }
         let number = used[width];
-        let spec = RankSpec { partition, order, keep, number: number_name };
-        let kept: Vec<usize> = (0..width).filter(|i| used[*i] || spec.partition.contains(i) || spec.order.iter().any(|(o, _)| o == i)).collect();
+        let spec = RankSpec { partition, order, keep, number: number_name, strategy, input_key };
+        // UpdateFast stores rows by the input's unique key, so it keeps it.
+        let unique = |i: &usize| matches!(&spec.strategy, RankStrategy::UpdateFast { key } if key.contains(&input[*i].name));
+        let kept: Vec<usize> = (0..width).filter(|i| used[*i] || spec.partition.contains(i) || spec.order.iter().any(|(o, _)| o == i) || unique(i)).collect();
         let parts = spec.parts(&input, input_time.as_deref(), self.settings.retention, &kept, number);
         let changelog = parts.changelog.map_err(|c| {
             let span = outer.projection.first().map_or(outer.select_token.0.span, |p| p.span());

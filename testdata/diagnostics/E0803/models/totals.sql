@@ -1,1 +1,0 @@
-SELECT user_id, SUM(amount) AS total FROM source('clicks') GROUP BY user_id
