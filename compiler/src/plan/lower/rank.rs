@@ -235,6 +235,22 @@ impl<'a> Lowerer<'a> {
         }
     }
 
+    /// The columns PARTITION BY names, each once; a window's two bounds are
+    /// Flink's window Top-N, refused.
+    fn rank_partition(&self, partition_by: &[sql::Expr], rel: &Rel, items: &[(Expr, String)]) -> Result<Vec<usize>> {
+        let mut partition: Vec<usize> = Vec::new();
+        for e in partition_by {
+            let i = self.over_column(e, rel, items, "partitions")?;
+            if !partition.contains(&i) {
+                partition.push(i);
+            }
+        }
+        match window_partition(partition_by, &partition, rel) {
+            Some(span) => Err(window_top_n(self.model, span)),
+            None => Ok(partition),
+        }
+    }
+
     /// The ranked query and the Rank over it, kept to the range the outer
     /// SELECT's WHERE gives. The Rank stores every column for now; the
     /// outer query's planning decides which it keeps (`prune_rank`).
@@ -258,16 +274,7 @@ impl<'a> Lowerer<'a> {
             Some(NodeKind::Project { items }) => items.clone(),
             _ => unreachable!("a SELECT ends in a Project"),
         };
-        let mut partition: Vec<usize> = Vec::new();
-        for e in partition_by {
-            let i = self.over_column(e, &rel, &items, "partitions")?;
-            if !partition.contains(&i) {
-                partition.push(i);
-            }
-        }
-        if let Some(span) = window_partition(partition_by, &partition, &rel) {
-            return Err(window_top_n(model, span));
-        }
+        let partition = self.rank_partition(partition_by, &rel, &items)?;
         let mut order: Vec<(usize, SortKey)> = Vec::new();
         for o in order_by {
             if o.with_fill.is_some() {
