@@ -22,6 +22,7 @@ probes=(
   "outer_join:to_left v2" "outer_join:mirrored v2" "outer_join:reworded v1 v2"
   "join_unique:region_tiers v1 v2" "pruned_calls:reader v1 v2"
   "temporal_join:keyed v1 v2" "temporal_join:stored v2" "temporal_join:reworded v2"
+  "topn_updates:strategy v1 v2" "topn_updates:n_up v2" "topn_updates:top1_to_n v2"
 )
 [ "${RESTORE_PROBES:-all}" = fast ] && probes=("join:keys v1 v2" "join_restore:renamed v2" "temporal_join:reworded v2")
 run='rc=0; for p in "${@:2}"; do echo "== restore_probe.py $p"; "$1" "'"$here"'/restore_probe.py" $p || rc=1; done; exit $rc'
