@@ -75,7 +75,9 @@ fn spawn<'scope, 'env>(scope: &'scope std::thread::Scope<'scope, 'env>, f: impl 
 
 /// The threads a compile uses: every core, up to [`MAX_THREADS`].
 pub fn threads() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get()).min(MAX_THREADS)
+    // Read once: on Linux each call reads the cgroup's CPU quota from /proc.
+    static THREADS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *THREADS.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()).min(MAX_THREADS))
 }
 
 /// Compiles the whole project from cold (see the module doc). Does nothing

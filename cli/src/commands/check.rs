@@ -50,11 +50,7 @@ pub fn run(project: &str, strict: bool, verbose: bool, format: Format) -> u8 {
         .iter()
         .map(|n| {
             let name = ModelName::new(db, n.clone());
-            ModelRow {
-                name: n.clone(),
-                path: model_file(db, p, n).map(|f| f.path(db).clone()).unwrap_or_default(),
-                config: model_config(db, p, name).clone(),
-            }
+            ModelRow { name: n, path: model_file(db, p, n).map_or("", |f| f.path(db).as_str()), config: model_config(db, p, name) }
         })
         .collect();
     let mut sources: Vec<_> = sources_config(db, p).as_ref().map(|s| s.iter().collect()).unwrap_or_default();

@@ -30,12 +30,20 @@ fn walk(root: &Utf8Path, rel: &Utf8Path, ext: &str, out: &mut Vec<(String, Strin
     collect(root, rel, ext, &mut found);
     // Byte order of the relative path, as the original lists them.
     found.sort_by(|a, b| a.as_str().as_bytes().cmp(b.as_str().as_bytes()));
-    for p in found {
-        if let Ok(text) = fs::read_to_string(root.join(&p)) {
-            out.push((p.to_string(), text));
-        }
-    }
+    // Each read is a few system calls; a large project reads on every core.
+    let threads = streamform::driver::threads().min(found.len().div_ceil(READS_PER_THREAD)).max(1);
+    let parts: Vec<Vec<(String, String)>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = found
+            .chunks(found.len().div_ceil(threads).max(1))
+            .map(|part| scope.spawn(move || part.iter().filter_map(|p| fs::read_to_string(root.join(p)).ok().map(|t| (p.to_string(), t))).collect()))
+            .collect();
+        handles.into_iter().map(|h| h.join().expect("reading files does not panic")).collect()
+    });
+    out.extend(parts.into_iter().flatten());
 }
+
+/// Files below this many are read on one thread: a thread costs more.
+const READS_PER_THREAD: usize = 256;
 
 /// The paths under `rel` (recursively) with extension `ext`, unsorted.
 pub(crate) fn collect(root: &Utf8Path, rel: &Utf8Path, ext: &str, out: &mut Vec<Utf8PathBuf>) {

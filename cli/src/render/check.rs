@@ -9,17 +9,17 @@ use streamform::warnings::AllowedWarning;
 
 use crate::render::diagnostic::{render_in, SourceLines};
 
-pub struct ModelRow {
-    pub name: String,
-    pub path: String,
-    pub config: ModelConfig,
+pub struct ModelRow<'a> {
+    pub name: &'a str,
+    pub path: &'a str,
+    pub config: &'a ModelConfig,
 }
 
 /// Everything the report shows about a loaded project.
 pub struct CheckView<'a> {
     pub root: &'a str,
     pub config: &'a ProjectConfig,
-    pub models: Vec<ModelRow>,
+    pub models: Vec<ModelRow<'a>>,
     /// In name order.
     pub sources: Vec<&'a SourceConfig>,
     pub report: &'a CheckReport,
@@ -296,8 +296,8 @@ pub fn json(v: &CheckView, text: FileText) -> Report {
             .models
             .iter()
             .map(|m| ModelSummary {
-                name: m.name.clone(),
-                path: m.path.clone(),
+                name: m.name.to_string(),
+                path: m.path.to_string(),
                 materialized: m.config.materialized.as_str(),
                 key: m.config.key.clone().unwrap_or_default(),
                 sink: m.config.sink.as_ref().map(|s| Endpoint { connector: s.connector.as_str(), topic: s.topic.clone(), path: s.path.clone(), format: s.format.as_str() }),

@@ -34,10 +34,10 @@ pub struct ModelChecks {
     pub rank_retentions: Vec<Retention>,
 }
 
-fn upstream_configs(db: &dyn Db, project: Project, name: ModelName<'_>) -> Vec<SourceConfig> {
+fn upstream_configs<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>) -> Vec<&'db SourceConfig> {
     upstream_sources(db, project, name)
         .iter()
-        .filter_map(|s| source_config(db, project, SourceName::new(db, s.clone())).clone())
+        .filter_map(|s| source_config(db, project, SourceName::new(db, s.clone())).as_ref())
         .collect()
 }
 
@@ -207,7 +207,7 @@ fn unknown_model(db: &dyn Db, project: Project, n: &str, target: &str, sources: 
 
 /// A window declared by a window function in the model's SQL gets the
 /// checks `window:` in streamform.yml gets, pointing at the function.
-fn sql_window_checks(db: &dyn Db, n: &str, c: &ModelConfig, file: SourceFile, upstream: &[SourceConfig], out: &mut Vec<Diagnostic>) {
+fn sql_window_checks(db: &dyn Db, n: &str, c: &ModelConfig, file: SourceFile, upstream: &[&SourceConfig], out: &mut Vec<Diagnostic>) {
     let Ok(query) = parse_model(db, file) else { return };
     let Some(span) = declared_window_span(&query) else { return };
     let path = file.path(db).clone();
@@ -226,7 +226,7 @@ fn windowed_upsert(n: &str, what: &str) -> Diagnostic {
 
 /// What a window needs of each event-time source upstream: an idle
 /// timeout, a `not_null` contract on its event time, and dropped late events.
-fn window_source_checks(n: &str, (file, decl): (&str, Option<Span>), upstream: &[SourceConfig], out: &mut Vec<Diagnostic>) {
+fn window_source_checks(n: &str, (file, decl): (&str, Option<Span>), upstream: &[&SourceConfig], out: &mut Vec<Diagnostic>) {
     let window_here = format!("the window of `{n}` is declared here");
     for s in upstream {
         let Some(time) = event_time(s) else { continue };
@@ -376,7 +376,7 @@ fn suggest_alias(e: &sql::Expr) -> String {
     "value".into()
 }
 
-fn config_checks(n: &str, c: &ModelConfig, upstream: &[SourceConfig], has_clock: bool, out: &mut Vec<Diagnostic>) {
+fn config_checks(n: &str, c: &ModelConfig, upstream: &[&SourceConfig], has_clock: bool, out: &mut Vec<Diagnostic>) {
     let f = CONFIG_FILE;
     if let Some(sink) = &c.sink {
         let missing = match sink.connector {
@@ -477,7 +477,7 @@ fn hop_windows_check(n: &str, w: &WindowConfig) -> Option<Diagnostic> {
 }
 
 /// Labels each upstream source: none of them declares event_time.
-fn without_clock(upstream: &[SourceConfig], d: Diagnostic) -> Diagnostic {
+fn without_clock(upstream: &[&SourceConfig], d: Diagnostic) -> Diagnostic {
     upstream.iter().fold(d, |d, s| {
         d.label(project::SOURCES_FILE, Some(s.span.with_len(s.name.len())), format!("source `{}` declares no event_time", s.name))
     })

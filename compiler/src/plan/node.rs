@@ -414,7 +414,8 @@ pub struct PlanNode {
     pub schema: Vec<Column>,
     pub bounded: bool,
     pub changelog: Changelog,
-    pub state: Option<KeyedState>,
+    /// Boxed: most nodes keep no state, and every plan is kept for the run.
+    pub state: Option<Box<KeyedState>>,
     /// The event-time column this node carries, if any.
     pub time: Option<String>,
     pub kind: NodeKind,

@@ -247,7 +247,10 @@ impl<'a> Lowerer<'a> {
         };
         let schema = rel.cols.iter().map(|c| Column { name: c.name.clone(), ty: c.ty }).collect();
         l.push(Operator::Sink, &rel, sink_def, schema, sink_changelog, None, rel.time.clone(), NodeKind::Sink { materialized: settings.materialized });
-    Ok(ModelPlan { name: model.to_string(), materialized: settings.materialized, key: settings.key.clone(), reads_models: std::mem::take(&mut l.reads_models), nodes: std::mem::take(&mut l.nodes) })
+        // The plan is kept for the whole run: no spare capacity.
+        let mut nodes = std::mem::take(&mut l.nodes);
+        nodes.shrink_to_fit();
+        Ok(ModelPlan { name: model.to_string(), materialized: settings.materialized, key: settings.key.clone(), reads_models: std::mem::take(&mut l.reads_models), nodes })
     }
 }
 
@@ -293,7 +296,7 @@ impl<'a> Lowerer<'a> {
             schema,
             bounded: input.bounded,
             changelog,
-            state,
+            state: state.map(Box::new),
             time,
             kind,
         };

@@ -482,7 +482,7 @@ impl<'a> Lowerer<'a> {
         let node = &mut self.nodes[at];
         node.definition = parts.definition;
         node.schema = parts.schema;
-        node.state = Some(parts.state);
+        node.state = Some(Box::new(parts.state));
         node.changelog = changelog.clone();
         node.time = parts.time;
         node.kind = NodeKind::Rank { partition: spec.partition, order: spec.order, keep, row: kept, number };
