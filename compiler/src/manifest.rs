@@ -114,11 +114,12 @@ pub struct StateEntry {
     pub retention: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub digest: Option<String>,
+    /// Boxed, as `join`: few nodes have one, and every node is kept.
     #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub window: Option<WindowEntry>,
+    pub window: Option<Box<WindowEntry>>,
     /// A join's two stores.
     #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub join: Option<JoinEntry>,
+    pub join: Option<Box<JoinEntry>>,
 }
 
 /// A join's state: its type and each side's store.
@@ -227,7 +228,7 @@ pub fn node_entry(model: &str, node: &PlanNode) -> NodeEntry {
                 row: st.rank.as_ref().map(|r| columns(&r.row)),
                 retention: Some(st.retention.to_string()),
                 digest: Some(sha256_hex(&state_fingerprint(st))),
-                window: st.window.as_ref().map(|w| WindowEntry {
+                window: st.window.as_ref().map(|w| Box::new(WindowEntry {
                     kind: w.kind().into(),
                     time: w.time.clone(),
                     size: w.shape.size().map(|s| s.to_string()),
@@ -235,7 +236,7 @@ pub fn node_entry(model: &str, node: &PlanNode) -> NodeEntry {
                     gap: w.shape.gap().map(|s| s.to_string()),
                     alignment: w.alignment().map(str::to_string),
                     emission: TimeWindow::EMISSION.into(),
-                }),
+                })),
                 join: st.join.as_ref().map(|j| {
                     let side = |s: &crate::plan::node::JoinSideState| JoinSideEntry {
                         keys: s.keys.clone(),
@@ -244,7 +245,7 @@ pub fn node_entry(model: &str, node: &PlanNode) -> NodeEntry {
                     };
                     let interval = j.interval.as_ref().map(|i| IntervalEntry { left_time: i.left_time.clone(), right_time: i.right_time.clone(), lower_ms: i.lower, upper_ms: i.upper });
                     let temporal = j.temporal.as_ref().map(|t| TemporalEntry { left_time: t.left_time.clone(), right_time: t.right_time.clone() });
-                    JoinEntry { join_type: j.join_type.as_str().into(), left: side(&j.left), right: side(&j.right), interval, temporal }
+                    Box::new(JoinEntry { join_type: j.join_type.as_str().into(), left: side(&j.left), right: side(&j.right), interval, temporal })
                 }),
             },
         },

@@ -37,7 +37,7 @@ fn node_block(s: &mut String, n: &NodeEntry) {
     match KeyedEntry::of(&n.state) {
         Some(state) => {
             let _ = writeln!(s, "    state={} {}", n.state.kind, state_fields(&state));
-            if let Some(w) = &n.state.window {
+            if let Some(w) = n.state.window.as_deref() {
                 let _ = writeln!(s, "    window={}", window_text(w));
             }
             let _ = writeln!(s, "    state digest={}", short(n.state.digest.as_deref().unwrap_or("")));

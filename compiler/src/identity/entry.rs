@@ -100,7 +100,7 @@ impl StateView for KeyedEntry<'_> {
         }
     }
     fn window(&self) -> Option<&WindowEntry> {
-        self.0.window.as_ref()
+        self.0.window.as_deref()
     }
     /// A Rank's part: an entry with a `row` (the stored row's columns).
     fn rank(&self) -> Option<RankView<'_, ColumnEntry>> {
@@ -114,7 +114,7 @@ impl StateView for KeyedEntry<'_> {
         })
     }
     fn join(&self) -> Option<&JoinEntry> {
-        self.0.join.as_ref()
+        self.0.join.as_deref()
     }
 }
 

@@ -183,7 +183,7 @@ impl<'a> Ctx<'a> {
             push("strategy", strategy_text(rs), strategy_text(ds));
             push("row", rs.row.as_deref().map(schema_text).unwrap_or_default(), ds.row.as_deref().map(schema_text).unwrap_or_default());
             push("retention", rs.retention.clone().unwrap_or_default(), ds.retention.clone().unwrap_or_default());
-            push("window", window_or_none(rs.window.as_ref()), window_or_none(ds.window.as_ref()));
+            push("window", window_or_none(rs.window.as_deref()), window_or_none(ds.window.as_deref()));
             push("join", join_or_none(rn), join_or_none(dn));
         }
         push("state", rs.kind.clone(), ds.kind.clone());
@@ -280,7 +280,7 @@ impl<'a> Ctx<'a> {
                 format!("accumulator `{}` changed type from {} to {}; existing values cannot be reused", new.name, old.ty, new.ty),
             ));
         }
-        c.extend(window_change(rs.window.as_ref(), ds.window.as_ref()));
+        c.extend(window_change(rs.window.as_deref(), ds.window.as_deref()));
         if let Some(n) = da.iter().find(|n| !ra.iter().any(|o| o.name == n.name)) {
             c.push((
                 C::BackfillRequired,
