@@ -5,7 +5,7 @@ use std::io::Read;
 
 use streamform::driver::Work;
 use streamform::check::{fixture, fixture_checks};
-use streamform::sim::{fixture_report, fixture_report_rows, FixtureReport};
+use streamform::sim::{fixture_report, fixture_rows, FixtureReport, RowReport};
 use streamform::SourceFile;
 
 use camino::Utf8PathBuf;
@@ -13,9 +13,9 @@ use camino::Utf8PathBuf;
 use crate::atomic::write_all_atomically;
 use crate::load::Loaded;
 use crate::render::bless::blessed;
-use crate::out::{eprint, print, print_text};
+use crate::out::{eprint, print, print_text, print_with};
 use crate::render::diagnostic::render;
-use crate::render::test::{compact_text, fixture_text, report_json, summary};
+use crate::render::test::{compact_text, fixture_text, summary, write_report_json, Out};
 
 /// `select`: `--model` names and `--select` selectors; empty runs every fixture.
 pub fn run(project: &str, select: &[String], fixtures: &[String], json: bool, bless: bool, verbose: bool) -> u8 {
@@ -43,9 +43,7 @@ pub fn run(project: &str, select: &[String], fixtures: &[String], json: bool, bl
     if bless {
         return bless_fixtures(&loaded, &selected);
     }
-    // JSON lists every changelog row; the text report only a failing one's.
-    let report = if json { fixture_report_rows } else { fixture_report };
-    let reports: Vec<&FixtureReport> = selected.iter().filter_map(|f| report(db, p, *f).as_ref()).collect();
+    let reports: Vec<&FixtureReport> = selected.iter().filter_map(|f| fixture_report(db, p, *f).as_ref()).collect();
     // Located detail on stderr: typing errors and values the simulator adjusted.
     for r in &reports {
         let text = |path: &str| loaded.file_text(path).or_else(|| selected.iter().find(|f| f.path(db) == path).map(|f| f.text(db).to_string()));
@@ -54,8 +52,26 @@ pub fn run(project: &str, select: &[String], fixtures: &[String], json: bool, bl
             eprint("\n");
         }
     }
+    // Changelog rows are replayed from a second run as they are printed.
+    let file_of = |r: &FixtureReport| selected.iter().copied().find(|f| *f.path(db) == r.path);
+    let rows_of = |r: &FixtureReport, visit: &mut dyn FnMut(RowReport)| {
+        if let Some(f) = file_of(r) {
+            fixture_rows(db, p, f, visit);
+        }
+    };
     if json {
-        print(&format!("{}\n", report_json(&reports).pretty()));
+        print_with(|w| {
+            let mut failed = None;
+            let mut sink = |s: &str| {
+                if failed.is_none() {
+                    failed = w.write_all(s.as_bytes()).err();
+                }
+            };
+            let mut out = Out::new(&mut sink);
+            write_report_json(&reports, &rows_of, &mut out);
+            out.finish();
+            failed.map_or(Ok(()), Err)
+        });
     } else if reports.is_empty() {
         match (models.as_deref(), select) {
             (None, _) => print("ok: no fixtures under tests/\n"),
@@ -63,15 +79,24 @@ pub fn run(project: &str, select: &[String], fixtures: &[String], json: bool, bl
             (Some(ms), _) => print(&format!("ok: no fixtures for the {} selected models\n", ms.len())),
         }
     } else {
+        let mut sink = |s: &str| print_text(s);
+        let mut out = Out::new(&mut sink);
         // At a terminal a passing fixture is one line; pipes and files get
         // every block, the layout scripts read.
         if !verbose && std::io::IsTerminal::is_terminal(&std::io::stdout()) {
-            let line = |r: &FixtureReport, n: usize| expect_item_line(selected.iter().find(|f| *f.path(db) == r.path).map(|f| f.text(db))?, n);
-            print_text(&compact_text(&reports, &line));
+            let line = |r: &FixtureReport, n: usize| expect_item_line(file_of(r)?.text(db), n);
+            compact_text(&reports, &rows_of, &line, &mut out);
         } else {
-            let blocks: Vec<String> = reports.iter().map(|r| fixture_text(r)).collect();
-            print_text(&format!("{}\n{}", blocks.join("\n"), summary(&reports)));
+            for (i, r) in reports.iter().enumerate() {
+                if i > 0 {
+                    out.push("\n");
+                }
+                fixture_text(r, &|visit| rows_of(r, visit), &mut out);
+            }
+            out.push("\n");
+            out.push(&summary(&reports));
         }
+        out.finish();
     }
     if reports.iter().all(|r| r.passed) {
         0
@@ -96,7 +121,7 @@ fn bless_fixtures(loaded: &Loaded, fixtures: &[SourceFile]) -> u8 {
     let db = &loaded.db;
     let (mut written, mut failed, mut passed) = (Vec::new(), 0, 0);
     for f in fixtures {
-        let Some(r) = fixture_report_rows(db, loaded.project, *f).as_ref() else { continue };
+        let Some(r) = fixture_report(db, loaded.project, *f).as_ref() else { continue };
         if r.passed {
             passed += 1;
             continue;
@@ -108,7 +133,9 @@ fn bless_fixtures(loaded: &Loaded, fixtures: &[SourceFile]) -> u8 {
             continue;
         }
         let dest = if std::path::Path::new(path).is_absolute() { Utf8PathBuf::from(path) } else { Utf8PathBuf::from(&loaded.root).join(path) };
-        match blessed(f.text(db), r) {
+        match blessed(f.text(db), r, &|visit| {
+            fixture_rows(db, loaded.project, *f, visit);
+        }) {
             Ok(Some(text)) => match write_all_atomically(&[(dest.clone(), text.as_bytes())]) {
                 Ok(()) => written.push(path.to_string()),
                 Err(e) => {

@@ -36,6 +36,7 @@ impl Json {
         Json::Obj(pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
     }
 
+    #[cfg(test)]
     pub fn pretty(&self) -> String {
         let mut s = String::new();
         self.write(&mut s, 0);
@@ -77,7 +78,8 @@ impl Json {
         }
     }
 
-    fn write(&self, out: &mut String, indent: usize) {
+    /// Pretty text at `indent` levels, for a document written in parts.
+    pub fn write(&self, out: &mut String, indent: usize) {
         match self {
             Json::Null => out.push_str("null"),
             Json::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
@@ -114,13 +116,13 @@ impl Json {
     }
 }
 
-fn pad(out: &mut String, indent: usize) {
+pub fn pad(out: &mut String, indent: usize) {
     for _ in 0..indent {
         out.push_str("  ");
     }
 }
 
-fn escape(s: &str, out: &mut String) {
+pub fn escape(s: &str, out: &mut String) {
     out.push('"');
     for c in s.chars() {
         match c {

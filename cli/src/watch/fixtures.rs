@@ -10,10 +10,10 @@ use streamform::check::fixture;
 use streamform::plan::node::ModelPlan;
 use streamform::sim::dataflow::SourceSpec;
 use streamform::sim::{inputs_to, source_spec};
-use streamform::sim::fixture_report;
+use streamform::sim::{fixture_report, fixture_rows, RowReport};
 use streamform::{Database, Project, SourceName};
 
-use crate::render::test::fixture_detail;
+use crate::render::test::{collected, fixture_detail};
 
 /// One fixture file's outcome.
 #[derive(Clone, Debug)]
@@ -53,7 +53,13 @@ impl Fixtures {
             let same = self.last.get(&path).is_some_and(|old| same_inputs(old, &inputs));
             if !same || changed.contains(&path.as_str()) {
                 let run = match fixture_report(db, project, file) {
-                    Some(r) => FixtureRun { path: path.clone(), model: r.model.clone(), passed: r.passed, report: indent(&fixture_detail(r)) },
+                    Some(r) => {
+                        let rows = |visit: &mut dyn FnMut(RowReport)| {
+                            fixture_rows(db, project, file, visit);
+                        };
+                        let report = collected(|out| fixture_detail(r, &rows, out));
+                        FixtureRun { path: path.clone(), model: r.model.clone(), passed: r.passed, report: indent(&report) }
+                    }
                     None => FixtureRun {
                         path: path.clone(),
                         model: fx.model.clone(),

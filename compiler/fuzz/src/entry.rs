@@ -15,7 +15,7 @@ use streamform::graph::dependency_graph;
 use streamform::manifest::manifest;
 use streamform::project::{classify_path, FileKind};
 use streamform::sim::line_feed::LineFeed;
-use streamform::sim::{fixture_report, fixture_report_rows, inputs_to, source_spec, Change};
+use streamform::sim::{fixture_report, fixture_rows, inputs_to, source_spec, Change};
 use streamform::upgrade::{diff, reader};
 
 /// The sources every generated model reads: each column type, event time
@@ -130,7 +130,7 @@ pub fn fixture(data: &[u8]) {
     let file = p.fixture_files(&db)[0];
     let _ = fixture_checks(&db, p, file);
     let _ = fixture_report(&db, p, file);
-    let _ = fixture_report_rows(&db, p, file);
+    let _ = fixture_rows(&db, p, file, &mut |row| drop(row));
 }
 
 /// `run`'s JSON Lines input for source `orders`, fed line by line to the

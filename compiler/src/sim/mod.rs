@@ -53,7 +53,7 @@ pub mod value;
 pub use change::{Change, ChangeOp, Row};
 pub use dataflow::{Dataflow, Outcome, SimError, SourceSpec};
 pub use fixture::compare::{EventRowReport, FixtureReport, RowReport};
-pub use fixture::runner::{fixture_report, fixture_report_rows, run_fixture};
+pub use fixture::runner::{fixture_report, fixture_rows, run_fixture};
 pub use fixture::typing::fixture_setup;
 pub use fixture::FixtureSetup;
 pub use source::{inputs_to, source_spec};

@@ -93,9 +93,11 @@ impl Fixture {
     /// Runs the fixture file `path` on the simulator, asserts that its
     /// changelog is as it expects, and returns how many changes it emitted.
     pub fn run_fixture(&self, path: &str) -> usize {
-        let report = streamform::sim::fixture::runner::fixture_report_rows(&self.db, self.project, self.file(path)).as_ref().expect("the fixture runs");
+        let file = self.file(path);
+        let report = streamform::sim::fixture::runner::fixture_report(&self.db, self.project, file).as_ref().expect("the fixture runs");
         assert_eq!(report.error, None);
-        let rows: Vec<String> = report.rows.iter().map(|r| format!("{r:?}")).collect();
+        let mut rows: Vec<String> = Vec::new();
+        streamform::sim::fixture_rows(&self.db, self.project, file, &mut |r| rows.push(format!("{r:?}")));
         assert!(report.changelog_ok, "{rows:#?}");
         report.changes_emitted
     }
