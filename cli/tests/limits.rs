@@ -7,7 +7,7 @@ use std::process::{Command, Output};
 
 use streamform::sql::limits::{MAX_EXPR_DEPTH, MAX_SET_OPERATIONS};
 use streamform::window::MAX_WINDOWS_PER_EVENT;
-use streamform::limits::MAX_VALUE_BYTES;
+use streamform::limits::{MAX_FIXTURE_BYTES, MAX_VALUE_BYTES};
 use streamform::yaml::MAX_YAML_DEPTH;
 
 const SOURCES: &str = "sources:\n  orders:\n    connector: kafka\n    topic: orders\n    event_time: ts\n    schema: {id: int64, amount: int64, ts: timestamp}\n";
@@ -255,4 +255,42 @@ fn values_at_and_past_the_size_limit() {
         assert_eq!(text.contains("more than the limit of 1048576 (1 MiB)"), refused, "{}", tail(&text));
         let _ = std::fs::remove_dir_all(&dir);
     }
+}
+
+/// A fixture of exactly `n` bytes: one event and its row, then comment
+/// lines.
+fn fixture_of(n: usize) -> String {
+    let head = "model: m\ngiven:\n  - {id: 1, amount: 1, ts: 1}\nexpect:\n  - {op: insert, id: 1}\n";
+    let line = format!("#{}\n", "x".repeat(98));
+    let (k, r) = ((n - head.len()) / line.len(), (n - head.len()) % line.len());
+    let last = match r {
+        0 => String::new(),
+        1 => "\n".to_string(),
+        r => format!("#{}\n", "x".repeat(r - 2)),
+    };
+    let text = format!("{head}{}{last}", line.repeat(k));
+    assert_eq!(text.len(), n);
+    text
+}
+
+#[test]
+fn fixtures_at_and_past_the_size_limit() {
+    let sql = "SELECT id FROM source('orders')\n";
+    let dir = project("fixture-size", sql, None);
+    std::fs::write(dir.join("tests/m.yml"), fixture_of(MAX_FIXTURE_BYTES)).unwrap();
+    let out = streamform(&dir, &["test"]);
+    assert_eq!(out.status.code(), Some(0), "{}", tail(&String::from_utf8_lossy(&out.stdout)));
+    // One byte past: refused at load, by `test` and `check` alike, and as a
+    // fixture named on the command line.
+    std::fs::write(dir.join("tests/m.yml"), fixture_of(MAX_FIXTURE_BYTES + 1)).unwrap();
+    for args in [&["test"][..], &["check"], &["inspect-plan"]] {
+        let out = streamform(&dir, args);
+        let text = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", tail(&text));
+        assert!(text.contains("error[E0898]: fixture tests/m.yml is larger than the limit of 268435456 bytes (256 MiB)\n  --> tests/m.yml:1:1\n"), "{args:?}: {}", tail(&text));
+    }
+    std::fs::rename(dir.join("tests/m.yml"), dir.join("big.yml")).unwrap();
+    let text = printed(&dir, &["test", "--fixture", "big.yml"]);
+    assert!(text.contains("error[E0898]: fixture big.yml is larger than"), "{}", tail(&text));
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -11,6 +11,7 @@ use streamform::SourceFile;
 use camino::Utf8PathBuf;
 
 use crate::atomic::write_all_atomically;
+use crate::files::scan::read_text;
 use crate::load::Loaded;
 use crate::render::bless::blessed;
 use crate::out::{eprint, print, print_text, print_with};
@@ -181,7 +182,8 @@ fn fixture_files(loaded: &Loaded, named: &[String]) -> Result<Vec<SourceFile>, (
             None => {
                 let (path, text) = if name == "-" {
                     let mut t = String::new();
-                    if stdin_used || std::io::stdin().read_to_string(&mut t).is_err() {
+                    let limit = streamform::limits::FIXTURE_READ_BYTES as u64;
+                    if stdin_used || std::io::stdin().take(limit).read_to_string(&mut t).is_err() {
                         eprint("error: could not load fixture -: failed to read standard input\n");
                         return Err(());
                     }
@@ -189,7 +191,8 @@ fn fixture_files(loaded: &Loaded, named: &[String]) -> Result<Vec<SourceFile>, (
                     ("<stdin>".to_string(), t)
                 } else {
                     let full = std::path::Path::new(&loaded.root).join(name);
-                    let read = std::fs::read_to_string(name).or_else(|e| std::fs::read_to_string(&full).map_err(|_| e));
+                    let limit = Some(streamform::limits::FIXTURE_READ_BYTES);
+                    let read = read_text(std::path::Path::new(name), limit).or_else(|e| read_text(&full, limit).map_err(|_| e));
                     match read {
                         Ok(t) => (name.clone(), t),
                         Err(e) => {

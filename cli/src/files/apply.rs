@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use camino::Utf8Path;
 use salsa::Setter;
+use streamform::limits::FIXTURE_READ_BYTES;
 use streamform::project::{classify_path, FileKind, CONFIG_FILE, SOURCES_FILE};
 use streamform::Database;
 
@@ -93,7 +94,7 @@ impl Files {
                 continue;
             }
             let fresh = batch.paths.contains(&p);
-            structural |= match read(&self.root.join(&p)) {
+            structural |= match read(&self.root, &p) {
                 Read::Text(text) => self.read_text(db, p, text, &mut changes),
                 Read::Gone => self.gone(p, &mut changes),
                 Read::Unreadable(reason) => {
@@ -227,12 +228,13 @@ pub(super) enum Read {
     Unreadable(String),
 }
 
-pub(super) fn read(path: &Utf8Path) -> Read {
-    match std::fs::read(path) {
-        Ok(bytes) => match String::from_utf8(bytes) {
-            Ok(t) => Read::Text(t),
-            Err(_) => Read::Unreadable("it is not valid UTF-8".into()),
-        },
+/// Reads project file `rel` under `root`; a fixture no further than its
+/// limit (the compiler refuses one past it).
+pub(super) fn read(root: &Utf8Path, rel: &str) -> Read {
+    let limit = (classify_path(rel) == Some(FileKind::Fixture)).then_some(FIXTURE_READ_BYTES);
+    match super::scan::read_text(root.join(rel).as_std_path(), limit) {
+        Ok(t) => Read::Text(t),
+        Err(e) if e.kind() == ErrorKind::InvalidData => Read::Unreadable("it is not valid UTF-8".into()),
         Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::IsADirectory | ErrorKind::NotADirectory) => Read::Gone,
         Err(e) => Read::Unreadable(e.to_string()),
     }

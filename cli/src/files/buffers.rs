@@ -2,7 +2,6 @@
 //! the input, in place of the disk's, until the editor closes it. Same
 //! inputs, same durability rules as a file read from disk.
 
-use camino::Utf8Path;
 use streamform::project::classify_path;
 use streamform::Database;
 
@@ -48,7 +47,7 @@ impl Files {
             return Vec::new();
         }
         let mut changes = Vec::new();
-        let structural = match read(&self.root.join(Utf8Path::new(path))) {
+        let structural = match read(&self.root, path) {
             Read::Text(text) => self.read_text(db, path.to_string(), text, &mut changes),
             Read::Gone | Read::Unreadable(_) => self.gone(path.to_string(), &mut changes),
         };

@@ -363,6 +363,8 @@ codes! {
     TooManyModels = "E0896",
     /// one value (a YAML scalar, a SQL string literal, a value of `run`'s input) is larger than the limit
     ValueTooLarge = "E0897",
+    /// a fixture file is larger than the limit
+    FixtureTooLarge = "E0898",
 }
 
 /// Codes sort as their text, so diagnostics sorted by code keep their order.
