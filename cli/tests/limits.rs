@@ -232,6 +232,47 @@ fn timestamps_at_and_past_the_edges_of_their_range() {
     }
 }
 
+/// A watermark holds to a timestamp's range: past it, a fixture is refused
+/// at load (E0775) and `run` names the line, where one once passed and was
+/// silently skipped.
+#[test]
+fn watermarks_at_and_past_the_edges_of_their_range() {
+    let sql = "SELECT window_start, window_end, COUNT(*) AS n FROM source('orders') GROUP BY window_start, window_end\n";
+    let fixture = |w: &str| format!("model: m\ngiven:\n  - {{id: 1, amount: 1, ts: 1}}\n  - {{watermark: {w}}}\nexpect: []\n");
+    for (w, fits) in [
+        ("\"0000-01-01T00:00:00Z\"", true),
+        ("-62167219200000", true),
+        ("\"9999-12-31T23:59:59.999Z\"", true),
+        ("253402300799999", true),
+        ("-62167219200001", false),
+        ("253402300800000", false),
+        ("9223372036854775807", false),
+        ("99999999999999999999", false),
+    ] {
+        let dir = project("wm", sql, Some("{type: tumbling, size: 1d}"));
+        std::fs::write(dir.join("tests/m.yml"), fixture(w)).unwrap();
+        std::fs::write(dir.join("input/orders.jsonl"), format!("{{\"id\": 1, \"amount\": 1, \"ts\": 1}}\n{{\"watermark\": {w}}}\n")).unwrap();
+        let out = streamform(&dir, &["check"]);
+        let text = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(if fits { 0 } else { 2 }), "{w}: {}", tail(&text));
+        if !fits {
+            assert!(text.contains("error[E0775]") && text.contains("is outside 0000-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z\n  --> tests/m.yml:4:17"), "{w}: {}", tail(&text));
+        }
+        std::fs::remove_file(dir.join("tests/m.yml")).unwrap();
+        let run = streamform(&dir, &["run", "--input", "input", "--output", "out"]);
+        let text = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(run.status.code(), Some(if fits { 0 } else { 1 }), "{w}: {}", tail(&text));
+        assert_eq!(text.contains("input/orders.jsonl:2: watermark"), !fits, "{w}: {}", tail(&text));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    // A date that does not exist was also skipped; it is not an instant.
+    let dir = project("wm-date", sql, Some("{type: tumbling, size: 1d}"));
+    std::fs::write(dir.join("tests/m.yml"), fixture("\"2024-02-30T00:00:00Z\"")).unwrap();
+    let text = printed(&dir, &["test"]);
+    assert!(text.contains("error[E0775]: malformed fixture tests/m.yml: given[1]: watermark `2024-02-30T00:00:00Z` is neither an RFC 3339 instant in UTC nor epoch milliseconds"), "{}", tail(&text));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn values_at_and_past_the_size_limit() {
     let literal = |n: usize| format!("SELECT id, '{}' AS note FROM source('orders')\n", "x".repeat(n));

@@ -6,7 +6,7 @@ use super::change::Row;
 use super::dataflow::SourceSpec;
 use super::scalar::{type_scalar, Scalar, ValueWarning};
 use super::value::{parse_rfc3339_ms, Value};
-use crate::types::DataType;
+use crate::types::{DataType, MAX_TIMESTAMP_MS, MIN_TIMESTAMP_MS};
 
 /// Why an event does not type; `field` is the index of the offending
 /// column in the event as written.
@@ -70,12 +70,45 @@ pub fn type_event(spec: &SourceSpec, fields: &[(String, Scalar)], mut warn: impl
     }
 }
 
-/// A watermark as written: epoch milliseconds or an RFC 3339 instant.
-pub fn watermark_ms(v: &Scalar) -> Option<i64> {
-    match v {
-        Scalar::Int(i) => i64::try_from(*i).ok(),
-        Scalar::Str(s) => parse_rfc3339_ms(s),
-        _ => None,
+/// Why a watermark as written is not one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BadWatermark {
+    /// Neither an integer nor an RFC 3339 instant.
+    NotAnInstant,
+    /// An instant outside the range a timestamp holds (docs/limits.md).
+    OutOfRange,
+}
+
+/// A watermark as written: epoch milliseconds or an RFC 3339 instant, in
+/// the range of a timestamp value, as an event's time is. The fixture
+/// decoder, the fixture run and `run`'s input all read it here.
+pub fn watermark_ms(v: &Scalar) -> Result<i64, BadWatermark> {
+    let ms = match v {
+        Scalar::Int(i) => i64::try_from(*i).map_err(|_| BadWatermark::OutOfRange)?,
+        Scalar::Str(s) => parse_rfc3339_ms(s).ok_or(BadWatermark::NotAnInstant)?,
+        _ => return Err(BadWatermark::NotAnInstant),
+    };
+    if (MIN_TIMESTAMP_MS..=MAX_TIMESTAMP_MS).contains(&ms) {
+        Ok(ms)
+    } else {
+        Err(BadWatermark::OutOfRange)
+    }
+}
+
+impl BadWatermark {
+    /// What is wrong with watermark `written`.
+    pub fn message(self, written: &str) -> String {
+        match self {
+            BadWatermark::NotAnInstant => format!("watermark `{written}` is neither an RFC 3339 instant in UTC nor epoch milliseconds"),
+            BadWatermark::OutOfRange => format!("watermark `{written}` is outside 0000-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z"),
+        }
+    }
+
+    pub fn help(self) -> &'static str {
+        match self {
+            BadWatermark::NotAnInstant => "write an instant such as 2026-08-30T10:00:00Z, or an integer of milliseconds since the epoch",
+            BadWatermark::OutOfRange => "write an instant from year 0000 to 9999, as timestamps hold; 9999-12-31T23:59:59.999Z passes every event",
+        }
     }
 }
 

@@ -63,7 +63,7 @@ impl LineFeed {
         }
         let fields = parse_object(text)?;
         if let Some(v) = self.watermark(src, &fields) {
-            let ms = watermark_ms(v).ok_or_else(|| format!("watermark {} is neither an RFC 3339 instant nor epoch milliseconds", v.render()))?;
+            let ms = watermark_ms(v).map_err(|e| e.message(&v.render()))?;
             self.flow.push_watermark(Some(src), ms, emit).map_err(|e| e.message(None))?;
             return Ok(Line::Watermark);
         }
