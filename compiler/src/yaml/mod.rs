@@ -170,6 +170,22 @@ mod tests {
         assert_eq!(m[1].1.span.col, 4);
     }
 
+    #[test]
+    fn a_block_scalar_past_the_value_limit_is_located_at_its_indicator() {
+        let body = format!("    {}\n", "x".repeat(1000)).repeat(crate::limits::MAX_VALUE_BYTES / 1000);
+        for (header, col) in [(">", 5), ("|-", 5), ("|2 # a > comment", 5)] {
+            // Blank lines between the header and the content.
+            let text = format!("a: 1\nb: {header}\n\n   \n{body}c: 2\n").replace("b: ", "bb: ");
+            let e = parse(&text).unwrap_err();
+            assert_eq!(e.limit, Some(YamlLimit::ValueSize));
+            assert_eq!((e.span.line, e.span.col, e.span.len), (2, col, 1), "{header}");
+            assert_eq!(&text[e.span.offset as usize..][..1], &header[..1]);
+        }
+        // A plain scalar is located at its first character.
+        let e = parse(&format!("a: {}\n", "x".repeat(crate::limits::MAX_VALUE_BYTES + 1))).unwrap_err();
+        assert_eq!((e.span.line, e.span.col), (1, 4));
+    }
+
     fn nested(levels: usize) -> String {
         // The top-level map is one level; each `[` one more.
         let lists = levels - 1;

@@ -110,9 +110,11 @@ impl<'t> Events<'t> {
             // Counted here, as the reader goes, so that no caller builds or
             // walks a tree deeper than the limit.
             match &event {
-                Event::Scalar(text, ..) if text.len() > MAX_VALUE_BYTES => {
+                Event::Scalar(text, style, ..) if text.len() > MAX_VALUE_BYTES => {
                     let message = format!("this value is {} bytes, more than the limit of {MAX_VALUE_BYTES}", text.len());
-                    return Err(YamlError { message, span: start, limit: Some(YamlLimit::ValueSize) });
+                    let block = matches!(style, ScalarStyle::Literal | ScalarStyle::Folded);
+                    let span = if block { self.block_header(start).unwrap_or(start) } else { start };
+                    return Err(YamlError { message, span, limit: Some(YamlLimit::ValueSize) });
                 }
                 Event::MappingStart(..) | Event::SequenceStart(..) => {
                     self.depth += 1;
@@ -124,6 +126,28 @@ impl<'t> Events<'t> {
                 _ => {}
             }
             return Ok(Some(Located { event, span: start, end }));
+        }
+    }
+
+    /// Where a block scalar (`|` or `>`) whose content starts at `content`
+    /// begins: its indicator, on the last line before the content that is
+    /// not blank. The parser places the scalar at its first content line.
+    fn block_header(&self, content: Span) -> Option<Span> {
+        let local = (content.offset - self.base.1) as usize;
+        let before = self.text.get(..local)?;
+        let mut end = before.rfind('\n')?;
+        let mut line = content.line;
+        loop {
+            line -= 1;
+            let start = before[..end].rfind('\n').map_or(0, |i| i + 1);
+            let text = &before[start..end];
+            if !text.trim().is_empty() {
+                let code = text.find(" #").map_or(text, |i| &text[..i]);
+                let at = code.rfind(['|', '>'])?;
+                let col = text[..at].chars().count() as u32 + 1;
+                return Some(Span { line, col, offset: (start + at) as u32 + self.base.1, len: 1 });
+            }
+            end = start.checked_sub(1)?;
         }
     }
 
