@@ -10,6 +10,11 @@ test:
 fuzz TARGET SECONDS="300":
     tools/fuzz.sh {{TARGET}} {{SECONDS}}
 
+# Line and region coverage of Streamform's sources reached by one target's
+# corpus; see tools/fuzz-coverage.sh.
+fuzz-coverage TARGET:
+    tools/fuzz-coverage.sh {{TARGET}}
+
 # Rewrite every expect!/expect_file! snapshot from the current outputs.
 bless:
     UPDATE_EXPECT=1 cargo test --workspace
