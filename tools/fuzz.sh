@@ -31,7 +31,9 @@ case "$target" in
         done ;;
     fixture) find testdata -path '*/tests/*.yml' | seed ;;
     jsonl) find testdata -name '*.jsonl' | seed ;;
-    manifest | deploy) find testdata -name plan.json -o -name manifest.json | seed ;;
+    manifest) find testdata -name plan.json -o -name manifest.json | seed ;;
+    # Deploy plans (`plan --out`), applied records and journal entries too.
+    deploy) find testdata -name plan.json -o -name manifest.json -o -path 'testdata/deploy/*.json' | seed ;;
     structured | lsp) ;;
     *) echo "unknown target $target" >&2; exit 2 ;;
 esac

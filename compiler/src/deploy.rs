@@ -700,7 +700,7 @@ pub fn sink_facts(config: &crate::config::ProjectConfig, target: &crate::config:
 
 /// Reads a saved deploy plan and checks its id: an edited plan is refused.
 pub fn read_deploy_plan(text: &str) -> Result<DeployPlan, String> {
-    let plan: DeployPlan = serde_json::from_str(text).map_err(|e| format!("it is not a deploy plan: {e}"))?;
+    let plan = decode_deploy_plan(text)?;
     if plan.deploy_plan_version != DEPLOY_PLAN_VERSION {
         return Err(format!("the deploy plan is format version {}; this build reads version {DEPLOY_PLAN_VERSION}", plan.deploy_plan_version));
     }
@@ -709,6 +709,12 @@ pub fn read_deploy_plan(text: &str) -> Result<DeployPlan, String> {
         return Err(format!("its plan_id {} does not match its contents (digest {}); the file was edited", plan.plan_id, digest));
     }
     Ok(plan)
+}
+
+/// A deploy plan's document as written, its id not yet checked (the fuzz
+/// target reads past the check with it).
+pub fn decode_deploy_plan(text: &str) -> Result<DeployPlan, String> {
+    serde_json::from_str(text).map_err(|e| format!("it is not a deploy plan: {e}"))
 }
 
 /// Why a saved plan no longer describes what applying now would do, or

@@ -175,9 +175,12 @@ pub fn manifest_reader(data: &[u8]) {
 /// (`plan --out`) and an applied record.
 pub fn deploy(data: &[u8]) {
     let Some(t) = text(data) else { return };
-    if let Ok(plan) = streamform::deploy::read_deploy_plan(t) {
+    // A mutated plan rarely keeps its id, so what follows the id check is
+    // also run on every plan that decodes.
+    if let Ok(plan) = streamform::deploy::decode_deploy_plan(t) {
         let _ = plan.digest();
         let _ = streamform::deploy::staleness(&plan, &plan);
+        let _ = streamform::deploy::read_deploy_plan(t);
     }
     let _ = reader::read_running(t).map(|doc| doc.record().is_some());
 }
