@@ -303,6 +303,8 @@ fn test_flag_reruns_the_fixtures_whose_plans_changed() {
     p.save_atomically("models/a.sql", &A.replace("amount > 0", "amount > 10"));
     let rev = w.revision();
     assert!(rev.contains("test tests/a_totals.yml (a) ... FAILED\n"), "{rev}");
+    // Its changelog table, replayed from a second run, names the missing row.
+    assert!(rev.contains("insert customer_id=1 total=5") && rev.contains("(no record)") && rev.contains("^ missing: the model emitted nothing here"), "{rev}");
     assert!(rev.contains("test tests/b_big.yml (b) ... ok\n"), "{rev}");
     assert!(!rev.contains("c_urls"), "{rev}");
     // A whitespace edit changes no plan: nothing reruns.
