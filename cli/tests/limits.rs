@@ -201,21 +201,26 @@ fn durations_at_and_past_the_limit() {
     }
 }
 
+/// A daily count, whose windows a timestamp or watermark at an edge reaches.
+const DAILY: &str = "SELECT window_start, window_end, COUNT(*) AS n FROM source('orders') GROUP BY window_start, window_end\n";
+
+/// The first and last instants a timestamp holds, each written both ways,
+/// and the millisecond past each: whether it fits.
+const EDGES: [(&str, bool); 6] = [
+    ("\"0000-01-01T00:00:00Z\"", true),
+    ("-62167219200000", true),
+    ("\"9999-12-31T23:59:59.999Z\"", true),
+    ("253402300799999", true),
+    ("-62167219200001", false),
+    ("253402300800000", false),
+];
+
 #[test]
 fn timestamps_at_and_past_the_edges_of_their_range() {
-    let sql = "SELECT window_start, window_end, COUNT(*) AS n FROM source('orders') GROUP BY window_start, window_end\n";
     let fixture = |ts: &str| format!("model: m\ngiven:\n  - {{id: 1, amount: 1, ts: {ts}}}\nexpect: []\n");
-    for (ts, fits) in [
-        ("\"0000-01-01T00:00:00Z\"", true),
-        ("-62167219200000", true),
-        ("\"9999-12-31T23:59:59.999Z\"", true),
-        ("253402300799999", true),
-        ("-62167219200001", false),
-        ("253402300800000", false),
-        // Once a hang: the first window start overflowed.
-        ("-9223372036854775807", false),
-    ] {
-        let dir = project("ts", sql, Some("{type: tumbling, size: 1d}"));
+    // Once a hang: the first window start overflowed.
+    for (ts, fits) in EDGES.into_iter().chain([("-9223372036854775807", false)]) {
+        let dir = project("ts", DAILY, Some("{type: tumbling, size: 1d}"));
         std::fs::write(dir.join("tests/m.yml"), fixture(ts)).unwrap();
         std::fs::write(dir.join("input/orders.jsonl"), format!("{{\"id\": 1, \"amount\": 1, \"ts\": {ts}}}\n")).unwrap();
         for (args, code, text) in run_all(&dir) {
@@ -237,19 +242,9 @@ fn timestamps_at_and_past_the_edges_of_their_range() {
 /// silently skipped.
 #[test]
 fn watermarks_at_and_past_the_edges_of_their_range() {
-    let sql = "SELECT window_start, window_end, COUNT(*) AS n FROM source('orders') GROUP BY window_start, window_end\n";
     let fixture = |w: &str| format!("model: m\ngiven:\n  - {{id: 1, amount: 1, ts: 1}}\n  - {{watermark: {w}}}\nexpect: []\n");
-    for (w, fits) in [
-        ("\"0000-01-01T00:00:00Z\"", true),
-        ("-62167219200000", true),
-        ("\"9999-12-31T23:59:59.999Z\"", true),
-        ("253402300799999", true),
-        ("-62167219200001", false),
-        ("253402300800000", false),
-        ("9223372036854775807", false),
-        ("99999999999999999999", false),
-    ] {
-        let dir = project("wm", sql, Some("{type: tumbling, size: 1d}"));
+    for (w, fits) in EDGES.into_iter().chain([("9223372036854775807", false), ("99999999999999999999", false)]) {
+        let dir = project("wm", DAILY, Some("{type: tumbling, size: 1d}"));
         std::fs::write(dir.join("tests/m.yml"), fixture(w)).unwrap();
         std::fs::write(dir.join("input/orders.jsonl"), format!("{{\"id\": 1, \"amount\": 1, \"ts\": 1}}\n{{\"watermark\": {w}}}\n")).unwrap();
         let out = streamform(&dir, &["check"]);
@@ -266,7 +261,7 @@ fn watermarks_at_and_past_the_edges_of_their_range() {
         let _ = std::fs::remove_dir_all(&dir);
     }
     // A date that does not exist was also skipped; it is not an instant.
-    let dir = project("wm-date", sql, Some("{type: tumbling, size: 1d}"));
+    let dir = project("wm-date", DAILY, Some("{type: tumbling, size: 1d}"));
     std::fs::write(dir.join("tests/m.yml"), fixture("\"2024-02-30T00:00:00Z\"")).unwrap();
     let text = printed(&dir, &["test"]);
     assert!(text.contains("error[E0775]: malformed fixture tests/m.yml: given[1]: watermark `2024-02-30T00:00:00Z` is neither an RFC 3339 instant in UTC nor epoch milliseconds"), "{}", tail(&text));
