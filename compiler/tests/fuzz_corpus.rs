@@ -19,6 +19,7 @@ const TARGETS: &[(&str, fn(&[u8]))] = &[
     ("jsonl", entry::jsonl),
     ("manifest", entry::manifest_reader),
     ("deploy", entry::deploy),
+    ("savepoint", entry::savepoint),
 ];
 
 #[test]

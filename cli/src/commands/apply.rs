@@ -24,7 +24,7 @@ use super::plan::{deploy_lines, make_deploy_plan, observed_lines};
 use crate::deploy::cutover::read_cutover;
 use crate::deploy::flink::{self, Session};
 use crate::deploy::uids::{clear_pins, prune_plans, write_pins, PinnedPlan, RevealedPlan, UidsRecord, UIDS_VERSION};
-use crate::deploy::{now_utc, observe, savepoint_writer, statements, read_journal, write_json, Attempt, JournalEntry, Lock, Target, STREAMFORM_VERSION};
+use crate::deploy::{now_utc, observe, savepoint_writer, statements, read_journal, write_json, Attempt, JournalEntry, Journaled, Lock, Target, STREAMFORM_VERSION};
 use crate::out::{eprint, print};
 use crate::render::plan::{text, Header};
 

@@ -7,7 +7,7 @@
 use serde_json::json;
 
 use crate::deploy::flink::{self, Session};
-use crate::deploy::{observe, read_record, verify_savepoint, Attempt, JournalEntry, Lock, Target};
+use crate::deploy::{observe, read_record, verify_savepoint, Attempt, JournalEntry, Journaled, Lock, Target};
 use crate::out::{eprint, print};
 
 /// A directory as Flink takes it: a bare absolute path becomes `file://`.

@@ -12,11 +12,12 @@ use std::fs;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use camino::{Utf8Path, Utf8PathBuf};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 use streamform::config::project::FlinkTarget;
+use streamform::deploy::journal::{self, decode_journal_entry, JOURNAL_VERSION};
+pub use streamform::deploy::journal::{JournalEntry, Transition};
 use streamform::deploy::{Observed, Recorded, Rollback, RunningJob};
-use streamform::manifest::Manifest;
 use streamform::target::Secret;
 use streamform::upgrade::reader::{read_running, AppliedRecord, RunningDoc};
 
@@ -24,7 +25,6 @@ use crate::atomic::write_all_atomically;
 use crate::render::json::to_pretty_json;
 use http::{Endpoint, HttpError};
 
-pub const JOURNAL_VERSION: u32 = 1;
 pub const STREAMFORM_VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// A target's files and parts, for one command.
@@ -132,55 +132,6 @@ pub fn write_json<T: Serialize>(path: &Utf8Path, value: &T) -> Result<(), String
     write_all_atomically(&[(path.to_path_buf(), text.as_bytes())]).map_err(|e| format!("could not write {path}: {e}"))
 }
 
-/// One transition of an attempt.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Transition {
-    pub state: String,
-    pub at: String,
-    #[serde(default)]
-    pub note: Option<String>,
-}
-
-/// A `journal-entry` document: one attempt (an apply or a stop), rewritten
-/// atomically at each step so an interrupted one shows where it stopped.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct JournalEntry {
-    pub journal_version: u32,
-    pub attempt: String,
-    pub application: String,
-    pub target: String,
-    pub streamform_version: String,
-    pub backend: String,
-    pub operation: Option<String>,
-    pub artifact_digest: String,
-    pub job_name: String,
-    pub application_digest: String,
-    pub state: String,
-    #[serde(default)]
-    pub plan: Option<String>,
-    #[serde(default)]
-    pub job_id: Option<String>,
-    #[serde(default)]
-    pub flink_version: Option<String>,
-    #[serde(default)]
-    pub replaces: Option<String>,
-    #[serde(default)]
-    pub previous_artifact: Option<String>,
-    #[serde(default)]
-    pub savepoint: Option<String>,
-    #[serde(default)]
-    pub restored_from: Option<String>,
-    #[serde(default)]
-    pub problem: Option<String>,
-    /// The savepoint the new job takes over from and its source offsets.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cutover: Option<streamform::deploy::Cutover>,
-    pub transitions: Vec<Transition>,
-    pub manifest: Manifest,
-}
-
 /// What every attempt's first entry names: the operation and what it
 /// deploys or stops.
 pub struct Attempt<'a> {
@@ -192,9 +143,16 @@ pub struct Attempt<'a> {
     pub manifest: streamform::manifest::Manifest,
 }
 
-impl JournalEntry {
+/// Writing the journal: each attempt this process makes.
+pub trait Journaled {
     /// A new attempt on `t`, in no state yet; the operation fills the rest.
-    pub fn begin(t: &Target, a: Attempt<'_>) -> JournalEntry {
+    fn begin(t: &Target, a: Attempt<'_>) -> Self;
+    /// Moves the attempt to `state` and writes it.
+    fn step(&mut self, t: &Target, state: &str, note: Option<String>) -> Result<(), String>;
+}
+
+impl Journaled for JournalEntry {
+    fn begin(t: &Target, a: Attempt<'_>) -> JournalEntry {
         JournalEntry {
             journal_version: JOURNAL_VERSION,
             attempt: new_attempt(),
@@ -221,21 +179,10 @@ impl JournalEntry {
         }
     }
 
-    /// Moves the attempt to `state` and writes it.
-    pub fn step(&mut self, t: &Target, state: &str, note: Option<String>) -> Result<(), String> {
+    fn step(&mut self, t: &Target, state: &str, note: Option<String>) -> Result<(), String> {
         self.state = state.to_string();
         self.transitions.push(Transition { state: state.to_string(), at: now_utc(), note });
         write_json(&t.journal_dir().join(format!("{}.json", self.attempt)), self)
-    }
-
-    /// Whether the attempt ended: an apply when its job runs or it failed,
-    /// a stop when the job stopped or the stop failed.
-    pub fn settled(&self) -> bool {
-        match self.state.as_str() {
-            "running" | "failed" => true,
-            "stopped" => self.operation.as_deref() == Some("stop"),
-            _ => false,
-        }
     }
 }
 
@@ -253,7 +200,7 @@ pub fn read_journal(t: &Target) -> (Vec<JournalEntry>, Vec<String>) {
             bad.push(format!("{path}: a temporary file left by an interrupted write; remove it"));
             continue;
         }
-        match fs::read_to_string(&path).map_err(|e| e.to_string()).and_then(|s| serde_json::from_str::<JournalEntry>(&s).map_err(|e| e.to_string())) {
+        match fs::read_to_string(&path).map_err(|e| e.to_string()).and_then(|s| decode_journal_entry(&s)) {
             Ok(e) => entries.push(e),
             Err(e) => bad.push(format!("{path}: {e}")),
         }
@@ -359,21 +306,8 @@ pub struct RollbackFrom {
 pub fn savepoint_writer(t: &Target, savepoint: &str) -> Result<RollbackFrom, String> {
     let (journal, _) = read_journal(t);
     let help = format!("help: a rollback restores a savepoint streamform took on this target; each is the `savepoint` of an entry in {}", t.journal_dir());
-    let stopped = journal
-        .iter()
-        .rfind(|e| e.savepoint.as_deref() == Some(savepoint) && e.transitions.iter().any(|x| x.state == "stopped"))
-        .ok_or_else(|| format!("no journal entry of target `{}` records taking savepoint {savepoint}\n{help}", t.name))?;
-    let job = if stopped.operation.as_deref() == Some("stop") { stopped.job_id.clone() } else { stopped.replaces.clone() };
-    let job = job.ok_or_else(|| format!("the journal entry {} that took savepoint {savepoint} names no job\n{help}", stopped.attempt))?;
-    let ran = journal
-        .iter()
-        .rfind(|e| e.job_id.as_deref() == Some(job.as_str()) && e.operation.as_deref() != Some("stop") && e.transitions.iter().any(|x| x.state == "running"))
-        .ok_or_else(|| format!("savepoint {savepoint} is of job {job}, but no journal entry of target `{}` records submitting that job\n{help}", t.name))?;
-    Ok(RollbackFrom {
-        rollback: Rollback { savepoint: savepoint.to_string(), job_id: job.clone(), application_digest: ran.application_digest.clone(), artifact_digest: ran.artifact_digest.clone() },
-        manifest: ran.manifest.clone(),
-        pins: uids::pins_of_job(t, &job),
-    })
+    let w = journal::savepoint_writer(&journal, &t.name, savepoint).map_err(|e| format!("{e}\n{help}"))?;
+    Ok(RollbackFrom { rollback: w.rollback(savepoint), manifest: w.ran.manifest.clone(), pins: uids::pins_of_job(t, &w.job_id) })
 }
 
 impl Observation {
@@ -414,7 +348,7 @@ pub fn observe(t: &Target) -> Result<Observation, Unobservable> {
     }
     let (journal, _) = read_journal(t);
     let applied_attempt = record.as_ref().and_then(|r| r.attempt.clone()).unwrap_or_default();
-    let last_stop = journal.into_iter().rfind(|e| e.savepoint.is_some() && e.attempt > applied_attempt);
+    let last_stop = journal::last_stop(&journal, &applied_attempt).cloned();
     let pins = record.as_ref().and_then(|r| uids::read_pins(t, r.attempt.as_deref()));
     Ok(Observation { flink_version, record, jobs, last_stop, pins, rollback: None })
 }

@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 use streamform::backend::flink::{flink_script, TargetName};
 use streamform::check::{check_report, fixture_checks};
 use streamform::db::{Database, Environment, Project, SourceFile, SourceName};
+use streamform::deploy::journal;
 use streamform::driver::{self, Work};
 use streamform::graph::dependency_graph;
 use streamform::manifest::manifest;
@@ -172,7 +173,7 @@ pub fn manifest_reader(data: &[u8]) {
 }
 
 /// The deployment state `apply` and `status` read: a deploy plan
-/// (`plan --out`) and an applied record.
+/// (`plan --out`), an applied record and a journal entry.
 pub fn deploy(data: &[u8]) {
     let Some(t) = text(data) else { return };
     // A mutated plan rarely keeps its id, so what follows the id check is
@@ -183,4 +184,26 @@ pub fn deploy(data: &[u8]) {
         let _ = streamform::deploy::read_deploy_plan(t);
     }
     let _ = reader::read_running(t).map(|doc| doc.record().is_some());
+    if let Ok(entry) = journal::decode_journal_entry(t) {
+        // What `status` and `apply --from-savepoint` look up in a journal.
+        let entries = [entry.clone()];
+        let _ = entry.settled();
+        let _ = journal::last_stop(&entries, "");
+        if let Some(sp) = &entry.savepoint {
+            let _ = journal::savepoint_writer(&entries, &entry.target, sp).map(|w| w.rollback(sp));
+        }
+        // A written entry reads back as it was.
+        let written = serde_json::to_string_pretty(&entry).expect("an entry serializes");
+        assert_eq!(journal::decode_journal_entry(&written).as_ref(), Ok(&entry), "{written}");
+    }
+}
+
+/// A savepoint's `_metadata`, as Flink wrote it or not: the Kafka splits
+/// `apply` reads for its cutover, one position per partition.
+pub fn savepoint(data: &[u8]) {
+    let offsets = streamform::deploy::savepoint::kafka_splits(data);
+    for pair in offsets.windows(2) {
+        assert!((&pair[0].topic, pair[0].partition) < (&pair[1].topic, pair[1].partition), "{offsets:?}");
+    }
+    assert!(offsets.iter().all(|o| o.partition >= 0 && o.offset >= -3 && !o.topic.is_empty()), "{offsets:?}");
 }

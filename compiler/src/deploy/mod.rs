@@ -15,6 +15,9 @@
 //! COMPATIBLE change cannot keep the state, the action is a rebuild and the
 //! plan says why.
 
+pub mod journal;
+pub mod savepoint;
+
 use serde::{Deserialize, Serialize};
 
 use crate::flink_uids::Pin;
