@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 
 use streamform::backend::flink::{flink_script, TargetName};
 use streamform::check::{check_report, fixture_checks};
+use salsa::Setter;
 use streamform::db::{Database, Environment, Project, SourceFile, SourceName};
 use streamform::deploy::journal;
 use streamform::driver::{self, Work};
@@ -61,6 +62,66 @@ pub const MODELS: &[(&str, &str)] = &[
     ("models/sessions.sql", "SELECT customer, window_start, window_end, MAX(qty) AS q FROM source('orders') GROUP BY customer, window_start, window_end"),
 ];
 
+/// A database kept from one input to the next, as `watch` keeps one: each
+/// input replaces the text of its files, and what did not change is not
+/// computed again (the fixed project's files and models): a fuzzer runs
+/// 1.5 to 10 times as many inputs. Made anew every [`RESET`] inputs, so
+/// what the inputs intern stays bounded; for every input when
+/// `STREAMFORM_FUZZ_FRESH` is set (a crash that does not reproduce alone
+/// depends on the inputs before it: an incrementality bug); and on each
+/// new thread, so the corpus replay runs every input on a fresh one.
+struct Session {
+    db: Database,
+    project: Project,
+    /// The files the inputs write, in the order of the edits.
+    edited: Vec<SourceFile>,
+    runs: u32,
+}
+
+/// Inputs per database.
+const RESET: u32 = 1000;
+
+thread_local! {
+    static SESSIONS: std::cell::RefCell<BTreeMap<&'static str, Session>> = const { std::cell::RefCell::new(BTreeMap::new()) };
+}
+
+/// Runs `f` on the kept database of `target`: the project of `files` and
+/// `edits`, each edit a path and the text the input gives it.
+fn session(target: &'static str, files: &[(&str, &str)], edits: &[(&str, &str)], f: impl FnOnce(&mut Database, Project)) {
+    SESSIONS.with_borrow_mut(|sessions| {
+        let reset = if std::env::var_os("STREAMFORM_FUZZ_FRESH").is_some() { 1 } else { RESET };
+        let fresh = sessions.get(target).is_none_or(|s| s.runs >= reset);
+        if fresh {
+            let all = [files, edits].concat();
+            let db = Database::default();
+            let project = project(&db, &all);
+            let edited = edits.iter().filter_map(|(path, _)| all_files(&db, project).into_iter().find(|f| f.path(&db) == path)).collect();
+            sessions.insert(target, Session { db, project, edited, runs: 0 });
+        }
+        let s = sessions.get_mut(target).expect("made above");
+        s.runs += 1;
+        if !fresh {
+            for (file, (_, text)) in s.edited.clone().into_iter().zip(edits) {
+                file.set_text(&mut s.db).to(text.to_string());
+            }
+        }
+        f(&mut s.db, s.project);
+    });
+}
+
+/// Every file of a project.
+fn all_files(db: &Database, p: Project) -> Vec<SourceFile> {
+    let mut files: Vec<SourceFile> = p.config_file(db).iter().chain(p.sources_file(db)).copied().collect();
+    files.extend(p.model_files(db).iter().copied());
+    files.extend(p.fixture_files(db).iter().copied());
+    files
+}
+
+/// The fixed project's files.
+fn fixed() -> Vec<(&'static str, &'static str)> {
+    [&[("streamform.yml", PROJECT), ("sources.yml", SOURCES)][..], MODELS].concat()
+}
+
 /// The text of an input, when it is UTF-8 (every reader refuses other
 /// bytes before parsing; the CLI reads files as UTF-8).
 fn text(data: &[u8]) -> Option<&str> {
@@ -102,9 +163,7 @@ pub fn compile(db: &mut Database, p: Project) {
 /// A model's SQL through the whole pipeline, with the fixed sources.
 pub fn sql(data: &[u8]) {
     let Some(sql) = text(data) else { return };
-    let mut db = Database::default();
-    let p = project(&db, &[("streamform.yml", CONFIG), ("sources.yml", SOURCES), ("models/m.sql", sql)]);
-    compile(&mut db, p);
+    session("sql", &[("streamform.yml", CONFIG), ("sources.yml", SOURCES)], &[("models/m.sql", sql)], compile);
 }
 
 /// `streamform.yml` and `sources.yml`, split at the first NUL byte (the
@@ -112,40 +171,35 @@ pub fn sql(data: &[u8]) {
 pub fn config(data: &[u8]) {
     let Some(t) = text(data) else { return };
     let (config, sources) = t.split_once('\0').unwrap_or((t, SOURCES));
-    let mut files = vec![("streamform.yml", config), ("sources.yml", sources)];
-    files.extend_from_slice(MODELS);
-    let mut db = Database::default();
-    let p = project(&db, &files);
-    compile(&mut db, p);
+    session("config", MODELS, &[("streamform.yml", config), ("sources.yml", sources)], compile);
 }
 
 /// A fixture of the fixed project, checked and run on the simulator as
 /// `test` runs it (the report and, for `--json`, every row).
 pub fn fixture(data: &[u8]) {
     let Some(t) = text(data) else { return };
-    let mut files = vec![("streamform.yml", PROJECT), ("sources.yml", SOURCES), ("tests/t.yml", t)];
-    files.extend_from_slice(MODELS);
-    let mut db = Database::default();
-    let p = project(&db, &files);
-    driver::compile(&mut db, p, Work::Checks);
-    let file = p.fixture_files(&db)[0];
-    let _ = fixture_checks(&db, p, file);
-    let _ = fixture_report(&db, p, file);
-    let _ = fixture_rows(&db, p, file, &mut |row| drop(row));
+    session("fixture", &fixed(), &[("tests/t.yml", t)], |db, p| {
+        driver::compile(db, p, Work::Checks);
+        let file = p.fixture_files(db)[0];
+        let _ = fixture_checks(db, p, file);
+        let _ = fixture_report(db, p, file);
+        let _ = fixture_rows(db, p, file, &mut |row| drop(row));
+    });
 }
 
 /// `run`'s JSON Lines input for source `orders`, fed line by line to the
 /// models that read it, as `run` feeds a file.
 pub fn jsonl(data: &[u8]) {
     let Some(t) = text(data) else { return };
-    let mut files = vec![("streamform.yml", PROJECT), ("sources.yml", SOURCES)];
-    files.extend_from_slice(MODELS);
-    let mut db = Database::default();
-    let p = project(&db, &files);
-    driver::compile(&mut db, p, Work::Checks);
-    for name in dependency_graph(&db, p).order.clone() {
-        let Some((sources, plans)) = inputs_to(&db, p, &name) else { continue };
-        let Some(specs) = sources.iter().map(|s| source_spec(&db, p, SourceName::new(&db, s.clone())).clone()).collect::<Option<Vec<_>>>() else { continue };
+    session("jsonl", &fixed(), &[], |db, p| jsonl_run(db, p, t));
+}
+
+fn jsonl_run(db: &mut Database, p: Project, t: &str) {
+    driver::compile(db, p, Work::Checks);
+    let db = &*db;
+    for name in dependency_graph(db, p).order.clone() {
+        let Some((sources, plans)) = inputs_to(db, p, &name) else { continue };
+        let Some(specs) = sources.iter().map(|s| source_spec(db, p, SourceName::new(db, s.clone())).clone()).collect::<Option<Vec<_>>>() else { continue };
         let Some(src) = sources.iter().position(|s| s == "orders") else { continue };
         let mut feed = LineFeed::new(specs, plans);
         let mut emit = |_: usize, _: &Change| {};
@@ -162,14 +216,12 @@ pub fn jsonl(data: &[u8]) {
 pub fn manifest_reader(data: &[u8]) {
     let Some(t) = text(data) else { return };
     let Ok(doc) = reader::read_running(t) else { return };
-    let mut files = vec![("streamform.yml", PROJECT), ("sources.yml", SOURCES)];
-    files.extend_from_slice(MODELS);
-    let mut db = Database::default();
-    let p = project(&db, &files);
-    driver::compile(&mut db, p, Work::Manifest);
-    if let Ok(m) = manifest(&db, p) {
-        let _ = diff(Some(doc.manifest()), &m.to_manifest(), &[]);
-    }
+    session("manifest", &fixed(), &[], |db, p| {
+        driver::compile(db, p, Work::Manifest);
+        if let Ok(m) = manifest(db, p) {
+            let _ = diff(Some(doc.manifest()), &m.to_manifest(), &[]);
+        }
+    });
 }
 
 /// The deployment state `apply` and `status` read: a deploy plan
