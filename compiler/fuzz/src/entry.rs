@@ -92,16 +92,17 @@ fn session(target: &'static str, files: &[(&str, &str)], edits: &[(&str, &str)],
         let reset = if std::env::var_os("STREAMFORM_FUZZ_FRESH").is_some() { 1 } else { RESET };
         let fresh = sessions.get(target).is_none_or(|s| s.runs >= reset);
         if fresh {
-            let all = [files, edits].concat();
             let db = Database::default();
-            let project = project(&db, &all);
-            let edited = edits.iter().filter_map(|(path, _)| all_files(&db, project).into_iter().find(|f| f.path(&db) == path)).collect();
+            let project = project(&db, &[files, edits].concat());
+            let all = all_files(&db, project);
+            let edited = edits.iter().filter_map(|(path, _)| all.iter().copied().find(|f| f.path(&db) == path)).collect();
             sessions.insert(target, Session { db, project, edited, runs: 0 });
         }
         let s = sessions.get_mut(target).expect("made above");
         s.runs += 1;
         if !fresh {
-            for (file, (_, text)) in s.edited.clone().into_iter().zip(edits) {
+            for (i, (_, text)) in edits.iter().enumerate() {
+                let file = s.edited[i];
                 file.set_text(&mut s.db).to(text.to_string());
             }
         }

@@ -66,6 +66,8 @@ mod tests {
         bytes.extend(split("other", 1, 4));
         let got = kafka_splits(&bytes);
         assert_eq!(got, vec![SourceOffset { topic: "other".into(), partition: 1, offset: 4 }, SourceOffset { topic: "p-events".into(), partition: 0, offset: 9 }]);
+        let c = super::super::Cutover { savepoint: "file:/sp".into(), offsets: got, unread: None };
+        assert_eq!(c.offsets_text(), "other[1]=4, p-events[0]=9");
     }
 
     #[test]
