@@ -263,6 +263,19 @@ def windowed_upgrade(env, run: str) -> None:
     check("uids: pinned to Streamform's nodes" in st.stdout, "window: status says the job's uids are pinned")
     pins = json.loads((proj / ".streamform/uids/e2e.json").read_text())["pins"]
     check(any(p["exec"] == "window-aggregate" and p["uid"] == "streamform/per_minute::aggregate::0" for p in pins), "window: the WindowAggregate's uid is its node's")
+    # A uids record cut short (by hand, or a disk): plan and apply refuse,
+    # saying where and what to do, rather than judge the job as unpinned.
+    record = proj / ".streamform/uids/e2e.json"
+    good = record.read_text()
+    record.write_text(good[: len(good) // 2])
+    r = sf(proj, "plan", "--target", "e2e")
+    check(r.returncode == 2 and "could not read the uids record of target `e2e`" in r.stderr and "e2e.json: EOF while parsing" in r.stderr and "e2e.jobs holds a copy per job" in r.stderr,
+          "window: plan refuses a cut uids record with where it is cut and where its copy is")
+    r = sf(proj, "apply", "--yes")
+    check(r.returncode == 2 and "so nothing was submitted" in r.stderr and "help: this file records the uids" in r.stderr, "window: apply refuses it too, before submitting anything")
+    st = sf(proj, "status")
+    check(st.returncode == 0 and "uids: unknown: " in st.stdout, "window: status still reports the running job, and that its uids record is unreadable")
+    record.write_text(good)
     produce([{"user_id": "a", "kind": "x", "amount": 4, "ts": "2026-01-01T00:00:40Z"}, {"user_id": "b", "kind": "x", "amount": 1, "ts": "2026-01-01T00:02:00Z"}])
     sim = [json.loads(line)["columns"] for line in _run_sim(proj, events, "per_minute")]
     deadline, got = time.monotonic() + 60, []

@@ -175,6 +175,14 @@ pub fn run(a: &Args) -> u8 {
             return 2;
         }
     };
+    // The running job's state maps by its pins: without them, no verdict.
+    if let Err(e) = &obs.pins {
+        if a.json {
+            print_doc(None);
+        }
+        eprint(&format!("error: could not read the uids record of target `{name}`, {what}: {e}\n"));
+        return 2;
+    }
     if !a.json {
         print(&observed_lines(&t, &obs));
     }
@@ -220,7 +228,7 @@ pub fn make_deploy_plan(t: &Target, config: &ProjectConfig, desired: &Manifest, 
             // A rollback's uids are the ones the savepoint's job had.
             let running = match &obs.rollback {
                 Some(rb) => rb.pins.as_deref().map(|p| (&rb.manifest, p)),
-                None => obs.record.as_ref().zip(obs.pins.as_deref()).map(|(r, p)| (&r.manifest, p)),
+                None => obs.record.as_ref().zip(obs.pins.as_ref().ok().and_then(|p| p.as_deref())).map(|(r, p)| (&r.manifest, p)),
             };
             compile_pinned(t, config, desired, ddl, set, running)
         }

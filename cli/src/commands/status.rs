@@ -34,11 +34,13 @@ fn job_state(j: &JobObservation, tasks_checked: bool) -> &'static str {
 /// recorded for the applied attempt), else by Flink's topology.
 fn uids_line(t: &Target, attempt: Option<&str>) -> String {
     match read_pins(t, attempt) {
-        Some(pins) => {
+        Ok(Some(pins)) => {
             let operators = pins.len();
             format!("uids: pinned to Streamform's nodes ({operators} operator{}; {})\n", if operators == 1 { "" } else { "s" }, uids_path(t))
         }
-        None => "uids: by Flink's topology (no pins are recorded for the applied attempt): only an unchanged operator graph restores its state\n".to_string(),
+        // `plan` and `apply` refuse until it is mended; `status` says why.
+        Err(e) => format!("uids: unknown: {e}\n"),
+        Ok(None) => "uids: by Flink's topology (no pins are recorded for the applied attempt): only an unchanged operator graph restores its state\n".to_string(),
     }
 }
 

@@ -284,8 +284,9 @@ pub struct Observation {
     /// The newest attempt since the record's apply that took a savepoint
     /// (a `stop`, or an apply interrupted after its stop).
     pub last_stop: Option<JournalEntry>,
-    /// The uids the recorded job was submitted with (None: topology uids).
-    pub pins: Option<Vec<streamform::flink_uids::Pin>>,
+    /// The uids the recorded job was submitted with (None: topology uids;
+    /// Err: its uids record cannot be read, and `plan` and `apply` refuse).
+    pub pins: Result<Option<Vec<streamform::flink_uids::Pin>>, String>,
     /// `apply --from-savepoint`: the savepoint, and the job that wrote it.
     pub rollback: Option<RollbackFrom>,
 }
@@ -307,13 +308,13 @@ pub fn savepoint_writer(t: &Target, savepoint: &str) -> Result<RollbackFrom, Str
     let (journal, _) = read_journal(t);
     let help = format!("help: a rollback restores a savepoint streamform took on this target; each is the `savepoint` of an entry in {}", t.journal_dir());
     let w = journal::savepoint_writer(&journal, &t.name, savepoint).map_err(|e| format!("{e}\n{help}"))?;
-    Ok(RollbackFrom { rollback: w.rollback(savepoint), manifest: w.ran.manifest.clone(), pins: uids::pins_of_job(t, &w.job_id) })
+    Ok(RollbackFrom { rollback: w.rollback(savepoint), manifest: w.ran.manifest.clone(), pins: uids::pins_of_job(t, &w.job_id)? })
 }
 
 impl Observation {
     /// The compiler's view: the record, the job if it runs, the savepoint.
     pub fn facts(&self) -> Observed {
-        let recorded = self.record.as_ref().map(|r| Recorded { manifest: r.manifest.clone(), artifact_digest: r.artifact_digest.clone(), attempt: r.attempt.clone(), pins: self.pins.clone() });
+        let recorded = self.record.as_ref().map(|r| Recorded { manifest: r.manifest.clone(), artifact_digest: r.artifact_digest.clone(), attempt: r.attempt.clone(), pins: self.pins.clone().ok().flatten() });
         let running = self.jobs.iter().find(|j| j.flink_state.as_deref() == Some("RUNNING")).map(|j| RunningJob {
             job_id: j.job_id.clone(),
             job_name: self.record.as_ref().and_then(|r| r.job_name.clone()).unwrap_or_default(),
@@ -349,7 +350,7 @@ pub fn observe(t: &Target) -> Result<Observation, Unobservable> {
     let (journal, _) = read_journal(t);
     let applied_attempt = record.as_ref().and_then(|r| r.attempt.clone()).unwrap_or_default();
     let last_stop = journal::last_stop(&journal, &applied_attempt).cloned();
-    let pins = record.as_ref().and_then(|r| uids::read_pins(t, r.attempt.as_deref()));
+    let pins = record.as_ref().map_or(Ok(None), |r| uids::read_pins(t, r.attempt.as_deref()));
     Ok(Observation { flink_version, record, jobs, last_stop, pins, rollback: None })
 }
 

@@ -7,9 +7,10 @@
 use std::fs;
 
 use camino::Utf8PathBuf;
-use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use streamform::config::project::ProjectConfig;
+pub use streamform::deploy::uids::{UidsRecord, UIDS_VERSION};
+use streamform::deploy::uids::decode_uids_record;
 use streamform::flink_uids::{keys, pin_plan, Pin, SinkTable};
 use streamform::manifest::Manifest;
 use streamform::target::Secret;
@@ -19,30 +20,32 @@ use super::flink::Session;
 use super::{local_path, new_attempt, write_json, Target};
 use crate::atomic::write_all_atomically;
 
-pub const UIDS_VERSION: u32 = 1;
-
-/// The pins of one applied attempt.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct UidsRecord {
-    pub uids_version: u32,
-    pub attempt: String,
-    pub job_id: String,
-    /// The pinned plan the job was submitted from.
-    pub plan: String,
-    pub pins: Vec<Pin>,
-}
-
 pub fn uids_path(t: &Target) -> Utf8PathBuf {
     t.root.join(".streamform/uids").join(format!("{}.json", t.name))
 }
 
 /// The recorded pins of `attempt` (the applied record's), if that attempt
-/// was submitted pinned. A record of another attempt is not this job's.
-pub fn read_pins(t: &Target, attempt: Option<&str>) -> Option<Vec<Pin>> {
-    let text = fs::read_to_string(uids_path(t)).ok()?;
-    let r: UidsRecord = serde_json::from_str(&text).ok()?;
-    (Some(r.attempt.as_str()) == attempt && r.uids_version == UIDS_VERSION).then_some(r.pins)
+/// was submitted pinned. A record of another attempt is not this job's. A
+/// file that cannot be read is an error: its job's state maps by its pins,
+/// and guessing "no pins" would misjudge what a savepoint keeps.
+pub fn read_pins(t: &Target, attempt: Option<&str>) -> Result<Option<Vec<Pin>>, String> {
+    let path = uids_path(t);
+    let copies = t.root.join(".streamform/uids").join(format!("{}.jobs", t.name));
+    let help = format!(
+        "help: this file records the uids the applied job was submitted with; {copies} holds a copy per job, named by the job's id: copy the running job's over it. Removing it instead makes streamform treat the job as unpinned, so its state restores only into an unchanged operator graph"
+    );
+    Ok(read_uids_record(&path).map_err(|e| format!("{e}\n{help}"))?.and_then(|r| r.of_attempt(attempt)))
+}
+
+/// A uids record file: Ok(None) when there is none; Err, with where and
+/// what to do, when it is not one.
+fn read_uids_record(path: &Utf8PathBuf) -> Result<Option<UidsRecord>, String> {
+    let text = match fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(format!("could not read {path}: {e}")),
+    };
+    decode_uids_record(&text).map(Some).map_err(|e| format!("{path}: {e}"))
 }
 
 /// Writes the applied job's pins, and a copy under the job's id that
@@ -58,9 +61,8 @@ fn job_pins_path(t: &Target, job_id: &str) -> Utf8PathBuf {
 }
 
 /// The pins a job was submitted with, if it was submitted pinned.
-pub fn pins_of_job(t: &Target, job_id: &str) -> Option<Vec<Pin>> {
-    let r: UidsRecord = serde_json::from_str(&fs::read_to_string(job_pins_path(t, job_id)).ok()?).ok()?;
-    (r.job_id == job_id && r.uids_version == UIDS_VERSION).then_some(r.pins)
+pub fn pins_of_job(t: &Target, job_id: &str) -> Result<Option<Vec<Pin>>, String> {
+    Ok(read_uids_record(&job_pins_path(t, job_id))?.and_then(|r| r.of_job(job_id)))
 }
 
 /// Forgets the pins once a job runs without them.

@@ -11,7 +11,7 @@ use streamform::backend::flink::{flink_script, TargetName};
 use streamform::check::{check_report, fixture_checks};
 use salsa::Setter;
 use streamform::db::{Database, Environment, Project, SourceFile, SourceName};
-use streamform::deploy::journal;
+use streamform::deploy::{journal, uids};
 use streamform::driver::{self, Work};
 use streamform::graph::dependency_graph;
 use streamform::manifest::manifest;
@@ -226,7 +226,7 @@ pub fn manifest_reader(data: &[u8]) {
 }
 
 /// The deployment state `apply` and `status` read: a deploy plan
-/// (`plan --out`), an applied record and a journal entry.
+/// (`plan --out`), an applied record, a journal entry and a uids record.
 pub fn deploy(data: &[u8]) {
     let Some(t) = text(data) else { return };
     // A mutated plan rarely keeps its id, so what follows the id check is
@@ -248,6 +248,12 @@ pub fn deploy(data: &[u8]) {
         // A written entry reads back as it was.
         let written = serde_json::to_string_pretty(&entry).expect("an entry serializes");
         assert_eq!(journal::decode_journal_entry(&written).as_ref(), Ok(&entry), "{written}");
+    }
+    if let Ok(record) = uids::decode_uids_record(t) {
+        let written = serde_json::to_string_pretty(&record).expect("a uids record serializes");
+        assert_eq!(uids::decode_uids_record(&written).as_ref(), Ok(&record), "{written}");
+        let job = record.job_id.clone();
+        assert!(record.of_job(&job).is_some(), "a record is its own job's");
     }
 }
 

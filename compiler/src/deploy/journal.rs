@@ -6,7 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Cutover, Rollback};
+use super::{version_first, Cutover, Rollback};
 use crate::manifest::Manifest;
 
 pub const JOURNAL_VERSION: u32 = 1;
@@ -77,12 +77,11 @@ impl JournalEntry {
 }
 
 /// A journal entry's text, decoded; Err says why it is not one.
+/// Its version is read first: another version's entry is refused as such,
+/// whatever else it holds.
 pub fn decode_journal_entry(text: &str) -> Result<JournalEntry, String> {
-    let entry: JournalEntry = serde_json::from_str(text).map_err(|e| e.to_string())?;
-    if entry.journal_version != JOURNAL_VERSION {
-        return Err(format!("journal_version {} is not one this streamform reads ({JOURNAL_VERSION}); it was written by another version", entry.journal_version));
-    }
-    Ok(entry)
+    version_first(text, "journal_version", JOURNAL_VERSION)?;
+    serde_json::from_str(text).map_err(|e| e.to_string())
 }
 
 /// The newest attempt after `applied_attempt` that took a savepoint (a
@@ -153,6 +152,9 @@ mod tests {
         let text = include_str!("../../../testdata/deploy/sinks/journal.json");
         let other = text.replacen("\"journal_version\": 1", "\"journal_version\": 2", 1);
         assert_eq!(decode_journal_entry(&other).unwrap_err(), "journal_version 2 is not one this streamform reads (1); it was written by another version");
+        // A later version may rename fields: its version is what is said.
+        let renamed = other.replacen("\"transitions\"", "\"steps\"", 1);
+        assert_eq!(decode_journal_entry(&renamed).unwrap_err(), "journal_version 2 is not one this streamform reads (1); it was written by another version");
         let extra = text.replacen("{", "{\"x\": 1,", 1);
         assert!(decode_journal_entry(&extra).unwrap_err().starts_with("unknown field `x`"), "{extra}");
     }

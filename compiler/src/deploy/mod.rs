@@ -17,6 +17,7 @@
 
 pub mod journal;
 pub mod savepoint;
+pub mod uids;
 
 use serde::{Deserialize, Serialize};
 
@@ -736,6 +737,20 @@ pub fn staleness(saved: &DeployPlan, fresh: &DeployPlan) -> Option<String> {
         return Some("applying now would do something else".to_string());
     }
     None
+}
+
+/// Refuses a document of another version before decoding the rest: a
+/// newer streamform may have renamed fields, and "written by another
+/// version" is the message that helps. A text that is no JSON object, or
+/// whose version is no number, is left to the full decode to refuse.
+pub(crate) fn version_first(text: &str, field: &str, want: u32) -> Result<(), String> {
+    use std::collections::BTreeMap;
+    // Raw values: the rest of the document is checked, not built.
+    let Ok(fields) = serde_json::from_str::<BTreeMap<String, &serde_json::value::RawValue>>(text) else { return Ok(()) };
+    match fields.get(field).and_then(|v| v.get().parse::<u64>().ok()) {
+        Some(v) if v != u64::from(want) => Err(format!("{field} {v} is not one this streamform reads ({want}); it was written by another version")),
+        _ => Ok(()),
+    }
 }
 
 #[cfg(test)]
