@@ -87,7 +87,7 @@ thread_local! {
 
 /// Runs `f` on the kept database of `target`: the project of `files` and
 /// `edits`, each edit a path and the text the input gives it.
-fn session(target: &'static str, files: &[(&str, &str)], edits: &[(&str, &str)], f: impl FnOnce(&mut Database, Project)) {
+pub(crate) fn session(target: &'static str, files: &[(&str, &str)], edits: &[(&str, &str)], f: impl FnOnce(&mut Database, Project)) {
     SESSIONS.with_borrow_mut(|sessions| {
         let reset = if std::env::var_os("STREAMFORM_FUZZ_FRESH").is_some() { 1 } else { RESET };
         let fresh = sessions.get(target).is_none_or(|s| s.runs >= reset);
