@@ -8,7 +8,7 @@
 #   DEPLOY_E2E_ONLY=faults   the fault suite alone
 #   DEPLOY_E2E_ONLY=probes   the fast restore probes alone
 #   DEPLOY_E2E_ONLY=agreement  the plan agreement alone
-#   DEPLOY_E2E_ONLY=sinks|join|secrets  one part of e2e.py alone (see its docstring)
+#   DEPLOY_E2E_ONLY=sinks|join|window|secrets  one part of e2e.py alone (see its docstring)
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
