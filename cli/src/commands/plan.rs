@@ -180,6 +180,7 @@ pub fn run(a: &Args) -> u8 {
         if a.json {
             print_doc(None);
         }
+        let what = if a.out.is_some() { what } else { "so how the running job's state maps is unknown" };
         eprint(&format!("error: could not read the uids record of target `{name}`, {what}: {e}\n"));
         return 2;
     }
