@@ -106,8 +106,7 @@ pub fn run(a: &Args) -> u8 {
         Err(e) => return fail(&format!("could not observe target `{name}`, so nothing was submitted: {}", e.message)),
     };
     if let Err(e) = &obs.pins {
-        let (why, help) = e.split_once("\nhelp: ").unwrap_or((e, ""));
-        return fail(&format!("could not read the uids record of target `{name}`, so nothing was submitted: {why}\nhelp: {help}"));
+        return fail(&format!("could not read the uids record of target `{name}`, so nothing was submitted: {e}"));
     }
     obs.rollback = rollback;
     // A rollback restores the state of the job that wrote the savepoint:

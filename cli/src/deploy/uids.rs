@@ -29,12 +29,11 @@ pub fn uids_path(t: &Target) -> Utf8PathBuf {
 /// file that cannot be read is an error: its job's state maps by its pins,
 /// and guessing "no pins" would misjudge what a savepoint keeps.
 pub fn read_pins(t: &Target, attempt: Option<&str>) -> Result<Option<Vec<Pin>>, String> {
-    let path = uids_path(t);
-    let copies = t.root.join(".streamform/uids").join(format!("{}.jobs", t.name));
-    let help = format!(
-        "help: this file records the uids the applied job was submitted with; {copies} holds a copy per job, named by the job's id: copy the running job's over it. Removing it instead makes streamform treat the job as unpinned, so its state restores only into an unchanged operator graph"
-    );
-    Ok(read_uids_record(&path).map_err(|e| format!("{e}\n{help}"))?.and_then(|r| r.of_attempt(attempt)))
+    let record = read_uids_record(&uids_path(t)).map_err(|e| {
+        let copies = jobs_dir(t);
+        format!("{e}\nhelp: this file records the uids the applied job was submitted with; {copies} holds a copy per job, named by the job's id: copy the running job's over it. Removing it instead makes streamform treat the job as unpinned, so its state restores only into an unchanged operator graph")
+    })?;
+    Ok(record.and_then(|r| r.of_attempt(attempt)))
 }
 
 /// A uids record file: Ok(None) when there is none; Err, with where and
@@ -56,13 +55,21 @@ pub fn write_pins(t: &Target, r: &UidsRecord) -> Result<(), String> {
     write_json(&uids_path(t), r)
 }
 
+/// Where the copy per job is kept.
+fn jobs_dir(t: &Target) -> Utf8PathBuf {
+    t.root.join(".streamform/uids").join(format!("{}.jobs", t.name))
+}
+
 fn job_pins_path(t: &Target, job_id: &str) -> Utf8PathBuf {
-    t.root.join(".streamform/uids").join(format!("{}.jobs", t.name)).join(format!("{job_id}.json"))
+    jobs_dir(t).join(format!("{job_id}.json"))
 }
 
 /// The pins a job was submitted with, if it was submitted pinned.
 pub fn pins_of_job(t: &Target, job_id: &str) -> Result<Option<Vec<Pin>>, String> {
-    Ok(read_uids_record(&job_pins_path(t, job_id))?.and_then(|r| r.of_job(job_id)))
+    let record = read_uids_record(&job_pins_path(t, job_id)).map_err(|e| {
+        format!("{e}\nhelp: this file records the uids job {job_id} was submitted with, and a rollback to its savepoint submits with them again: restore it, or remove it to roll back with uids by Flink's topology, so its state restores only into an unchanged operator graph")
+    })?;
+    Ok(record.and_then(|r| r.of_job(job_id)))
 }
 
 /// Forgets the pins once a job runs without them.
