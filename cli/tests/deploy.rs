@@ -213,7 +213,7 @@ fn rollback_refusals() {
     entry("20260102T030400Z-1", "apply", json!({"job_id": "4b1d2c0000000000000000000000beef"}), &["prepared", "submitting", "submitted", "running"]);
     entry("20260102T040000Z-2", "rebuild", json!({"replaces": "4b1d2c0000000000000000000000beef", "savepoint": sp, "job_id": "5c2e3d0000000000000000000000beef"}), &["prepared", "stopping", "stopped", "submitting", "submitted", "running"]);
     let before = state_files(&dir);
-    let out = transcript(
+    let mut out = transcript(
         &dir,
         &[
             &["apply", "--target", "dev", "--yes", "--from-savepoint", "file:/tmp/elsewhere/savepoint-1"],
@@ -221,6 +221,14 @@ fn rollback_refusals() {
             &["apply", "--target", "dev", "--plan", "deploy.json", "--from-savepoint", sp],
         ],
     );
+    assert_eq!(state_files(&dir), before, "a refused rollback takes no lock and journals nothing");
+    // The uids the job was submitted with, cut short: the rollback cannot
+    // know how its state maps, so it is refused before any digest check.
+    let copies = dir.join(".streamform/uids/dev.jobs");
+    fs::create_dir_all(&copies).unwrap();
+    fs::write(copies.join("4b1d2c0000000000000000000000beef.json"), "{\"uids_version\": 1, \"job_id\": \"4b1d2c00").unwrap();
+    let before = state_files(&dir);
+    out += &transcript(&dir, &[&["apply", "--target", "dev", "--yes", "--from-savepoint", sp]]);
     assert_eq!(state_files(&dir), before, "a refused rollback takes no lock and journals nothing");
     expect_file!["../../testdata/deploy/rollback.txt"].assert_eq(&out);
 }
