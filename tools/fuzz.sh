@@ -4,12 +4,12 @@
 # seeded from testdata/ and the regression inputs.
 #   tools/fuzz.sh TARGET [SECONDS] [extra libFuzzer flags…]
 # Targets: sql structured config fixture jsonl manifest deploy savepoint lsp.
-# A crash is saved under <fuzz dir>/artifacts/TARGET/; the input running
-# when the process died is also in compiler/fuzz/last-input (a stack
-# overflow kills the process before libFuzzer can save it; it is written to
-# /dev/shm while the target runs, as a file per input on disk costs a tenth
-# of the executions). Minimize it
-# (`cargo fuzz tmin`), fix the cause, and add it to
+# A crash is saved under <fuzz dir>/artifacts/TARGET/. The input running
+# when the process died is also in compiler/fuzz/last-input: a stack
+# overflow kills the process before libFuzzer can save it (the input is
+# written to /dev/shm while the target runs, as a file per input on disk
+# costs a tenth of the executions), and a memory fault also leaves ./core
+# for gdb. Minimize it (`cargo fuzz tmin`), fix the cause, and add it to
 # <fuzz dir>/regressions/TARGET/, which `cargo test` replays.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -50,7 +50,14 @@ if [ -d /dev/shm ] && [ -w /dev/shm ]; then
     trap 'status=$?; [ "$status" = 0 ] || cp "$keep" "$fuzz/last-input"; rm -f "$keep"; exit "$status"' EXIT
 fi
 export RUSTC_BOOTSTRAP=1 STREAMFORM_FUZZ_KEEP="$keep"
+# A memory fault (a stack overflow among them: without the Rust runtime's
+# handler it prints nothing) leaves a core, ./core, with every thread's
+# stack; libFuzzer's own handler would print only "deadly signal". A panic
+# aborts and is saved as usual.
+ulimit -c unlimited 2>/dev/null || true
+nosig="-handle_segv=0 -handle_bus=0 -handle_ill=0 -handle_fpe=0"
 # -reload=0: no other process adds to this corpus, and rereading its
 # thousands of files took a tenth of the time.
+# shellcheck disable=SC2086
 cargo fuzz run --fuzz-dir "$fuzz" --sanitizer none "$target" "$corpus" -- \
-    -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 -max_len=16384 -reload=0 "$@"
+    -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 -max_len=16384 -reload=0 $nosig "$@"
