@@ -34,23 +34,22 @@ impl CheckView<'_> {
     }
 }
 
-fn ljust(s: &str, n: usize) -> String {
-    let len = s.chars().count();
-    if len >= n {
-        s.to_string()
-    } else {
-        format!("{s}{}", " ".repeat(n - len))
-    }
+/// Appends `text` left-justified in `n` characters: written in place, as a
+/// large project prints a row per model.
+fn push_padded(out: &mut String, text: &str, n: usize) {
+    out.push_str(text);
+    let len = text.chars().count();
+    out.extend(std::iter::repeat_n(' ', n.saturating_sub(len)));
 }
 
 fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
-pub fn materialization(c: &ModelConfig) -> String {
+pub fn materialization(c: &ModelConfig) -> std::borrow::Cow<'static, str> {
     match (c.materialized.as_str(), &c.key) {
-        ("upsert", Some(k)) if !k.is_empty() => format!("upsert({})", k.join(", ")),
-        (m, _) => m.to_string(),
+        ("upsert", Some(k)) if !k.is_empty() => format!("upsert({})", k.join(", ")).into(),
+        (m, _) => m.into(),
     }
 }
 
@@ -67,7 +66,13 @@ pub fn text(v: &CheckView, file_text: &dyn Fn(&str) -> Option<String>) -> String
     if !v.models.is_empty() {
         s.push_str("models\n");
         for m in &v.models {
-            s.push_str(&format!("  {} {} {}\n", ljust(&m.name, 24), ljust(&materialization(&m.config), 24), m.path));
+            s.push_str("  ");
+            push_padded(&mut s, m.name, 24);
+            s.push(' ');
+            push_padded(&mut s, &materialization(m.config), 24);
+            s.push(' ');
+            s.push_str(m.path);
+            s.push('\n');
         }
         s.push('\n');
     }
@@ -75,14 +80,24 @@ pub fn text(v: &CheckView, file_text: &dyn Fn(&str) -> Option<String>) -> String
         s.push_str("sources\n");
         for src in &v.sources {
             let cf = format!("{}/{}", src.connector.as_str(), src.format.as_str());
-            s.push_str(&format!("  {} {} {} {} columns\n", ljust(&src.name, 24), ljust(&cf, 12), ljust(&source_location(src), 24), src.columns.len()));
+            s.push_str("  ");
+            push_padded(&mut s, &src.name, 24);
+            s.push(' ');
+            push_padded(&mut s, &cf, 12);
+            s.push(' ');
+            push_padded(&mut s, &source_location(src), 24);
+            s.push_str(&format!(" {} columns\n", src.columns.len()));
         }
         s.push('\n');
     }
     if !v.report.fixtures.is_empty() {
         s.push_str("fixtures\n");
         for f in &v.report.fixtures {
-            s.push_str(&format!("  {} {} {} given, {} expect\n", ljust(&f.model, 24), ljust(&f.path, 24), f.given, f.expect));
+            s.push_str("  ");
+            push_padded(&mut s, &f.model, 24);
+            s.push(' ');
+            push_padded(&mut s, &f.path, 24);
+            s.push_str(&format!(" {} given, {} expect\n", f.given, f.expect));
         }
         s.push('\n');
     }
