@@ -19,6 +19,7 @@ pub mod limits;
 pub mod manifest;
 pub mod model;
 pub mod plan;
+pub mod pretty_json;
 pub mod project;
 pub mod schemas;
 pub mod segments;

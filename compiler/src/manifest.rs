@@ -274,6 +274,8 @@ pub fn model_identity<'db>(db: &'db dyn Db, project: Project, name: ModelName<'d
 pub struct AppManifest {
     pub application_digest: String,
     pub slices: Vec<Arc<ModelSlice>>,
+    /// Each slice's compact JSON, which the digest hashed.
+    json: Vec<Arc<ModelJson>>,
 }
 
 impl AppManifest {
@@ -289,6 +291,30 @@ impl AppManifest {
 
     pub fn models(&self) -> impl Iterator<Item = &ModelEntry> {
         self.slices.iter().map(|s| &s.model)
+    }
+
+    /// The document as pretty JSON (serde_json's layout, as its
+    /// `Serialize` prints it), from the compact JSON the digest hashed.
+    pub fn write_pretty(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        let mut p = crate::pretty_json::Pretty::new(out);
+        let digest = serde_json::to_string(&self.application_digest).expect("strings serialize");
+        p.feed(format!("{{\"manifest_version\":{MANIFEST_VERSION},\"application_digest\":{digest},\"models\":[").as_bytes())?;
+        for (i, j) in self.json.iter().enumerate() {
+            if i > 0 {
+                p.feed(b",")?;
+            }
+            p.feed(j.model.as_bytes())?;
+        }
+        p.feed(b"],\"nodes\":[")?;
+        let mut first = true;
+        for j in self.json.iter().filter(|j| !j.nodes.is_empty()) {
+            if !std::mem::take(&mut first) {
+                p.feed(b",")?;
+            }
+            p.feed(j.nodes.as_bytes())?;
+        }
+        p.feed(b"]}")?;
+        p.finish()
     }
 }
 
@@ -496,9 +522,13 @@ pub fn manifest(db: &dyn Db, project: Project) -> Result<AppManifest, ManifestEr
         return Err(ManifestError::Cycle(c.clone()));
     }
     let mut slices = Vec::with_capacity(graph.order.len());
+    let mut json = Vec::with_capacity(graph.order.len());
     for (name, &position) in graph.order.iter().zip(&graph.positions) {
         match model_at(db, project, position) {
-            Some((slice, _)) => slices.push(slice.clone()),
+            Some((slice, j)) => {
+                slices.push(slice.clone());
+                json.push(j.clone());
+            }
             None => {
                 let key = ModelName::new(db, name.clone());
                 let error = lower_model(db, project, key).error.clone().unwrap_or_else(|| Diagnostic::error(Code::SqlNotOneSelect, format!("model `{name}` could not be planned")));
@@ -512,7 +542,7 @@ pub fn manifest(db: &dyn Db, project: Project) -> Result<AppManifest, ManifestEr
     };
     let mut h = last.as_ref().expect("every model has an identity").hasher.clone();
     h.update(b"]}");
-    Ok(AppManifest { application_digest: hex(&h.finalize()), slices })
+    Ok(AppManifest { application_digest: hex(&h.finalize()), slices, json })
 }
 
 /// SHA-256 of the compact JSON of the manifest with the digest field empty.
@@ -560,6 +590,10 @@ mod tests {
             assert_eq!(m.slices.len(), 300);
             assert_eq!(m.application_digest, digest_of(&m.slices));
             assert_eq!(m.application_digest, application_digest(&m.to_manifest()));
+            // Printed from the compact JSON, byte for byte what serializing prints.
+            let mut printed = Vec::new();
+            m.write_pretty(&mut printed).unwrap();
+            assert_eq!(String::from_utf8(printed).unwrap(), serde_json::to_string_pretty(m).unwrap());
             m.application_digest.clone()
         };
         let first = check(&db);

@@ -11,7 +11,6 @@ use streamform::target::PLACEHOLDER_SETTINGS;
 use super::print_diagnostics_stderr;
 use crate::out::{eprint, print};
 use crate::atomic::write_all_atomically;
-use crate::render::json::write_pretty_json;
 
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
 pub enum Backend {
@@ -89,10 +88,11 @@ pub fn run(project: &str, _backend: Backend, target: Option<&str>, select: &[Str
         return 0;
     }
     let mut plan_json = Vec::new();
-    if write_pretty_json(manifest, &mut plan_json).is_err() {
+    if manifest.write_pretty(&mut plan_json).is_err() {
         eprint("error: could not serialize the plan manifest\n");
         return 2;
     }
+    plan_json.push(b'\n');
     let root = Utf8Path::new(&loaded.root);
     let sql_file = if selected.is_some() { "build/flink/selected.sql" } else { "build/flink/application.sql" };
     let files = [(root.join(sql_file), script.text.as_bytes()), (root.join("build/plan.json"), plan_json.as_slice())];

@@ -13,7 +13,7 @@ use crate::load::{load, Loaded};
 use crate::out::{eprint, print, print_with};
 use crate::render::explain::{model_explain, SourceFacts};
 use crate::render::inspect::model_block;
-use crate::render::json::{to_pretty_json, write_pretty_json};
+use crate::render::json::to_pretty_json;
 
 /// Checks a MODEL argument; prints the error and returns false when unknown.
 pub(crate) fn known_model(loaded: &Loaded, model: &str) -> bool {
@@ -84,7 +84,7 @@ pub fn inspect_plan(project: &str, model: Option<&str>, select: &[String], json:
         None => match manifest(db, loaded.project) {
             Ok(m) => {
                 if json {
-                    print_with(|out| write_pretty_json(m, out));
+                    print_with(|out| m.write_pretty(out).and_then(|()| out.write_all(b"\n")));
                 } else {
                     let blocks: Vec<String> = m.slices.iter().map(|s| model_block(s)).collect();
                     let mut out = blocks.join("\n");

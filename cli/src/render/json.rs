@@ -7,12 +7,6 @@ use std::fmt::Write;
 
 use serde::Serialize;
 
-/// Writes pretty JSON (2-space indent, trailing newline) to `out`.
-pub fn write_pretty_json<T: Serialize, W: std::io::Write + ?Sized>(value: &T, out: &mut W) -> std::io::Result<()> {
-    serde_json::to_writer_pretty(&mut *out, value).map_err(std::io::Error::other)?;
-    out.write_all(b"\n")
-}
-
 /// The pretty JSON the commands print: 2-space indent, trailing newline.
 pub fn to_pretty_json<T: Serialize>(value: &T) -> String {
     let mut s = serde_json::to_string_pretty(value).expect("documents serialize");

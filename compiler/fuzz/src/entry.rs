@@ -153,6 +153,11 @@ pub fn compile(db: &mut Database, p: Project) {
     driver::compile(db, p, Work::All);
     let _ = check_report(db, p);
     if let Ok(m) = manifest(db, p) {
+        // What `inspect-plan --json` and `build` print, re-indented from the
+        // digest's compact JSON: byte for byte what serializing prints.
+        let mut printed = Vec::new();
+        m.write_pretty(&mut printed).expect("writing to memory does not fail");
+        assert_eq!(printed, serde_json::to_vec_pretty(m).expect("manifests serialize"), "the printed manifest differs from the serialized one");
         let m = m.to_manifest();
         // `plan` against the project's own manifest: all unchanged.
         let _ = diff(Some(&m), &m, &[]);
