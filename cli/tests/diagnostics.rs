@@ -36,6 +36,7 @@ const UNREACHABLE: &[(&str, &str)] = &[];
 const TOO_LARGE_FOR_A_CASE: &[(&str, &str)] = &[
     ("E0896", "a million and one model files; project::tests holds the count query at and one past the limit"),
     ("E0898", "a fixture of 256 MiB and a byte; cli/tests/limits.rs writes one at the limit and one past it"),
+    ("E0899", "a chain of 1,002 models; cli/tests/limits.rs writes one at the limit and one past it"),
 ];
 
 fn root() -> PathBuf {

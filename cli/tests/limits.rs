@@ -7,7 +7,7 @@ use std::process::{Command, Output};
 
 use streamform::sql::limits::{MAX_EXPR_DEPTH, MAX_SET_OPERATIONS};
 use streamform::window::MAX_WINDOWS_PER_EVENT;
-use streamform::limits::{MAX_FIXTURE_BYTES, MAX_VALUE_BYTES};
+use streamform::limits::{MAX_FIXTURE_BYTES, MAX_REF_DEPTH, MAX_VALUE_BYTES};
 use streamform::yaml::MAX_YAML_DEPTH;
 
 const SOURCES: &str = "sources:\n  orders:\n    connector: kafka\n    topic: orders\n    event_time: ts\n    schema: {id: int64, amount: int64, ts: timestamp}\n";
@@ -328,5 +328,64 @@ fn fixtures_at_and_past_the_size_limit() {
     std::fs::rename(dir.join("tests/m.yml"), dir.join("big.yml")).unwrap();
     let text = printed(&dir, &["test", "--fixture", "big.yml"]);
     assert!(text.contains("error[E0898]: fixture big.yml is larger than"), "{}", tail(&text));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A project of `n` models in one ref() chain: `m00000` reads the source and
+/// each next one the one before, or, `reversed`, the other way round, so
+/// that the model met first in name order is the deepest.
+fn ref_chain(tag: &str, n: usize, reversed: bool) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("streamform-limits-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("models")).unwrap();
+    std::fs::write(dir.join("streamform.yml"), "name: limits\nversion: 1\n").unwrap();
+    std::fs::write(dir.join("sources.yml"), SOURCES).unwrap();
+    let name = |i: usize| format!("m{:05}", if reversed { n - 1 - i } else { i });
+    for i in 0..n {
+        let from = if i == 0 { "source('orders')".to_string() } else { format!("ref('{}')", name(i - 1)) };
+        std::fs::write(dir.join(format!("models/{}.sql", name(i))), format!("SELECT id, amount FROM {from}\n")).unwrap();
+    }
+    dir
+}
+
+#[test]
+fn ref_chains_at_and_past_the_depth_limit() {
+    let depth = MAX_REF_DEPTH as usize;
+    let dir = ref_chain("refs-at", depth + 1, false);
+    for args in [&["check"][..], &["inspect-plan"], &["explain", &format!("m{depth:05}")], &["build", "--stdout"], &["graph"]] {
+        let out = streamform(&dir, args);
+        let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", tail(&text));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    // One past: the first model past the limit is the error, at its ref();
+    // each model below it gets a note.
+    let dir = ref_chain("refs-past", depth + 3, false);
+    let text = printed(&dir, &["check"]);
+    let past = depth + 1;
+    assert!(text.contains(&format!("error[E0899]: model `m{past:05}` is {past} ref()s above its sources, past the limit of {depth}")), "{}", tail(&text));
+    assert!(text.contains(&format!("--> models/m{past:05}.sql:1:28")), "{}", tail(&text));
+    assert!(text.contains(&format!("note[E0899]: model `m{:05}` reads ref('m{past:05}')", past + 1)), "{}", tail(&text));
+    assert!(text.contains("1 error"), "{}", tail(&text));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_ref_chain_far_past_the_limit_is_refused_without_recursing_down_it() {
+    // Walked from its deepest model first, the chain once overflowed the
+    // stack (each model's lowering asked for the next one's); before that,
+    // finding cycles walked it once per model and took cubic time.
+    let n = 5 * MAX_REF_DEPTH as usize;
+    let dir = ref_chain("refs-far", n, true);
+    for args in [&["check"][..], &["inspect-plan"]] {
+        let out = streamform(&dir, args);
+        let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        // `check` reports (1); commands that plan refuse to (2).
+        assert_eq!(out.status.code(), Some(if args[0] == "check" { 1 } else { 2 }), "{args:?}: {}", tail(&text));
+        // Reversed: model i of the chain is named m{n-1-i}.
+        let past = n - 1 - (MAX_REF_DEPTH as usize + 1);
+        assert!(text.contains(&format!("error[E0899]: model `m{past:05}`")), "{args:?}: {}", tail(&text));
+        assert_eq!(text.matches("error[E0899]").count(), 1, "{args:?}");
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }

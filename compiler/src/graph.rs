@@ -68,12 +68,25 @@ pub fn dependency_graph(db: &dyn Db, project: Project) -> DependencyGraph {
         for &m in &positions {
             placed[m] = true;
         }
+        // Each walk follows the first unplaced read, so the walks from
+        // every start form a functional graph: a walk that meets a model
+        // an earlier walk went through ends where that one did, and stops.
+        // `walk[m]` is the start of the walk that met m, `at[m]` its place.
+        let (mut walk, mut at) = (vec![usize::MAX; n], vec![0; n]);
         for start in (0..n).filter(|&m| !placed[m]) {
+            if walk[start] != usize::MAX {
+                continue;
+            }
             // Walk upstream until a model repeats; the repeat closes a cycle.
             let mut path: Vec<usize> = vec![start];
+            walk[start] = start;
             let mut cur = start;
             while let Some(&next) = deps[cur].iter().find(|&&x| !placed[x]) {
-                if let Some(pos) = path.iter().position(|&p| p == next) {
+                if walk[next] != usize::MAX && walk[next] != start {
+                    break;
+                }
+                if walk[next] == start {
+                    let pos = at[next];
                     let mut cyc: Vec<String> = path[pos..].iter().rev().map(|&i| names[i].clone()).collect();
                     let min = cyc.iter().enumerate().min_by(|a, b| a.1.cmp(b.1)).map(|(i, _)| i).unwrap_or(0);
                     cyc.rotate_left(min);
@@ -83,6 +96,8 @@ pub fn dependency_graph(db: &dyn Db, project: Project) -> DependencyGraph {
                     }
                     break;
                 }
+                walk[next] = start;
+                at[next] = path.len();
                 path.push(next);
                 cur = next;
             }

@@ -11,11 +11,12 @@ use crate::db::{Db, ModelName, Project, SourceFile, SourceName};
 use crate::diagnostic::{Diagnostic, Span};
 use crate::plan::lower::{self, to_span, Inputs, ModelSettings, SourceInput, Upstream, UpstreamModel};
 use crate::plan::node::{Column, ModelPlan};
-use crate::project::{self, model_file, model_settings, source_config};
+use crate::project::{self, model_settings, source_config};
 use crate::source::{applied_contracts, event_time};
 use crate::sql::calls::{call_args, quoted_name, window_input};
 use crate::sql::parse::{parse_model_sql, ParsedQuery};
 use crate::diagnostic::Code;
+use crate::limits::MAX_REF_DEPTH;
 
 /// The parsed SQL of a model file. `no_eq`: sqlparser's equality ignores
 /// spans, so an equal-comparing re-parse would leave stale locations.
@@ -91,7 +92,7 @@ fn read_call(name: &sql::ObjectName, args: &[sql::FunctionArg], f: &mut dyn FnMu
 
 #[salsa::tracked(returns(ref))]
 pub fn model_reads<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>) -> Reads {
-    let Some(file) = model_file(db, project, name.text(db)) else { return Reads::default() };
+    let Some(file) = *project::model_source_file(db, project, name) else { return Reads::default() };
     let Ok(q) = parse_model(db, file) else { return Reads::default() };
     let mut r = Reads::default();
     walk_query(q, &mut |is_source, n, _| {
@@ -109,7 +110,7 @@ pub fn model_reads<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>)
 /// [`model_reads`].
 #[salsa::tracked(returns(ref))]
 pub fn named_reads<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>) -> Reads {
-    let Some(file) = model_file(db, project, name.text(db)) else { return Reads::default() };
+    let Some(file) = *project::model_source_file(db, project, name) else { return Reads::default() };
     if parse_model(db, file).is_ok() {
         return model_reads(db, project, name).clone();
     }
@@ -117,32 +118,48 @@ pub fn named_reads<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>)
     Reads { sources, models }
 }
 
-/// True when following ref()s from this model reaches a cycle: a depth-first
-/// walk over every ref() of every model met (a model may read several).
-#[salsa::tracked]
-pub fn reaches_cycle<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>) -> bool {
-    let mut done = BTreeSet::new();
-    let mut path = Vec::new();
-    cycle_below(db, project, name.text(db), &mut path, &mut done)
+/// Runs a query body that recurses once per model of a ref() chain (a
+/// model's lowering asks for its reads' contracts, each of which lowers
+/// that model): past the first megabytes the chain goes on in stack
+/// segments from the heap, so its depth is bounded by memory and
+/// [`MAX_REF_DEPTH`], not by the worker's stack.
+fn per_ref<R>(f: impl FnOnce() -> R) -> R {
+    stacker::maybe_grow(1 << 20, 8 << 20, f)
 }
 
-/// Whether a cycle is reachable from `model`; `path` holds the models
-/// being walked, `done` those already known to reach none.
-fn cycle_below(db: &dyn Db, project: Project, model: &str, path: &mut Vec<String>, done: &mut BTreeSet<String>) -> bool {
-    if path.iter().any(|m| m == model) {
-        return true;
-    }
-    if done.contains(model) || !project::model_exists(db, project, model) {
-        return false;
-    }
-    path.push(model.to_string());
-    let reads = model_reads(db, project, ModelName::new(db, model.to_string()));
-    let found = reads.models.iter().any(|r| cycle_below(db, project, r, path, done));
-    path.pop();
-    if !found {
-        done.insert(model.to_string());
-    }
-    found
+/// True when following ref()s from this model reaches a cycle. Each model
+/// asks its reads, so a project is walked once, not once per model (a
+/// chain of n models walked n times took cubic time). A model on a cycle
+/// meets its own query again: salsa then gives every query of the cycle
+/// [`cycle_reached`].
+#[salsa::tracked(cycle_result = cycle_reached)]
+pub fn reaches_cycle<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>) -> bool {
+    per_ref(|| {
+        model_reads(db, project, name)
+            .models
+            .iter()
+            .any(|r| project::model_exists(db, project, r) && *reaches_cycle(db, project, ModelName::new(db, r.clone())))
+    })
+}
+
+/// The longest chain of ref()s below a model: 0 when it reads only
+/// sources, 1 when it reads a model that does, and so on. The models of a
+/// cycle count 0: they are refused as a cycle.
+#[salsa::tracked(returns(copy), cycle_result = no_depth)]
+pub fn ref_depth<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>) -> u32 {
+    per_ref(|| {
+        let reads = model_reads(db, project, name);
+        let exists = |r: &&String| project::model_exists(db, project, r);
+        reads.models.iter().filter(exists).map(|r| ref_depth(db, project, ModelName::new(db, r.clone())).saturating_add(1)).max().unwrap_or(0)
+    })
+}
+
+fn no_depth(_db: &dyn Db, _id: salsa::Id, _project: Project, _name: ModelName<'_>) -> u32 {
+    0
+}
+
+fn cycle_reached(_db: &dyn Db, _id: salsa::Id, _project: Project, _name: ModelName<'_>) -> bool {
+    true
 }
 
 /// Whether following ref()s from `model` leads back to it.
@@ -245,8 +262,12 @@ impl Inputs for DbInputs<'_> {
 
 #[salsa::tracked(returns(ref))]
 pub fn lower_model<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>) -> Lowered {
+    per_ref(|| lower(db, project, name))
+}
+
+fn lower(db: &dyn Db, project: Project, name: ModelName<'_>) -> Lowered {
     let n = name.text(db);
-    let Some(file) = model_file(db, project, n) else { return Lowered { plan: None, error: None, more: Vec::new(), aggregate_keys: None } };
+    let Some(file) = *project::model_source_file(db, project, name) else { return Lowered { plan: None, error: None, more: Vec::new(), aggregate_keys: None } };
     let path = file.path(db).clone();
     let query = match parse_model(db, file) {
         Ok(q) => q,
@@ -270,6 +291,25 @@ pub fn lower_model<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>)
                 .help("it is checked once the cycle is broken")
         });
         return Lowered { plan: None, error: note, more: Vec::new(), aggregate_keys: None };
+    }
+    let depth = ref_depth(db, project, name);
+    if depth > MAX_REF_DEPTH {
+        // Refused before lowering, which would recurse down the chain. The
+        // first model past the limit gets the error, those below it a note.
+        let deepest = located_reads(query, file.text(db)).into_iter().find(|(is_source, target, _)| {
+            !is_source && project::model_exists(db, project, target) && ref_depth(db, project, ModelName::new(db, target.clone())) + 1 == depth
+        });
+        let (target, span) = deepest.map(|(_, t, s)| (t, s)).unwrap_or_default();
+        let d = if depth == MAX_REF_DEPTH + 1 {
+            Diagnostic::error(Code::RefChainTooDeep, format!("model `{n}` is {depth} ref()s above its sources, past the limit of {MAX_REF_DEPTH}"))
+                .at(path, span)
+                .help("read a model nearer the sources, or merge models of the chain: each ref() is one level of the Flink job's plan")
+        } else {
+            Diagnostic::note(Code::RefChainTooDeep, format!("model `{n}` reads ref('{target}'), which is past the limit of {MAX_REF_DEPTH} ref()s above its sources"))
+                .at(path, span)
+                .help("it is checked once the chain is shorter")
+        };
+        return Lowered { plan: None, error: Some(d), more: Vec::new(), aggregate_keys: None };
     }
     let settings: &ModelSettings = model_settings(db, project, name);
     let inputs = DbInputs { db, project };
@@ -309,9 +349,33 @@ fn upstream_modified(db: &dyn Db, project: Project, id: &str) -> crate::plan::mo
     model_contract(db, project, ModelName::new(db, name.to_string())).as_ref()?.modified.clone()
 }
 
-/// The sources upstream of a model, directly or through ref(), in the order met.
-#[salsa::tracked(returns(ref))]
+/// The sources upstream of a model, directly or through ref(), in the order
+/// a depth-first walk meets them: its own, then each read model's in turn.
+/// Built from the reads' answers, so a project is walked once; the models
+/// of a cycle walk it themselves ([`upstream_sources_walked`]).
+#[salsa::tracked(returns(ref), cycle_result = upstream_sources_walked)]
 pub fn upstream_sources<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>) -> Vec<String> {
+    per_ref(|| upstream_sources_merged(db, project, name))
+}
+
+fn upstream_sources_merged(db: &dyn Db, project: Project, name: ModelName<'_>) -> Vec<String> {
+    let reads = model_reads(db, project, name);
+    let mut out = reads.sources.clone();
+    for r in &reads.models {
+        if !project::model_exists(db, project, r) {
+            continue;
+        }
+        for s in upstream_sources(db, project, ModelName::new(db, r.clone())) {
+            if !out.contains(s) {
+                out.push(s.clone());
+            }
+        }
+    }
+    out
+}
+
+/// [`upstream_sources`] by walking every model upstream.
+fn upstream_sources_walked(db: &dyn Db, _id: salsa::Id, project: Project, name: ModelName<'_>) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let mut seen = BTreeSet::new();
     let mut stack = vec![name.text(db).clone()];

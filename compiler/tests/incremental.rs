@@ -428,6 +428,7 @@ fn adding_a_model_re_runs_one_segment() {
         parse_model ×1
         project_model_diagnostics ×1
         reaches_cycle ×1
+        ref_depth ×1
         segment_checks ×1
         segment_model_entries ×1
         segment_models ×5

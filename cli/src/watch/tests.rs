@@ -330,6 +330,8 @@ fn first_edit_of_a_file() {
         parse_model(a)
         reaches_cycle(a)
         reaches_cycle(b)
+        ref_depth(a)
+        ref_depth(b)
         segment_checks(project)
         segment_model_entries(project)
         segment_upstream(project)

@@ -13,7 +13,7 @@ use crate::diagnostic::{did_you_mean, Diagnostic, Span};
 use crate::model::{located_reads, lower_model, parse_model, upstream_sources};
 use crate::plan::lower::{declared_window_span, to_span, unwindowed_aggregate_keys};
 use crate::plan::node::{ModelPlan, Operator, Retention};
-use crate::project::{self, model_config, model_file, source_config, CONFIG_FILE};
+use crate::project::{self, model_config, source_config, CONFIG_FILE};
 use crate::source::event_time;
 use crate::diagnostic::Code;
 
@@ -45,7 +45,7 @@ fn upstream_configs<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>
 pub fn model_checks<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>) -> ModelChecks {
     let n = name.text(db).clone();
     let mut out = ModelChecks::default();
-    let Some(file) = model_file(db, project, &n) else { return out };
+    let Some(file) = *project::model_source_file(db, project, name) else { return out };
     let c: &ModelConfig = model_config(db, project, name);
     let upstream = upstream_configs(db, project, name);
     let has_clock = upstream.iter().any(|s| event_time(s).is_some());

@@ -365,6 +365,8 @@ codes! {
     ValueTooLarge = "E0897",
     /// a fixture file is larger than the limit
     FixtureTooLarge = "E0898",
+    /// a model is more ref()s above its sources than the limit
+    RefChainTooDeep = "E0899",
 }
 
 /// Codes sort as their text, so diagnostics sorted by code keep their order.
