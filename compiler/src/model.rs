@@ -162,21 +162,11 @@ fn cycle_reached(_db: &dyn Db, _id: salsa::Id, _project: Project, _name: ModelNa
     true
 }
 
-/// Whether following ref()s from `model` leads back to it.
-fn on_cycle(db: &dyn Db, project: Project, model: &str) -> bool {
-    let mut seen = BTreeSet::new();
-    let mut stack = vec![model.to_string()];
-    while let Some(m) = stack.pop() {
-        for r in &model_reads(db, project, ModelName::new(db, m)).models {
-            if r == model {
-                return true;
-            }
-            if project::model_exists(db, project, r) && seen.insert(r.clone()) {
-                stack.push(r.clone());
-            }
-        }
-    }
-    false
+/// Whether following ref()s from a model leads back to it. Salsa gives the
+/// models of a cycle their cycle's answer, depth 0 (see [`ref_depth`]), while
+/// a model above a cycle reads a model and so is 1 or more.
+fn on_cycle(db: &dyn Db, project: Project, name: ModelName<'_>) -> bool {
+    *reaches_cycle(db, project, name) && ref_depth(db, project, name) == 0
 }
 
 /// A source as models see it: sorted columns, its definition text and
@@ -281,7 +271,7 @@ fn lower(db: &dyn Db, project: Project, name: ModelName<'_>) -> Lowered {
         // A model on the cycle is named by the cycle's one error (E0733,
         // or E0732 for a model reading itself); one downstream of it gets
         // a note at the ref() that leads there.
-        let note = (!on_cycle(db, project, n)).then(|| {
+        let note = (!on_cycle(db, project, name)).then(|| {
             let at = located_reads(query, file.text(db))
                 .into_iter()
                 .find(|(is_source, target, _)| !is_source && project::model_exists(db, project, target) && *reaches_cycle(db, project, ModelName::new(db, target.clone())));

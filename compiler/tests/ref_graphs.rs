@@ -1,6 +1,6 @@
 //! What each model's queries say about the graph of ref()s, on generated
 //! graphs with cycles, self-reads and missing models, against plain walks
-//! of that graph: whether a model reaches a cycle, its upstream sources in
+//! of that graph: whether a model reaches a cycle (and is on one), its upstream sources in
 //! the order a depth-first walk meets them, its ref() depth, and the
 //! graph's cycles. The queries ask their reads' answers, and salsa settles
 //! the models of a cycle; the walks here are what they must agree with.
@@ -13,7 +13,7 @@ use common::Fixture;
 use streamform::db::{Database, ModelName};
 use streamform::driver::{compile, Work};
 use streamform::graph::dependency_graph;
-use streamform::model::{reaches_cycle, ref_depth, upstream_sources};
+use streamform::model::{lower_model, reaches_cycle, ref_depth, upstream_sources};
 
 struct Rng(u64);
 
@@ -95,6 +95,20 @@ fn reaches(r: &[(Vec<usize>, Vec<usize>)], m: usize, path: &mut Vec<usize>) -> b
     found
 }
 
+/// Whether following ref()s from `from` reaches `to`.
+fn leads_to(r: &[(Vec<usize>, Vec<usize>)], from: usize, to: usize) -> bool {
+    let (mut seen, mut stack) = (BTreeSet::new(), vec![from]);
+    while let Some(x) = stack.pop() {
+        if x == to {
+            return true;
+        }
+        if seen.insert(x) {
+            stack.extend(&r[x].1);
+        }
+    }
+    false
+}
+
 fn sources_met(r: &[(Vec<usize>, Vec<usize>)], m: usize) -> Vec<String> {
     let (mut out, mut seen, mut stack) = (Vec::new(), BTreeSet::new(), vec![m]);
     while let Some(x) = stack.pop() {
@@ -170,6 +184,11 @@ fn ref_graph_queries_agree_with_walks_of_the_graph() {
             assert_eq!(upstream_sources(&f.db, f.project, key), &sources_met(&r, m), "upstream_sources, {context}");
             if !cyclic {
                 assert_eq!(ref_depth(&f.db, f.project, key), depth(&r, m), "ref_depth, {context}");
+            } else {
+                // The cycle's own error names the models on it; each model
+                // above it gets a note.
+                let on_cycle = r[m].1.iter().any(|&x| leads_to(&r, x, m));
+                assert_eq!(lower_model(&f.db, f.project, key).error.is_some(), !on_cycle, "note, {context}");
             }
         }
         assert_eq!(dependency_graph(&f.db, f.project).cycles, cycles(&r), "cycles, round {round}:\n{}", fixture(&g));
