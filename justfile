@@ -4,7 +4,7 @@
 test:
     cargo test --workspace
 
-# Fuzz one target (sql, structured, config, fixture, jsonl, manifest, deploy, lsp)
+# Fuzz one target (sql, structured, graph, config, fixture, jsonl, manifest, deploy, lsp)
 # with cargo-fuzz for SECONDS; see tools/fuzz.sh. `just test` replays the
 # regression inputs of every target without it.
 fuzz TARGET SECONDS="300":

@@ -3,7 +3,7 @@
 # cli/fuzz/fuzz_targets/lsp.rs) with cargo-fuzz for SECONDS, its corpus
 # seeded from testdata/ and the regression inputs.
 #   tools/fuzz.sh TARGET [SECONDS] [extra libFuzzer flags…]
-# Targets: sql structured config fixture jsonl manifest deploy savepoint lsp.
+# Targets: sql structured graph config fixture jsonl manifest deploy savepoint lsp.
 # A crash is saved under <fuzz dir>/artifacts/TARGET/. The input running
 # when the process died is also in compiler/fuzz/last-input: a stack
 # overflow kills the process before libFuzzer can save it (the input is
@@ -36,7 +36,7 @@ case "$target" in
     manifest) find testdata -name plan.json -o -name manifest.json | seed ;;
     # Deploy plans (`plan --out`), applied records and journal entries too.
     deploy) find testdata -name plan.json -o -name manifest.json -o -path 'testdata/deploy/*.json' | seed ;;
-    structured | savepoint | lsp) ;;
+    structured | graph | savepoint | lsp) ;;
     *) echo "unknown target $target" >&2; exit 2 ;;
 esac
 cp "$fuzz/regressions/$target"/* "$corpus/" 2>/dev/null || true

@@ -14,6 +14,7 @@ use std::path::Path;
 const TARGETS: &[(&str, fn(&[u8]))] = &[
     ("sql", entry::sql),
     ("structured", gen::structured),
+    ("graph", gen::graph),
     ("config", entry::config),
     ("fixture", entry::fixture),
     ("jsonl", entry::jsonl),

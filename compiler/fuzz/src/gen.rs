@@ -377,3 +377,63 @@ pub fn structured(data: &[u8]) {
     let r = model.render();
     super::entry::session("structured", &[("sources.yml", super::entry::SOURCES)], &[("streamform.yml", &r.config), ("models/m.sql", &r.sql)], super::entry::compile);
 }
+
+/// How many models a [`Graph`] has beside `m`.
+pub const GRAPH_MODELS: usize = 6;
+
+/// Models `g0`…`g5` beside `m` (which reads `orders`), each reading sources,
+/// `m` and each other through ref(): cycles, self-reads, reads of a missing
+/// model and chains come and go from one input to the next on the kept
+/// database, where each model's answer about the graph is built on its
+/// reads' answers and salsa settles the models of a cycle.
+#[derive(Arbitrary, Debug)]
+pub struct Graph {
+    models: [Vec<Read>; GRAPH_MODELS],
+    /// `m`'s filter, so that `m`'s columns and changelog change too.
+    m_filter: Option<Expr>,
+}
+
+#[derive(Arbitrary, Debug)]
+enum Read {
+    Orders,
+    Payments,
+    M,
+    /// `g{n % 7}`: `g6` does not exist.
+    G(u8),
+    /// The read in a subquery with a filter.
+    Filtered(Box<Read>, Expr),
+}
+
+impl Read {
+    fn render(&self) -> String {
+        match self {
+            Read::Orders => "SELECT id FROM source('orders')".into(),
+            Read::Payments => "SELECT order_id AS id FROM source('payments')".into(),
+            Read::M => "SELECT id FROM ref('m')".into(),
+            Read::G(n) => format!("SELECT id FROM ref('g{}')", usize::from(*n) % (GRAPH_MODELS + 1)),
+            Read::Filtered(r, e) => format!("SELECT id FROM ({}) WHERE {}", r.render(), e.render()),
+        }
+    }
+}
+
+impl Graph {
+    /// Each model's path and SQL, `m` first.
+    pub fn render(&self) -> Vec<(String, String)> {
+        let filter = self.m_filter.as_ref().map(|f| format!(" WHERE {}", f.render())).unwrap_or_default();
+        let mut out = vec![("models/m.sql".to_string(), format!("SELECT id, customer, amount, ts FROM source('orders'){filter}"))];
+        for (i, reads) in self.models.iter().enumerate() {
+            let sql = if reads.is_empty() { Read::Orders.render() } else { reads.iter().map(Read::render).collect::<Vec<_>>().join("\nUNION ALL\n") };
+            out.push((format!("models/g{i}.sql"), sql));
+        }
+        out
+    }
+}
+
+/// Decodes a [`Graph`] from bytes and compiles it on the kept database.
+pub fn graph(data: &[u8]) {
+    let mut u = arbitrary::Unstructured::new(data);
+    let Ok(g) = Graph::arbitrary(&mut u) else { return };
+    let files = g.render();
+    let edits: Vec<(&str, &str)> = files.iter().map(|(p, s)| (p.as_str(), s.as_str())).collect();
+    super::entry::session("graph", &[("streamform.yml", super::entry::CONFIG), ("sources.yml", super::entry::SOURCES)], &edits, super::entry::compile);
+}
