@@ -59,11 +59,14 @@ class Flink:
         os.environ.setdefault("FLINK_LOG_DIR", tempfile.mkdtemp(prefix="sf-flink-log-"))
         from pyflink.table import EnvironmentSettings, TableEnvironment
 
-        self._settings = EnvironmentSettings.in_streaming_mode
+        # Built once: each build wraps the py4j thread's context class
+        # loader in one more URLClassLoader, and every class lookup then
+        # walks the chain (a fixture took half a minute after a hundred).
+        self._settings = EnvironmentSettings.in_streaming_mode()
         self._create = TableEnvironment.create
 
     def env(self, sets):
-        t = self._create(self._settings())
+        t = self._create(self._settings)
         c = t.get_config()
         c.set("parallelism.default", "1")
         c.set("pipeline.auto-watermark-interval", "0")
