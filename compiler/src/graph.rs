@@ -4,8 +4,8 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use crate::db::{Db, ModelName, Project};
-use crate::model::model_reads;
-use crate::project::{model_exists, model_names, model_segments, segment_models};
+use crate::model::read_models;
+use crate::project::{model_names, model_segments, segment_models};
 
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct DependencyGraph {
@@ -25,10 +25,7 @@ pub struct DependencyGraph {
 pub(crate) fn segment_upstream(db: &dyn Db, project: Project, segment: u32) -> Vec<Vec<String>> {
     segment_models(db, project, segment)
         .iter()
-        .map(|n| {
-            let reads = model_reads(db, project, ModelName::new(db, n.clone()));
-            reads.models.iter().filter(|m| model_exists(db, project, m)).cloned().collect()
-        })
+        .map(|n| read_models(db, project, ModelName::new(db, n.clone())).map(|m| m.text(db).clone()).collect())
         .collect()
 }
 

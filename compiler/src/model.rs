@@ -1,7 +1,7 @@
 //! Per-model queries: parsing, what a model reads, lowering, its contract;
 //! and a source as lowering sees it.
 
-use std::collections::BTreeSet;
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use sqlparser::ast::{self as sql, Spanned};
@@ -104,6 +104,17 @@ pub fn model_reads<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>)
     r
 }
 
+/// The models a model reads with ref() that exist, in the order it names
+/// them (a ref() to a missing model is the checks' to report). Every walk
+/// over the graph of models follows these edges.
+pub(crate) fn read_models<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>) -> impl DoubleEndedIterator<Item = ModelName<'db>> + 'db {
+    model_reads(db, project, name)
+        .models
+        .iter()
+        .filter(move |r| project::model_exists(db, project, r))
+        .map(move |r| ModelName::new(db, r.clone()))
+}
+
 /// What a model names, for the graph and the unused-source warning: its
 /// reads when it parses, else the `source()` and `ref()` calls its text
 /// still holds (see [`crate::sql::scan`]). Planning and plan order use
@@ -134,12 +145,7 @@ fn per_ref<R>(f: impl FnOnce() -> R) -> R {
 /// [`cycle_reached`].
 #[salsa::tracked(cycle_result = cycle_reached)]
 pub fn reaches_cycle<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>) -> bool {
-    per_ref(|| {
-        model_reads(db, project, name)
-            .models
-            .iter()
-            .any(|r| project::model_exists(db, project, r) && *reaches_cycle(db, project, ModelName::new(db, r.clone())))
-    })
+    per_ref(|| read_models(db, project, name).any(|r| *reaches_cycle(db, project, r)))
 }
 
 /// The longest chain of ref()s below a model: 0 when it reads only
@@ -147,11 +153,7 @@ pub fn reaches_cycle<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db
 /// cycle count 0: they are refused as a cycle.
 #[salsa::tracked(returns(copy), cycle_result = no_depth)]
 pub fn ref_depth<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>) -> u32 {
-    per_ref(|| {
-        let reads = model_reads(db, project, name);
-        let exists = |r: &&String| project::model_exists(db, project, r);
-        reads.models.iter().filter(exists).map(|r| ref_depth(db, project, ModelName::new(db, r.clone())).saturating_add(1)).max().unwrap_or(0)
-    })
+    per_ref(|| read_models(db, project, name).map(|r| ref_depth(db, project, r).saturating_add(1)).max().unwrap_or(0))
 }
 
 fn no_depth(_db: &dyn Db, _id: salsa::Id, _project: Project, _name: ModelName<'_>) -> u32 {
@@ -349,13 +351,9 @@ pub fn upstream_sources<'db>(db: &'db dyn Db, project: Project, name: ModelName<
 }
 
 fn upstream_sources_merged(db: &dyn Db, project: Project, name: ModelName<'_>) -> Vec<String> {
-    let reads = model_reads(db, project, name);
-    let mut out = reads.sources.clone();
-    for r in &reads.models {
-        if !project::model_exists(db, project, r) {
-            continue;
-        }
-        for s in upstream_sources(db, project, ModelName::new(db, r.clone())) {
+    let mut out = model_reads(db, project, name).sources.clone();
+    for r in read_models(db, project, name) {
+        for s in upstream_sources(db, project, r) {
             if !out.contains(s) {
                 out.push(s.clone());
             }
@@ -367,23 +365,18 @@ fn upstream_sources_merged(db: &dyn Db, project: Project, name: ModelName<'_>) -
 /// [`upstream_sources`] by walking every model upstream.
 fn upstream_sources_walked(db: &dyn Db, _id: salsa::Id, project: Project, name: ModelName<'_>) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    let mut seen = BTreeSet::new();
-    let mut stack = vec![name.text(db).clone()];
+    let mut seen = HashSet::new();
+    let mut stack = vec![name];
     while let Some(m) = stack.pop() {
-        if !seen.insert(m.clone()) {
+        if !seen.insert(m) {
             continue;
         }
-        let reads = model_reads(db, project, ModelName::new(db, m));
-        for s in &reads.sources {
+        for s in &model_reads(db, project, m).sources {
             if !out.contains(s) {
                 out.push(s.clone());
             }
         }
-        for r in reads.models.iter().rev() {
-            if project::model_exists(db, project, r) {
-                stack.push(r.clone());
-            }
-        }
+        stack.extend(read_models(db, project, m).rev());
     }
     out
 }
