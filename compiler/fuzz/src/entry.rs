@@ -177,7 +177,19 @@ pub fn sql(data: &[u8]) {
 pub fn config(data: &[u8]) {
     let Some(t) = text(data) else { return };
     let (config, sources) = t.split_once('\0').unwrap_or((t, SOURCES));
+    for doc in [config, sources] {
+        same_as_the_parser(doc);
+    }
     session("config", MODELS, &[("streamform.yml", config), ("sources.yml", sources)], compile);
+}
+
+/// Where the block reader takes a document, it builds the parser's tree.
+fn same_as_the_parser(doc: &str) {
+    if let Some(fast) = streamform::yaml::block::document(doc) {
+        // Debug text, so that NaN equals NaN.
+        let slow = streamform::yaml::parse_by_parser(doc).map(|n| format!("{n:?}"));
+        assert_eq!(Ok(format!("{fast:?}")), slow.map_err(|e| e.message), "document {doc:?}");
+    }
 }
 
 /// A fixture of the fixed project, checked and run on the simulator as

@@ -88,7 +88,7 @@ pub fn flow_map(text: &str, offset: usize, number: u32) -> Option<Node> {
     if !line.is_ascii() || line.contains(['\r', '\t']) || line.len() > crate::limits::MAX_VALUE_BYTES {
         return None;
     }
-    let mut c = Cursor { s: line, b: line.as_bytes(), pos: 0, offset, number };
+    let mut c = Cursor::new(line, offset, number);
     c.spaces();
     if !c.eat(b'-') || c.spaces() == 0 {
         return None;
@@ -97,48 +97,66 @@ pub fn flow_map(text: &str, offset: usize, number: u32) -> Option<Node> {
     if !c.eat(b'{') {
         return None;
     }
-    let mut pairs = Vec::new();
-    loop {
-        c.spaces();
-        if c.eat(b'}') {
-            break;
-        }
-        let key = c.scalar(true)?;
-        if !c.eat(b':') || c.spaces() == 0 {
-            return None;
-        }
-        let value = c.scalar(false)?;
-        pairs.push((key, value));
-        c.spaces();
-        if c.eat(b'}') {
-            break;
-        }
-        // A trailing comma moves the parser's end of the map; leave it to the parser.
-        if !c.eat(b',') || (c.spaces(), c.b.get(c.pos)).1 == Some(&b'}') {
-            return None;
-        }
-    }
-    let close = c.pos;
-    let rest = &line[close..];
-    let trimmed = rest.trim_start_matches(' ');
-    if !(trimmed.is_empty() || (trimmed.starts_with('#') && trimmed.len() < rest.len())) {
+    let value = flow_body(&mut c, b'}')?;
+    if !ends_line(&line[c.pos..]) {
         return None;
     }
     // The parser's end of the map takes the rest of the line.
-    Some(Node { span: c.span(open, line.len() - open), value: Value::Map(pairs) })
+    Some(Node { span: c.span(open, line.len() - open), value })
+}
+
+/// Whether what follows a value on its line is nothing but spaces and a comment.
+pub(super) fn ends_line(rest: &str) -> bool {
+    let trimmed = rest.trim_start_matches(' ');
+    trimmed.is_empty() || (trimmed.starts_with('#') && trimmed.len() < rest.len())
+}
+
+/// A flow map's or list's items of scalars, after its opening bracket and
+/// through the `close`ing one, or `None` outside the subset.
+pub(super) fn flow_body(c: &mut Cursor, close: u8) -> Option<Value> {
+    let (mut pairs, mut items) = (Vec::new(), Vec::new());
+    loop {
+        c.spaces();
+        if c.eat(close) {
+            break;
+        }
+        if close == b'}' {
+            let key = c.scalar(true)?;
+            if !c.eat(b':') || c.spaces() == 0 {
+                return None;
+            }
+            pairs.push((key, c.scalar(false)?));
+        } else {
+            items.push(c.scalar(false)?);
+        }
+        c.spaces();
+        if c.eat(close) {
+            break;
+        }
+        // A trailing comma moves the parser's end of the map; leave it to the parser.
+        if !c.eat(b',') || (c.spaces(), c.b.get(c.pos)).1 == Some(&close) {
+            return None;
+        }
+    }
+    Some(if close == b'}' { Value::Map(pairs) } else { Value::Seq(items) })
 }
 
 /// A position in an ASCII line (so every byte index is a char boundary).
-struct Cursor<'b> {
+pub(super) struct Cursor<'b> {
     s: &'b str,
     b: &'b [u8],
-    pos: usize,
+    pub(super) pos: usize,
     offset: usize,
     number: u32,
 }
 
-impl Cursor<'_> {
-    fn spaces(&mut self) -> usize {
+impl<'b> Cursor<'b> {
+    /// At the start of `line`, which starts at byte `offset` of its file, on line `number`.
+    pub(super) fn new(line: &'b str, offset: usize, number: u32) -> Self {
+        Cursor { s: line, b: line.as_bytes(), pos: 0, offset, number }
+    }
+
+    pub(super) fn spaces(&mut self) -> usize {
         let start = self.pos;
         while self.b.get(self.pos) == Some(&b' ') {
             self.pos += 1;
@@ -146,7 +164,7 @@ impl Cursor<'_> {
         self.pos - start
     }
 
-    fn eat(&mut self, byte: u8) -> bool {
+    pub(super) fn eat(&mut self, byte: u8) -> bool {
         let hit = self.b.get(self.pos) == Some(&byte);
         self.pos += hit as usize;
         hit
@@ -156,8 +174,8 @@ impl Cursor<'_> {
         Span { line: self.number, col: at as u32 + 1, offset: (self.offset + at) as u32, len: len as u32 }
     }
 
-    /// A key (up to its `:`) or a value (up to `,` or `}`).
-    fn scalar(&mut self, key: bool) -> Option<Node> {
+    /// A key (up to its `:`) or a value (up to `,`, `}` or `]`).
+    pub(super) fn scalar(&mut self, key: bool) -> Option<Node> {
         let start = self.pos;
         match *self.b.get(start)? {
             q @ (b'"' | b'\'') => {
@@ -181,7 +199,7 @@ impl Cursor<'_> {
                 let run = if key {
                     self.b[start..].iter().take_while(|&&b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.')).count()
                 } else {
-                    self.b[start..].iter().take_while(|&&b| !matches!(b, b',' | b'}')).count()
+                    self.b[start..].iter().take_while(|&&b| !matches!(b, b',' | b'}' | b']')).count()
                 };
                 let raw = &self.b[start..start + run];
                 let len = raw.len() - raw.iter().rev().take_while(|&&b| b == b' ').count();
@@ -198,4 +216,4 @@ impl Cursor<'_> {
 }
 
 #[cfg(test)]
-mod tests;
+pub(super) mod tests;

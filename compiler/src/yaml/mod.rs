@@ -9,6 +9,7 @@
 
 use crate::diagnostic::Span;
 
+pub mod block;
 pub mod lines;
 mod stream;
 
@@ -107,6 +108,15 @@ pub const MAX_ALIAS_NODES: usize = 100_000;
 
 /// Parses one YAML document. An empty document is `Null`.
 pub fn parse(text: &str) -> Result<Node, YamlError> {
+    match block::document(text) {
+        Some(node) => Ok(node),
+        None => parse_by_parser(text),
+    }
+}
+
+/// The YAML parser's reading of any document: what [`parse`] returns,
+/// which reads the common shape of a project file faster ([`block`]).
+pub fn parse_by_parser(text: &str) -> Result<Node, YamlError> {
     let mut events = Events::new(text);
     let root = match events.next()? {
         Some(first) => events.node(first)?,

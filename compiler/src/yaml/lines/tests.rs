@@ -4,8 +4,8 @@
 use super::*;
 use crate::yaml::parse;
 
-const KEYS: &[&str] = &["a", "customer_id", "\"b\"", "'c'", "_x", "a.b", "-k", "op", "1"];
-const VALUES: &[&str] = &[
+pub(in crate::yaml) const KEYS: &[&str] = &["a", "customer_id", "\"b\"", "'c'", "_x", "a.b", "-k", "op", "1"];
+pub(in crate::yaml) const VALUES: &[&str] = &[
     "1", "-1", "1.5", "-.5", "1e3", "0x1F", "0o17", "true", "True", "null", "~", "yes", "\"10.00\"", "'x'", "\"a b\"", "''", "\"\"", "2024-01-01T00:00:00Z",
     "hello world", "a:b", "a: b", "http://x", "-", "- x", ".inf", "-.inf", ".nan", "+1", "1_000", "foo  bar", "\"a\\\"b\"", "'it''s'", "[1]", "{a: 1}", "a#b",
     "a #b", "&x 1", "*x", "!t 1", "?x", ":x", "%x", "@x", "`x", "|", ">", "-0.50", "'-0.50'", "1704067200500", "99999999999999999999999999999999999999999",
