@@ -43,7 +43,9 @@ impl Line<'_> {
 /// The document as the parser would build it, or `None` when it is not
 /// plainly in the subset.
 pub fn document(text: &str) -> Option<Node> {
-    if text.len() >= u32::MAX as usize {
+    // Printable ASCII only, comments too: the parser refuses control
+    // characters anywhere, and reads a lone `\r` as a line break.
+    if text.len() >= u32::MAX as usize || !text.bytes().all(|b| matches!(b, b' '..=b'~' | b'\n' | b'\t')) {
         return None;
     }
     let mut lines = Vec::new();
@@ -56,7 +58,7 @@ pub fn document(text: &str) -> Option<Node> {
         if content.is_empty() || content.starts_with('#') {
             continue;
         }
-        if !line.is_ascii() || line.contains(['\t', '\r']) || line.len() > MAX_VALUE_BYTES {
+        if line.contains('\t') || line.len() > MAX_VALUE_BYTES {
             return None;
         }
         lines.push(Line { text: line, offset: start, number: i as u32 + 1, indent: line.len() - content.len() });

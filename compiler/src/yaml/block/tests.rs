@@ -155,3 +155,16 @@ fn documents_outside_the_subset_are_left_to_the_parser() {
         assert_eq!(document(doc), None, "{doc:?}");
     }
 }
+
+#[test]
+fn control_characters_are_left_to_the_parser() {
+    for c in (0u8..32).chain([127]).filter(|&c| c != b'\n') {
+        let c = c as char;
+        for doc in [format!("a: b{c}c\n"), format!("a: b{c}\n"), format!("a{c}: b\n"), format!("# x{c}\na: 1\n"), format!("a: [b{c}]\n"), format!("a: 'b{c}'\n")] {
+            // Tabs are read in comments.
+            let expected = c == '\t' && doc.starts_with('#');
+            assert_eq!(document(&doc).is_some(), expected, "{doc:?}");
+            same(&doc);
+        }
+    }
+}
