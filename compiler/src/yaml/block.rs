@@ -6,7 +6,7 @@
 //! document outside the subset is left to the parser, and tests hold that
 //! what this returns is exactly the parser's node, spans included.
 
-use super::lines::{ends_line, flow_body, Cursor};
+use super::lines::{ends_line, flow_body, plain, Cursor};
 use super::{resolve_plain, Node, Value};
 use crate::diagnostic::Span;
 use crate::limits::MAX_VALUE_BYTES;
@@ -184,16 +184,10 @@ fn inline(line: &Line, at: usize) -> Option<Node> {
             // As a flow collection, it ends at the end of its line.
             ends_line(&text[at + 2 + len..]).then(|| Node { span: line.span(at, text.len() - at), value: Value::Str(inner.to_string()) })
         }
-        first => {
-            let second = b.get(at + 1).copied().unwrap_or(b' ');
-            let plain_start = first.is_ascii_alphanumeric() || matches!(first, b'_' | b'.' | b'+' | b'~') || (first == b'-' && (second.is_ascii_alphanumeric() || matches!(second, b'_' | b'.')));
-            if !plain_start {
-                return None;
-            }
+        _ => {
             let end = text[at..].find(" #").map_or(text.len(), |i| at + i);
             let scalar = text[at..end].trim_end_matches(' ');
-            let bad = scalar.contains(['[', ']', '{', '}', '#', '"', '\'']) || scalar.contains(": ") || scalar.ends_with(':');
-            (!bad).then(|| Node { span: line.span(at, scalar.len()), value: resolve_plain(scalar) })
+            plain(scalar.as_bytes()).then(|| Node { span: line.span(at, scalar.len()), value: resolve_plain(scalar) })
         }
     }
 }

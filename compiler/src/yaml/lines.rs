@@ -111,6 +111,21 @@ pub(super) fn ends_line(rest: &str) -> bool {
     trimmed.is_empty() || (trimmed.starts_with('#') && trimmed.len() < rest.len())
 }
 
+/// Whether `text`, trimmed and on one line, reads as one plain scalar in
+/// a block or a flow collection: it starts as a plain scalar does and holds
+/// nothing the parser would stop at or refuse. After a space only a letter,
+/// a digit or another space may follow (the parser reads ` -}` as the start
+/// of a new scalar, and refuses it).
+pub(super) fn plain(text: &[u8]) -> bool {
+    let Some(&first) = text.first() else { return false };
+    let second = text.get(1).copied().unwrap_or(b' ');
+    let starts = first.is_ascii_alphanumeric() || matches!(first, b'_' | b'.' | b'+' | b'~') || (first == b'-' && (second.is_ascii_alphanumeric() || matches!(second, b'_' | b'.')));
+    starts
+        && !text.iter().any(|&b| matches!(b, b'[' | b']' | b'{' | b'}' | b'#' | b'"' | b'\''))
+        && !text.windows(2).any(|w| w == b": " || (w[0] == b' ' && !(w[1].is_ascii_alphanumeric() || w[1] == b' ')))
+        && !text.ends_with(b":")
+}
+
 /// A flow map's or list's items of scalars, after its opening bracket and
 /// through the `close`ing one, or `None` outside the subset.
 pub(super) fn flow_body(c: &mut Cursor, close: u8) -> Option<Value> {
@@ -190,12 +205,7 @@ impl<'b> Cursor<'b> {
                 let end = if key { self.pos } else { self.pos + self.b[self.pos..].iter().take_while(|&&b| b == b' ').count() };
                 Some(Node { span: self.span(start, end - start), value: Value::Str(text.to_string()) })
             }
-            first => {
-                let second = self.b.get(start + 1).copied().unwrap_or(b' ');
-                let plain_start = first.is_ascii_alphanumeric() || matches!(first, b'_' | b'.' | b'+' | b'~') || (first == b'-' && (second.is_ascii_alphanumeric() || matches!(second, b'_' | b'.')));
-                if !plain_start {
-                    return None;
-                }
+            _ => {
                 let run = if key {
                     self.b[start..].iter().take_while(|&&b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.')).count()
                 } else {
@@ -203,9 +213,7 @@ impl<'b> Cursor<'b> {
                 };
                 let raw = &self.b[start..start + run];
                 let len = raw.len() - raw.iter().rev().take_while(|&&b| b == b' ').count();
-                let text = &raw[..len];
-                let bad = text.iter().any(|&b| matches!(b, b'[' | b']' | b'{' | b'#' | b'"' | b'\'')) || text.windows(2).any(|w| w == b": ") || text.ends_with(b":");
-                if bad {
+                if !plain(&raw[..len]) {
                     return None;
                 }
                 self.pos = start + len;

@@ -10,6 +10,8 @@ pub(in crate::yaml) const VALUES: &[&str] = &[
     "hello world", "a:b", "a: b", "http://x", "-", "- x", ".inf", "-.inf", ".nan", "+1", "1_000", "foo  bar", "\"a\\\"b\"", "'it''s'", "[1]", "{a: 1}", "a#b",
     "a #b", "&x 1", "*x", "!t 1", "?x", ":x", "%x", "@x", "`x", "|", ">", "-0.50", "'-0.50'", "1704067200500", "99999999999999999999999999999999999999999",
     "0.30000000000000004", "x y ", "a?", "a-b", "-x", "+.5", "..", "\"a'b\"", "'a\"b'", "a'b",
+    // After a space the parser may start a new scalar: `x -}` is refused.
+    "x -", "x -y", "a - b", "x ?", "x :", "x :y", "x ,", "x &y", "x !", "x |", "x %",
 ];
 const SEPS: &[&str] = &[", ", ",", " , ", ",  "];
 const TRAILERS: &[&str] = &["}", "} # c", "}#c", "}  ", ",}", ", }", "} x", "}}"];
