@@ -16,6 +16,7 @@ use streamform::driver::{self, Work};
 use streamform::graph::dependency_graph;
 use streamform::manifest::manifest;
 use streamform::project::{classify_path, FileKind};
+use streamform::yaml::Value;
 use streamform::sim::line_feed::LineFeed;
 use streamform::sim::{fixture_report, fixture_rows, inputs_to, source_spec, Change};
 use streamform::upgrade::{diff, reader};
@@ -196,6 +197,22 @@ fn same_as_the_parser(doc: &str) {
 /// `test` runs it (the report and, for `--json`, every row).
 pub fn fixture(data: &[u8]) {
     let Some(t) = text(data) else { return };
+    // Large fixtures are read a line at a time where the line is a flow
+    // map of scalars; each line the line reader takes, it reads as the
+    // parser reads it in a list of its own.
+    for line in t.lines() {
+        let doc = format!("k:\n{line}\n");
+        if let Some(fast) = streamform::yaml::lines::flow_map(&doc, 3, 2) {
+            let slow = streamform::yaml::parse_by_parser(&doc).ok().and_then(|root| match root.value {
+                Value::Map(pairs) if pairs.len() == 1 => match &pairs[0].1.value {
+                    Value::Seq(items) if items.len() == 1 => Some(format!("{:?}", items[0])),
+                    _ => None,
+                },
+                _ => None,
+            });
+            assert_eq!(Some(format!("{fast:?}")), slow, "line {line:?}");
+        }
+    }
     session("fixture", &fixed(), &[("tests/t.yml", t)], |db, p| {
         driver::compile(db, p, Work::Checks);
         let file = p.fixture_files(db)[0];
