@@ -167,29 +167,22 @@ fn key(line: &Line) -> Option<(Node, usize)> {
 /// The value that starts at `at` and ends its line (but for a comment).
 fn inline(line: &Line, at: usize) -> Option<Node> {
     let text = line.text;
-    let b = text.as_bytes();
-    match b[at] {
+    let mut c = line.cursor_at(at);
+    let value = match text.as_bytes()[at] {
         open @ (b'[' | b'{') => {
-            let mut c = line.cursor_at(at + 1);
-            let value = flow_body(&mut c, if open == b'[' { b']' } else { b'}' })?;
-            // The parser ends a flow collection at the next token: the end of its line.
-            ends_line(&text[c.pos..]).then(|| Node { span: line.span(at, text.len() - at), value })
+            c.pos += 1;
+            flow_body(&mut c, if open == b'[' { b']' } else { b'}' })?
         }
-        q @ (b'"' | b'\'') => {
-            let len = b[at + 1..].iter().position(|&c| c == q)?;
-            let inner = &text[at + 1..at + 1 + len];
-            if inner.contains('\\') || b.get(at + 2 + len) == Some(&q) {
-                return None;
-            }
-            // As a flow collection, it ends at the end of its line.
-            ends_line(&text[at + 2 + len..]).then(|| Node { span: line.span(at, text.len() - at), value: Value::Str(inner.to_string()) })
-        }
+        b'"' | b'\'' => c.scalar(false)?.value,
         _ => {
             let end = text[at..].find(" #").map_or(text.len(), |i| at + i);
             let scalar = text[at..end].trim_end_matches(' ');
-            plain(scalar.as_bytes()).then(|| Node { span: line.span(at, scalar.len()), value: resolve_plain(scalar) })
+            return plain(scalar.as_bytes()).then(|| Node { span: line.span(at, scalar.len()), value: resolve_plain(scalar) });
         }
-    }
+    };
+    // The parser ends a flow collection or a quoted scalar at the next
+    // token: past any comment, the end of its line.
+    ends_line(&text[c.pos..]).then(|| Node { span: line.span(at, text.len() - at), value })
 }
 
 #[cfg(test)]
