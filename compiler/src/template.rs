@@ -59,17 +59,18 @@ fn is_variable_name(s: &str) -> bool {
 /// Every variable a configuration text names, valid references only: the
 /// files table reads exactly these from the environment, nothing else.
 pub fn referenced_variables(text: &str) -> BTreeSet<String> {
+    // One pass over the whole text: a search started on each line of a
+    // large `streamform.yml` cost more than the references it finds.
     let mut out = BTreeSet::new();
-    for line in text.lines() {
-        let mut rest = line;
-        while let Some(i) = rest.find("${") {
-            rest = &rest[i..];
-            let end = rest.find('}').map_or(rest.len(), |c| c + 1);
-            if let Ok(refs) = references(&rest[..end]) {
-                out.extend(refs.iter().map(|r| r.var.to_string()));
-            }
-            rest = &rest[end.max(2)..];
+    let mut from = 0;
+    while let Some(i) = text[from..].find("${").map(|i| i + from) {
+        // A reference ends at its `}` or, unclosed, at the end of its line.
+        let line_end = text[i..].find('\n').map_or(text.len(), |n| i + n);
+        let end = text[i..line_end].find('}').map_or(line_end, |c| i + c + 1);
+        if let Ok(refs) = references(&text[i..end]) {
+            out.extend(refs.iter().map(|r| r.var.to_string()));
         }
+        from = end.max(i + 2);
     }
     out
 }
@@ -129,6 +130,47 @@ mod tests {
     fn variables_named_by_a_file() {
         let text = "a: ${A}\nb: \"x ${B:-1} ${C}\"\nc: ${bad name}\nd: ${D";
         assert_eq!(referenced_variables(text).into_iter().collect::<Vec<_>>(), vec!["A", "B", "C"]);
+        // A reference does not run past its line.
+        let text = "a: ${A\nb: ${B}\r\nc: ${C\r\nd: x}${D}\re: ${E}";
+        assert_eq!(referenced_variables(text).into_iter().collect::<Vec<_>>(), vec!["B", "D", "E"]);
+    }
+
+    /// The one-pass scan finds what a scan of each line finds.
+    #[test]
+    fn one_pass_equals_line_by_line() {
+        let by_line = |text: &str| {
+            let mut out = BTreeSet::new();
+            for line in text.lines() {
+                let mut rest = line;
+                while let Some(i) = rest.find("${") {
+                    rest = &rest[i..];
+                    let end = rest.find('}').map_or(rest.len(), |c| c + 1);
+                    if let Ok(refs) = references(&rest[..end]) {
+                        out.extend(refs.iter().map(|r| r.var.to_string()));
+                    }
+                    rest = &rest[end.max(2)..];
+                }
+            }
+            out
+        };
+        let pieces = ["${", "}", "A", "b_1", "\n", "\r", "\r\n", " ", ":-", "1", "$", "{", "${A}", "${b_1:-x}"];
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let (mut named, mut texts) = (0, 0);
+        for _ in 0..20_000 {
+            let text: String = (0..next() % 12).map(|_| pieces[(next() % pieces.len() as u64) as usize]).collect();
+            let found = referenced_variables(&text);
+            assert_eq!(found, by_line(&text), "{text:?}");
+            named += usize::from(!found.is_empty());
+            texts += 1;
+        }
+        // The pieces name variables often enough to test something.
+        assert!(named * 20 > texts, "{named} of {texts}");
     }
 
     #[test]

@@ -106,7 +106,7 @@ impl Files {
         if structural {
             self.sync_project(db);
         }
-        self.sync_environment(db);
+        self.sync_environment(db, &changes);
         pair_renames(db, &self.entries, &mut changes);
         changes
     }

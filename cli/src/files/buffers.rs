@@ -36,7 +36,7 @@ impl Files {
         if self.read_text(db, path.to_string(), text, &mut changes) {
             self.sync_project(db);
         }
-        self.sync_environment(db);
+        self.sync_environment(db, &changes);
         changes
     }
 
@@ -54,7 +54,7 @@ impl Files {
         if structural {
             self.sync_project(db);
         }
-        self.sync_environment(db);
+        self.sync_environment(db, &changes);
         changes
     }
 }

@@ -92,8 +92,14 @@ impl Files {
     }
 
     /// Brings the environment input up to date with the variables the
-    /// configuration names now (an edit may name another).
-    fn sync_environment(&self, db: &mut Database) {
+    /// configuration names now (an edit may name another). The process's
+    /// environment does not change while it runs, so only a change to
+    /// `streamform.yml` among `changes` can change them: any other edit
+    /// skips reading its text again.
+    fn sync_environment(&self, db: &mut Database, changes: &[FileChange]) {
+        if !changes.iter().any(|c| c.path == CONFIG_FILE) {
+            return;
+        }
         let config = *self.project.config_file(db);
         let vars = named_variables(config.map(|c| c.text(db)));
         if self.env.vars(db) != &vars {

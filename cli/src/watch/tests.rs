@@ -341,3 +341,28 @@ fn first_edit_of_a_file() {
         upstream_sources(a)
         upstream_sources(b)"#]].assert_eq(&executed);
 }
+
+/// The variables the environment input holds follow `streamform.yml`: an
+/// edit that names one adds it, and one that stops naming it drops it.
+/// (Only an edit of `streamform.yml` reads its text for them again.)
+#[test]
+fn the_environment_follows_the_variables_streamform_yml_names() {
+    let p = TempProject::new(SHOP);
+    let mut s = Session::new(Database::default(), p.root(), false);
+    let _ = s.initial();
+    let vars = |s: &Session| s.files.env.vars(&s.db).keys().cloned().collect::<Vec<_>>();
+    assert!(vars(&s).is_empty());
+    p.edit("models/c.sql", "url IS NOT NULL", "url IS NULL");
+    let _ = s.step(&batch(&["models/c.sql"])).expect("c changed");
+    assert!(vars(&s).is_empty());
+    // PATH is set in every process that runs the tests.
+    p.edit("streamform.yml", "name: shop\n", "name: shop\n# deployed from ${PATH}\n");
+    let _ = s.step(&batch(&["streamform.yml"])).expect("the configuration changed");
+    assert_eq!(vars(&s), ["PATH"]);
+    p.edit("models/c.sql", "url IS NULL", "url IS NOT NULL");
+    let _ = s.step(&batch(&["models/c.sql"])).expect("c changed");
+    assert_eq!(vars(&s), ["PATH"]);
+    p.edit("streamform.yml", "# deployed from ${PATH}\n", "");
+    let _ = s.step(&batch(&["streamform.yml"])).expect("the configuration changed");
+    assert!(vars(&s).is_empty());
+}
