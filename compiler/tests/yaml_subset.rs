@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use streamform::yaml::{block, parse_by_parser};
+use streamform::yaml::agree;
 
 fn yaml_files(dir: &Path, out: &mut Vec<PathBuf>) {
     for entry in std::fs::read_dir(dir).unwrap() {
@@ -24,10 +24,10 @@ fn every_yaml_file_of_the_test_projects_reads_as_the_parser_reads_it() {
     let mut read = 0;
     for path in &files {
         let Ok(text) = std::fs::read_to_string(path) else { continue };
-        let Some(fast) = block::document(&text) else { continue };
-        // Debug text, so that NaN equals NaN.
-        assert_eq!(format!("{fast:?}"), format!("{:?}", parse_by_parser(&text).unwrap()), "{}", path.display());
-        read += 1;
+        match agree::block_document(&text) {
+            Ok(took) => read += usize::from(took),
+            Err(e) => panic!("{}: {e}", path.display()),
+        }
     }
     // Most project files are in the subset (746 of 954 when this was written).
     assert!(read * 2 > files.len(), "only {read} of {} files were read by the block reader", files.len());

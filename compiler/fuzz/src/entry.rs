@@ -16,7 +16,7 @@ use streamform::driver::{self, Work};
 use streamform::graph::dependency_graph;
 use streamform::manifest::manifest;
 use streamform::project::{classify_path, FileKind};
-use streamform::yaml::Value;
+use streamform::yaml::agree;
 use streamform::sim::line_feed::LineFeed;
 use streamform::sim::{fixture_report, fixture_rows, inputs_to, source_spec, Change};
 use streamform::upgrade::{diff, reader};
@@ -179,18 +179,11 @@ pub fn config(data: &[u8]) {
     let Some(t) = text(data) else { return };
     let (config, sources) = t.split_once('\0').unwrap_or((t, SOURCES));
     for doc in [config, sources] {
-        same_as_the_parser(doc);
+        if let Err(e) = agree::block_document(doc) {
+            panic!("{e}");
+        }
     }
     session("config", MODELS, &[("streamform.yml", config), ("sources.yml", sources)], compile);
-}
-
-/// Where the block reader takes a document, it builds the parser's tree.
-fn same_as_the_parser(doc: &str) {
-    if let Some(fast) = streamform::yaml::block::document(doc) {
-        // Debug text, so that NaN equals NaN.
-        let slow = streamform::yaml::parse_by_parser(doc).map(|n| format!("{n:?}"));
-        assert_eq!(Ok(format!("{fast:?}")), slow.map_err(|e| e.message), "document {doc:?}");
-    }
 }
 
 /// A fixture of the fixed project, checked and run on the simulator as
@@ -201,16 +194,8 @@ pub fn fixture(data: &[u8]) {
     // map of scalars; each line the line reader takes, it reads as the
     // parser reads it in a list of its own.
     for line in t.lines() {
-        let doc = format!("k:\n{line}\n");
-        if let Some(fast) = streamform::yaml::lines::flow_map(&doc, 3, 2) {
-            let slow = streamform::yaml::parse_by_parser(&doc).ok().and_then(|root| match root.value {
-                Value::Map(pairs) if pairs.len() == 1 => match &pairs[0].1.value {
-                    Value::Seq(items) if items.len() == 1 => Some(format!("{:?}", items[0])),
-                    _ => None,
-                },
-                _ => None,
-            });
-            assert_eq!(Some(format!("{fast:?}")), slow, "line {line:?}");
+        if let Err(e) = agree::fixture_line(line) {
+            panic!("{e}");
         }
     }
     session("fixture", &fixed(), &[("tests/t.yml", t)], |db, p| {

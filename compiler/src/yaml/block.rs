@@ -30,7 +30,15 @@ impl Line<'_> {
     }
 
     fn span(&self, at: usize, len: usize) -> Span {
-        Span { line: self.number, col: at as u32 + 1, offset: (self.offset + at) as u32, len: len as u32 }
+        self.cursor_at(0).span(at, len)
+    }
+
+    /// Where the content after the indicator (`:` or `-`) at `at` starts:
+    /// past the spaces that follow it.
+    fn after_indicator(&self, at: usize) -> usize {
+        let mut c = self.cursor_at(at + 1);
+        c.spaces();
+        c.pos
     }
 
     /// A block list's item: `- ` at its indentation.
@@ -95,7 +103,7 @@ impl Reader<'_, '_> {
             let (key, colon) = key(line).filter(|_| line.indent == indent)?;
             span.get_or_insert(key.span.with_len(0));
             self.at += 1;
-            let after = colon + 1 + line.text[colon + 1..].bytes().take_while(|&b| b == b' ').count();
+            let after = line.after_indicator(colon);
             let value = if after < line.text.len() && line.text.as_bytes()[after] != b'#' {
                 let value = inline(line, after)?;
                 // A deeper line would continue a plain scalar.
@@ -132,7 +140,7 @@ impl Reader<'_, '_> {
             if line.indent > indent || !line.is_item() {
                 return None;
             }
-            let at = indent + 1 + line.text[indent + 1..].bytes().take_while(|&b| b == b' ').count();
+            let at = line.after_indicator(indent);
             if at == line.text.len() || line.text.as_bytes()[at] == b'#' {
                 return None;
             }

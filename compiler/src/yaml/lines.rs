@@ -185,7 +185,8 @@ impl<'b> Cursor<'b> {
         hit
     }
 
-    fn span(&self, at: usize, len: usize) -> Span {
+    /// The span of `len` bytes at byte `at` of the line.
+    pub(super) fn span(&self, at: usize, len: usize) -> Span {
         Span { line: self.number, col: at as u32 + 1, offset: (self.offset + at) as u32, len: len as u32 }
     }
 

@@ -9,6 +9,8 @@
 
 use crate::diagnostic::Span;
 
+#[cfg(any(test, feature = "test-support"))]
+pub mod agree;
 pub mod block;
 pub mod lines;
 mod stream;
