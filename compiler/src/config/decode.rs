@@ -241,6 +241,10 @@ pub(crate) fn invalid_yaml(path: &str, text: &str, e: &YamlError) -> Diagnostic 
         None => {}
     }
     let plain = || Diagnostic::error(Code::InvalidYaml, format!("{path} is not valid YAML: {}", e.message));
+    // Before the tab hint: "unprintable" holds "tab" too.
+    if e.message.contains("unprintable character") {
+        return plain().at(path, Some(e.span)).help("remove the control character: YAML allows only printable text, tabs and line breaks");
+    }
     if e.message.contains("tab") {
         return plain().at(path, Some(e.span)).help("indent with spaces: YAML does not allow a tab in the indentation");
     }

@@ -8,6 +8,14 @@
 use super::{resolve_plain, Node, Value};
 use crate::diagnostic::Span;
 
+/// Whether `text` holds only characters YAML allows unescaped (its
+/// printable set): the parser refuses any other anywhere, comments
+/// included, which the line reader skips unread.
+pub fn printable(text: &str) -> bool {
+    text.bytes().all(|b| matches!(b, b'\t' | b'\n' | b'\r' | b' '..=b'~' | 0x80..))
+        && (text.is_ascii() || text.chars().all(|c| c.is_ascii() || matches!(c, '\u{85}' | '\u{a0}'..='\u{d7ff}' | '\u{e000}'..='\u{fffd}' | '\u{10000}'..)))
+}
+
 /// One top-level entry of a block map at column 1: `text[start..end]`,
 /// starting at line `line`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -85,7 +93,8 @@ pub fn flow_map(text: &str, offset: usize, number: u32) -> Option<Node> {
     let line_end = text[offset..].find('\n').map_or(text.len(), |i| offset + i);
     let line = &text[offset..line_end];
     // A line that may hold a value past the limit is left to the parser, which says so.
-    if !line.is_ascii() || line.contains(['\r', '\t']) || line.len() > crate::limits::MAX_VALUE_BYTES {
+    // Printable ASCII only: the parser refuses control characters (NUL among them).
+    if !line.bytes().all(|b| matches!(b, b' '..=b'~')) || line.len() > crate::limits::MAX_VALUE_BYTES {
         return None;
     }
     let mut c = Cursor::new(line, offset, number);
