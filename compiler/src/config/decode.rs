@@ -241,11 +241,11 @@ pub(crate) fn invalid_yaml(path: &str, text: &str, e: &YamlError) -> Diagnostic 
         None => {}
     }
     let plain = || Diagnostic::error(Code::InvalidYaml, format!("{path} is not valid YAML: {}", e.message));
-    // Before the tab hint: "unprintable" holds "tab" too.
     if e.message.contains("unprintable character") {
         return plain().at(path, Some(e.span)).help("remove the control character: YAML allows only printable text, tabs and line breaks");
     }
-    if e.message.contains("tab") {
+    // The word, not the letters: "unprintable" holds "tab" too.
+    if e.message.split(|c: char| !c.is_ascii_alphabetic()).any(|w| w == "tab" || w == "tabs") {
         return plain().at(path, Some(e.span)).help("indent with spaces: YAML does not allow a tab in the indentation");
     }
     let Some((open, at)) = unclosed(text, e.span.offset as usize) else { return plain().at(path, Some(e.span)) };
