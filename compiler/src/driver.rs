@@ -27,7 +27,7 @@ use crate::check::{all_load_errors, check_report, model_checks, segment_checks};
 use crate::db::{Database, ModelName, Project};
 use crate::graph::segment_upstream;
 use crate::manifest::{manifest, manifest_segment, model_identity};
-use crate::model::{model_reads, named_reads};
+use crate::model::model_reads;
 use crate::project::{model_names, model_segments};
 
 /// What a whole-project compile brings up to date. Every kind includes
@@ -68,9 +68,24 @@ const MAX_THREADS: usize = 8;
 /// thread touches are committed.
 pub const STACK_SIZE: usize = 64 << 20;
 
-/// A scoped worker with [`STACK_SIZE`].
-fn spawn<'scope, 'env>(scope: &'scope std::thread::Scope<'scope, 'env>, f: impl FnOnce() + Send + 'scope) {
-    std::thread::Builder::new().stack_size(STACK_SIZE).spawn_scoped(scope, f).expect("a worker thread starts");
+/// A scoped worker with [`STACK_SIZE`]. The caller joins it ([`join`]):
+/// dropping the handle would detach the thread, and glibc's
+/// `pthread_detach` reads the thread's descriptor after marking it
+/// detached, when a thread that has just finished may already have freed
+/// it. A stack this size is past glibc's cache of stacks, so it is
+/// unmapped and that read crashes (found by fuzzing, once in about two
+/// million workers).
+fn spawn<'scope, 'env>(scope: &'scope std::thread::Scope<'scope, 'env>, f: impl FnOnce() + Send + 'scope) -> std::thread::ScopedJoinHandle<'scope, ()> {
+    std::thread::Builder::new().stack_size(STACK_SIZE).spawn_scoped(scope, f).expect("a worker thread starts")
+}
+
+/// Joins workers, passing a worker's panic on as the scope would.
+fn join(workers: Vec<std::thread::ScopedJoinHandle<'_, ()>>) {
+    for w in workers {
+        if let Err(panic) = w.join() {
+            std::panic::resume_unwind(panic);
+        }
+    }
 }
 
 /// The threads a compile uses: every core, up to [`MAX_THREADS`].
@@ -90,10 +105,14 @@ pub fn compile(db: &mut Database, project: Project, work: Work) {
     let threads = threads();
     for batch in names.chunks(BATCH) {
         std::thread::scope(|scope| {
-            for part in batch.chunks(batch.len().div_ceil(threads)) {
-                let db = db.clone();
-                spawn(scope, move || part.iter().for_each(|name| compile_model(&db, project, name, work)));
-            }
+            let workers = batch
+                .chunks(batch.len().div_ceil(threads))
+                .map(|part| {
+                    let db = db.clone();
+                    spawn(scope, move || part.iter().for_each(|name| compile_model(&db, project, name, work)))
+                })
+                .collect();
+            join(workers);
         });
         db.trigger_lru_eviction();
     }
@@ -109,10 +128,6 @@ fn compile_model(db: &Database, project: Project, name: &str, work: Work) {
     }
     if work.checks() {
         let _ = model_checks(db, project, key);
-        // While the syntax tree is in the batch: segment_checks reads this
-        // for every model, and without it would parse each model again,
-        // all at once, past the LRU.
-        let _ = named_reads(db, project, key);
     }
 }
 
@@ -126,18 +141,21 @@ pub fn refresh(db: &Database, project: Project, work: Work) {
     let segments = model_segments(db, project);
     let helpers = (threads() as u32).saturating_sub(1).min(segments.saturating_sub(1));
     std::thread::scope(|scope| {
-        for t in 0..helpers {
-            let db = db.clone();
-            spawn(scope, move || {
-                (0..segments).rev().skip(t as usize).step_by(helpers as usize).for_each(|s| refresh_segment(&db, project, s, work))
-            });
-        }
+        let workers = (0..helpers)
+            .map(|t| {
+                let db = db.clone();
+                spawn(scope, move || {
+                    (0..segments).rev().skip(t as usize).step_by(helpers as usize).for_each(|s| refresh_segment(&db, project, s, work))
+                })
+            })
+            .collect();
         if work.manifest() {
             let _ = manifest(db, project);
         }
         if work.checks() {
             let _ = check_report(db, project);
         }
+        join(workers);
     });
 }
 
