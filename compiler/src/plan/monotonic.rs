@@ -27,7 +27,7 @@ pub type Modified = Option<Vec<Mono>>;
 /// model's (`model` names them); an id that is not among them is another
 /// model's output, which `upstream` answers.
 pub fn of(nodes: &[PlanNode], model: &str, id: &str, upstream: &dyn Fn(&str) -> Modified) -> Modified {
-    let Some(node) = nodes.iter().find(|n| n.id(model) == id) else { return upstream(id) };
+    let Some(node) = nodes.iter().find(|n| n.has_id(model, id)) else { return upstream(id) };
     let width = node.schema.len();
     let input = |i: usize| node.inputs.get(i).and_then(|x| of(nodes, model, x, upstream));
     let constants = |w: usize| Some(vec![Mono::Constant; w]);

@@ -425,6 +425,28 @@ impl PlanNode {
     pub fn id(&self, model: &str) -> String {
         format!("{model}::{}::{}", self.operator.as_str(), self.ordinal)
     }
+
+    /// Whether `id` is this node's [`id`](Self::id), without building it:
+    /// lookups by id compare every node of a plan.
+    pub fn has_id(&self, model: &str, id: &str) -> bool {
+        let ordinal = id
+            .strip_prefix(model)
+            .and_then(|r| r.strip_prefix("::"))
+            .and_then(|r| r.strip_prefix(self.operator.as_str()))
+            .and_then(|r| r.strip_prefix("::"));
+        let Some(ordinal) = ordinal else { return false };
+        let mut digits = [0u8; 10];
+        let (mut n, mut at) = (self.ordinal, digits.len());
+        loop {
+            at -= 1;
+            digits[at] = b'0' + (n % 10) as u8;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        }
+        ordinal.as_bytes() == &digits[at..]
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -445,5 +467,46 @@ impl ModelPlan {
 
     pub fn sink(&self) -> &PlanNode {
         self.nodes.last().expect("every plan ends in a Sink")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn has_id_is_comparing_with_id() {
+        let node = |operator, ordinal| PlanNode {
+            operator,
+            ordinal,
+            inputs: Vec::new(),
+            definition: String::new(),
+            schema: Vec::new(),
+            bounded: false,
+            changelog: Changelog::Append,
+            state: None,
+            time: None,
+            kind: NodeKind::Union,
+        };
+        let models = ["m", "a::b", "m_1", ""];
+        let ordinals = [0, 1, 9, 10, 12, 99, 100, 4_000_000_000, u32::MAX];
+        let mut ids: Vec<String> = vec!["".into(), "m".into(), "m::".into(), "m::sink".into(), "m::sink::".into(), "m::sink::01".into(), "m::sink::1x".into(), "m::sink::-1".into()];
+        for m in models {
+            for op in Operator::ALL {
+                for o in ordinals {
+                    ids.push(node(op, o).id(m));
+                }
+            }
+        }
+        for m in models {
+            for op in Operator::ALL {
+                for o in ordinals {
+                    let n = node(op, o);
+                    for id in &ids {
+                        assert_eq!(n.has_id(m, id), n.id(m) == *id, "{m} {op:?} {o} {id}");
+                    }
+                }
+            }
+        }
     }
 }

@@ -314,7 +314,7 @@ impl<'a> Lowerer<'a> {
     /// join's output is retract only then, and an input planned in this
     /// model (a subquery) says so by its changelog.
     fn joins_updating_input(&self) -> bool {
-        let updating = |id: &String| self.nodes.iter().any(|n| n.id(self.model) == *id && n.changelog != Changelog::Append);
+        let updating = |id: &String| self.nodes.iter().any(|n| n.has_id(self.model, id) && n.changelog != Changelog::Append);
         self.nodes.iter().any(|j| matches!(j.kind, NodeKind::Join { join_type: JoinType::Inner, .. }) || (matches!(j.kind, NodeKind::Join { .. }) && j.inputs.iter().any(updating)))
     }
 
