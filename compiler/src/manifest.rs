@@ -261,11 +261,25 @@ pub fn model_entry(plan: &ModelPlan) -> ModelEntry {
     ModelEntry { name: plan.name.clone(), materialized: plan.materialized.as_str().to_string(), key: plan.key.clone(), output: plan.output_id() }
 }
 
-/// A model's identity: entries with fingerprints and digests.
+/// A model's identity: entries with fingerprints and digests, and their
+/// compact JSON, which the application digest hashes (so an edit
+/// re-serializes only the edited model). One query for both: the JSON
+/// changes exactly when the entries do, and a memo fewer per model is less
+/// for an edit to walk.
 #[salsa::tracked(returns(ref))]
-pub fn model_identity<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>) -> Option<Arc<ModelSlice>> {
+pub fn model_identity<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>) -> Option<ModelIdentity> {
     let plan = model_plan(db, project, name).as_ref()?;
-    Some(Arc::new(ModelSlice { model: model_entry(plan), nodes: plan.nodes.iter().map(|n| node_entry(&plan.name, n)).collect() }))
+    let slice = ModelSlice { model: model_entry(plan), nodes: plan.nodes.iter().map(|n| node_entry(&plan.name, n)).collect() };
+    let model = serde_json::to_string(&slice.model).expect("manifests serialize");
+    let nodes = slice.nodes.iter().map(|n| serde_json::to_string(n).expect("manifests serialize")).collect::<Vec<_>>().join(",");
+    Some(ModelIdentity { slice: Arc::new(slice), json: Arc::new(ModelJson { model, nodes }) })
+}
+
+/// See [`model_identity`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ModelIdentity {
+    pub slice: Arc<ModelSlice>,
+    pub json: Arc<ModelJson>,
 }
 
 /// The application's manifest as computed: each model's slice shared with
@@ -369,20 +383,11 @@ impl std::io::Write for HashWriter {
 }
 
 /// One model's part of the manifest as compact JSON: its `models` entry
-/// and its `nodes` entries (comma-separated). The application digest hashes
-/// these, so an edit re-serializes only the edited model.
+/// and its `nodes` entries (comma-separated).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ModelJson {
     pub model: String,
     pub nodes: String,
-}
-
-#[salsa::tracked(returns(ref))]
-pub fn model_manifest_json<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>) -> Option<Arc<ModelJson>> {
-    let slice = model_identity(db, project, name).as_ref()?;
-    let model = serde_json::to_string(&slice.model).expect("manifests serialize");
-    let nodes = slice.nodes.iter().map(|n| serde_json::to_string(n).expect("manifests serialize")).collect::<Vec<_>>().join(",");
-    Some(Arc::new(ModelJson { model, nodes }))
 }
 
 #[cfg_attr(not(test), allow(dead_code))]
@@ -406,10 +411,8 @@ pub(crate) fn manifest_segment(db: &dyn Db, project: Project, segment: u32) -> M
     let models = segment_models(db, project, segment)
         .iter()
         .map(|name| {
-            let key = ModelName::new(db, name.clone());
-            let slice = model_identity(db, project, key).clone()?;
-            let json = model_manifest_json(db, project, key).clone()?;
-            Some((slice, json))
+            let id = model_identity(db, project, ModelName::new(db, name.clone())).as_ref()?;
+            Some((id.slice.clone(), id.json.clone()))
         })
         .collect();
     ManifestSegment { models }

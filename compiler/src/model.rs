@@ -32,6 +32,9 @@ pub fn parse_model(db: &dyn Db, file: SourceFile) -> ParsedQuery {
 pub struct Reads {
     pub sources: Vec<String>,
     pub models: Vec<String>,
+    /// Whether these come from the parsed SQL ([`model_reads`]), or from
+    /// scanning SQL that does not parse ([`named_reads`] only).
+    pub parsed: bool,
 }
 
 /// Each `source('x')` / `ref('y')` in a query, with its location.
@@ -94,7 +97,7 @@ fn read_call(name: &sql::ObjectName, args: &[sql::FunctionArg], f: &mut dyn FnMu
 pub fn model_reads<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>) -> Reads {
     let Some(file) = *project::model_source_file(db, project, name) else { return Reads::default() };
     let Ok(q) = parse_model(db, file) else { return Reads::default() };
-    let mut r = Reads::default();
+    let mut r = Reads { parsed: true, ..Reads::default() };
     walk_query(q, &mut |is_source, n, _| {
         let list = if is_source { &mut r.sources } else { &mut r.models };
         if !list.contains(&n) {
@@ -118,15 +121,21 @@ pub(crate) fn read_models<'db>(db: &'db dyn Db, project: Project, name: ModelNam
 /// What a model names, for the graph and the unused-source warning: its
 /// reads when it parses, else the `source()` and `ref()` calls its text
 /// still holds (see [`crate::sql::scan`]). Planning and plan order use
-/// [`model_reads`].
-#[salsa::tracked(returns(ref))]
-pub fn named_reads<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>) -> Reads {
-    let Some(file) = *project::model_source_file(db, project, name) else { return Reads::default() };
-    if parse_model(db, file).is_ok() {
-        return model_reads(db, project, name).clone();
+/// [`model_reads`]. Not a query of its own: a model that parses, as nearly
+/// all do, has no memo more for an edit to walk.
+pub fn named_reads<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>) -> &'db Reads {
+    let reads = model_reads(db, project, name);
+    match *project::model_source_file(db, project, name) {
+        Some(file) if !reads.parsed => scanned_reads(db, file),
+        _ => reads,
     }
+}
+
+/// The reads [`crate::sql::scan`] finds in SQL that does not parse.
+#[salsa::tracked(returns(ref))]
+fn scanned_reads(db: &dyn Db, file: SourceFile) -> Reads {
     let (sources, models) = crate::sql::scan::scan_reads(file.text(db));
-    Reads { sources, models }
+    Reads { sources, models, parsed: false }
 }
 
 /// Runs a query body that recurses once per model of a ref() chain (a
@@ -138,37 +147,54 @@ fn per_ref<R>(f: impl FnOnce() -> R) -> R {
     stacker::maybe_grow(1 << 20, 8 << 20, f)
 }
 
-/// True when following ref()s from this model reaches a cycle. Each model
-/// asks its reads, so a project is walked once, not once per model (a
-/// chain of n models walked n times took cubic time). A model on a cycle
-/// meets its own query again: salsa then gives every query of the cycle
-/// [`cycle_reached`].
-#[salsa::tracked(cycle_result = cycle_reached)]
-pub fn reaches_cycle<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>) -> bool {
-    per_ref(|| read_models(db, project, name).any(|r| *reaches_cycle(db, project, r)))
+/// Where a model stands in the graph of ref()s: whether following them
+/// reaches a cycle, and the longest chain below it. One query for both, as
+/// every model asks both (one memo fewer per model for an edit to walk).
+/// Each model asks its reads, so a project is walked once, not once per
+/// model (a chain of n models walked n times took cubic time). A model on a
+/// cycle meets its own query again: salsa then gives every query of the
+/// cycle [`on_the_cycle`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct RefChain {
+    pub reaches_cycle: bool,
+    /// 0 when the model reads only sources, 1 when it reads a model that
+    /// does, and so on. The models of a cycle count 0: they are refused as
+    /// a cycle.
+    pub depth: u32,
 }
 
-/// The longest chain of ref()s below a model: 0 when it reads only
-/// sources, 1 when it reads a model that does, and so on. The models of a
-/// cycle count 0: they are refused as a cycle.
-#[salsa::tracked(returns(copy), cycle_result = no_depth)]
-pub fn ref_depth<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>) -> u32 {
-    per_ref(|| read_models(db, project, name).map(|r| ref_depth(db, project, r).saturating_add(1)).max().unwrap_or(0))
+#[salsa::tracked(returns(copy), cycle_result = on_the_cycle)]
+pub fn ref_chain<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>) -> RefChain {
+    per_ref(|| {
+        let mut chain = RefChain { reaches_cycle: false, depth: 0 };
+        for r in read_models(db, project, name) {
+            let below = ref_chain(db, project, r);
+            chain.reaches_cycle |= below.reaches_cycle;
+            chain.depth = chain.depth.max(below.depth.saturating_add(1));
+        }
+        chain
+    })
 }
 
-fn no_depth(_db: &dyn Db, _id: salsa::Id, _project: Project, _name: ModelName<'_>) -> u32 {
-    0
+fn on_the_cycle(_db: &dyn Db, _id: salsa::Id, _project: Project, _name: ModelName<'_>) -> RefChain {
+    RefChain { reaches_cycle: true, depth: 0 }
 }
 
-fn cycle_reached(_db: &dyn Db, _id: salsa::Id, _project: Project, _name: ModelName<'_>) -> bool {
-    true
+/// True when following ref()s from this model reaches a cycle.
+pub fn reaches_cycle(db: &dyn Db, project: Project, name: ModelName<'_>) -> bool {
+    ref_chain(db, project, name).reaches_cycle
+}
+
+/// The longest chain of ref()s below a model (see [`RefChain::depth`]).
+pub fn ref_depth(db: &dyn Db, project: Project, name: ModelName<'_>) -> u32 {
+    ref_chain(db, project, name).depth
 }
 
 /// Whether following ref()s from a model leads back to it. Salsa gives the
 /// models of a cycle their cycle's answer, depth 0 (see [`ref_depth`]), while
 /// a model above a cycle reads a model and so is 1 or more.
 fn on_cycle(db: &dyn Db, project: Project, name: ModelName<'_>) -> bool {
-    *reaches_cycle(db, project, name) && ref_depth(db, project, name) == 0
+    ref_chain(db, project, name) == RefChain { reaches_cycle: true, depth: 0 }
 }
 
 /// A source as models see it: sorted columns, its definition text and
@@ -234,7 +260,7 @@ impl Inputs for DbInputs<'_> {
             return Upstream::Missing;
         }
         let m = ModelName::new(self.db, name.to_string());
-        if *reaches_cycle(self.db, self.project, m) {
+        if reaches_cycle(self.db, self.project, m) {
             return Upstream::Cycle;
         }
         match model_contract(self.db, self.project, m) {
@@ -269,14 +295,14 @@ fn lower(db: &dyn Db, project: Project, name: ModelName<'_>) -> Lowered {
             return Lowered { plan: None, error: Some(d), more: Vec::new(), aggregate_keys: None };
         }
     };
-    if *reaches_cycle(db, project, name) {
+    if reaches_cycle(db, project, name) {
         // A model on the cycle is named by the cycle's one error (E0733,
         // or E0732 for a model reading itself); one downstream of it gets
         // a note at the ref() that leads there.
         let note = (!on_cycle(db, project, name)).then(|| {
             let at = located_reads(query, file.text(db))
                 .into_iter()
-                .find(|(is_source, target, _)| !is_source && project::model_exists(db, project, target) && *reaches_cycle(db, project, ModelName::new(db, target.clone())));
+                .find(|(is_source, target, _)| !is_source && project::model_exists(db, project, target) && reaches_cycle(db, project, ModelName::new(db, target.clone())));
             let (target, span) = at.map(|(_, t, s)| (t, s)).unwrap_or_default();
             Diagnostic::note(Code::InReferenceCycle, format!("model `{n}` reads ref('{target}'), which depends on a reference cycle"))
                 .at(path, span)

@@ -125,7 +125,6 @@ fn logic_edit_keeping_contract() {
         manifest_segment(project)
         model_contract(a)
         model_identity(a)
-        model_manifest_json(a)
         model_plan(a)
         model_reads(a)
         parse_model(a)
@@ -151,8 +150,6 @@ fn logic_edit_changing_contract() {
         model_contract(a)
         model_identity(a)
         model_identity(b)
-        model_manifest_json(a)
-        model_manifest_json(b)
         model_plan(a)
         model_plan(b)
         model_reads(a)
@@ -182,7 +179,6 @@ fn config_edit_of_another_model() {
         model_config(c)
         model_config_index(project)
         model_identity(c)
-        model_manifest_json(c)
         model_plan(c)
         model_settings(c)
         project_config(project)
@@ -225,7 +221,6 @@ fn source_edit_touches_only_its_readers() {
         manifest(project)
         manifest_segment(project)
         model_identity(c)
-        model_manifest_json(c)
         model_plan(c)
         segment_model_entries(project)
         source_config(source clicks)
@@ -417,18 +412,15 @@ fn adding_a_model_re_runs_one_segment() {
         model_file_buckets ×1
         model_identity ×1
         model_index ×1
-        model_manifest_json ×1
         model_names ×1
         model_plan ×1
         model_reads ×1
         model_segment_starts ×1
         model_settings ×1
         model_source_file ×2
-        named_reads ×1
         parse_model ×1
         project_model_diagnostics ×1
-        reaches_cycle ×1
-        ref_depth ×1
+        ref_chain ×1
         segment_checks ×1
         segment_model_entries ×1
         segment_models ×5

@@ -66,7 +66,7 @@ fn a_cycle_through_a_second_ref_is_found() {
         ("e", "SELECT id FROM ref('f') UNION ALL SELECT id FROM ref('f')"),
         ("f", "SELECT id FROM source('us')"),
     ]);
-    let cycle = |m: &str| *reaches_cycle(&f.db, f.project, ModelName::new(&f.db, m.to_string()));
+    let cycle = |m: &str| reaches_cycle(&f.db, f.project, ModelName::new(&f.db, m.to_string()));
     assert!(cycle("a") && cycle("c") && cycle("d"));
     assert!(!cycle("e") && !cycle("f"), "a model read twice is no cycle");
     assert_eq!(dependency_graph(&f.db, f.project).cycles, [vec!["c".to_string(), "d".into(), "c".into()]]);

@@ -73,7 +73,7 @@ pub fn inspect_plan(project: &str, model: Option<&str>, select: &[String], json:
             if !known_model(&loaded, m) || !compiled(&loaded, m) {
                 return 2;
             }
-            let slice = model_identity(db, loaded.project, ModelName::new(db, m.to_string())).as_ref().expect("compiled");
+            let slice = &model_identity(db, loaded.project, ModelName::new(db, m.to_string())).as_ref().expect("compiled").slice;
             if json {
                 print(&to_pretty_json(&ModelDocument { manifest_version: 1, model: &slice.model, nodes: &slice.nodes }));
             } else {
@@ -112,7 +112,7 @@ fn selected_identities(loaded: &mut Loaded, models: &[String], json: bool) -> u8
     let db = &loaded.db;
     let slices: Vec<_> = models
         .iter()
-        .map(|m| model_identity(db, loaded.project, ModelName::new(db, m.clone())).as_ref().expect("compiled"))
+        .map(|m| &model_identity(db, loaded.project, ModelName::new(db, m.clone())).as_ref().expect("compiled").slice)
         .collect();
     if json {
         let docs: Vec<String> = slices.iter().map(|s| to_pretty_json(&ModelDocument { manifest_version: 1, model: &s.model, nodes: &s.nodes })).collect();
@@ -170,7 +170,7 @@ pub fn explain(project: &str, model: Option<&str>, select: &[String], json: bool
         }
         let name = ModelName::new(db, m.clone());
         if json {
-            let slice = model_identity(db, loaded.project, name).as_ref().expect("compiled");
+            let slice = &model_identity(db, loaded.project, name).as_ref().expect("compiled").slice;
             out.push_str(&to_pretty_json(&ModelDocument { manifest_version: 1, model: &slice.model, nodes: &slice.nodes }));
         } else {
             let plan = model_plan(db, loaded.project, name).as_ref().expect("compiled");

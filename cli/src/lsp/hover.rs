@@ -48,7 +48,7 @@ pub fn source_summary(s: &World, name: &str) -> Option<String> {
 
 /// A model's inspect-plan block: nodes, changelog modes and fingerprints.
 pub fn model_summary(s: &World, name: &str) -> Option<String> {
-    let slice = model_identity(&s.db, s.files.project, ModelName::new(&s.db, name.to_string())).as_ref()?;
+    let slice = &model_identity(&s.db, s.files.project, ModelName::new(&s.db, name.to_string())).as_ref()?.slice;
     Some(format!("model `{name}`\n\n```text\n{}```\n", model_block(slice)))
 }
 

@@ -17,7 +17,7 @@ pub fn lenses(s: &World, p: &CodeLensParams) -> Option<Vec<CodeLens>> {
     let path = relative(&s.root, &p.text_document.uri)?;
     let model = model_of(&path)?;
     let title = match model_identity(&s.db, s.files.project, ModelName::new(&s.db, model.clone())) {
-        Some(slice) => state_summary(slice),
+        Some(id) => state_summary(&id.slice),
         None => "does not compile: see the diagnostics".to_string(),
     };
     let lens = |title: String| CodeLens { range: Range::default(), command: Some(Command { title, command: String::new(), arguments: None }), data: None };

@@ -56,7 +56,6 @@ fn a_keystroke_rechecks_only_its_model() {
         model_contract(a)
         model_plan(a)
         model_reads(a)
-        named_reads(a)
         parse_model(a)
         sink_checks(project)
         sink_nullable_key(project)"#]]

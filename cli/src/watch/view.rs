@@ -194,9 +194,9 @@ impl View {
             }
             let key = ModelName::new(db, name.clone());
             match model_identity(db, p, key) {
-                Some(slice) => {
+                Some(id) => {
                     self.failed.remove(name);
-                    self.print(name, slice, true, delta);
+                    self.print(name, &id.slice, true, delta);
                 }
                 None => {
                     self.printed.remove(name);
