@@ -430,8 +430,8 @@ impl AggCall {
 
     pub fn render(func: AggFunc, arg: Option<&Expr>) -> String {
         match arg {
-            None => format!("{}(*)", func.name()),
-            Some(a) => format!("{}({})", func.name(), a.render()),
+            None => [func.name(), "(*)"].concat(),
+            Some(a) => [func.name(), "(", &a.render(), ")"].concat(),
         }
     }
 

@@ -422,8 +422,17 @@ pub struct PlanNode {
 }
 
 impl PlanNode {
+    /// `model::operator::ordinal`. Written in place rather than with
+    /// `format!`, which cost several times as much: every planned node
+    /// makes one.
     pub fn id(&self, model: &str) -> String {
-        format!("{model}::{}::{}", self.operator.as_str(), self.ordinal)
+        let (op, mut digits) = (self.operator.as_str(), [0u8; 10]);
+        let ordinal = decimal(self.ordinal, &mut digits);
+        let mut id = String::with_capacity(model.len() + op.len() + ordinal.len() + 4);
+        for part in [model, "::", op, "::", ordinal] {
+            id.push_str(part);
+        }
+        id
     }
 
     /// Whether `id` is this node's [`id`](Self::id), without building it:
@@ -434,19 +443,22 @@ impl PlanNode {
             .and_then(|r| r.strip_prefix("::"))
             .and_then(|r| r.strip_prefix(self.operator.as_str()))
             .and_then(|r| r.strip_prefix("::"));
-        let Some(ordinal) = ordinal else { return false };
-        let mut digits = [0u8; 10];
-        let (mut n, mut at) = (self.ordinal, digits.len());
-        loop {
-            at -= 1;
-            digits[at] = b'0' + (n % 10) as u8;
-            n /= 10;
-            if n == 0 {
-                break;
-            }
-        }
-        ordinal.as_bytes() == &digits[at..]
+        ordinal.is_some_and(|o| o == decimal(self.ordinal, &mut [0u8; 10]))
     }
+}
+
+/// `n` in decimal, written into `digits`.
+fn decimal(mut n: u32, digits: &mut [u8; 10]) -> &str {
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    std::str::from_utf8(&digits[at..]).expect("ASCII digits")
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -504,6 +516,7 @@ mod tests {
                     let n = node(op, o);
                     for id in &ids {
                         assert_eq!(n.has_id(m, id), n.id(m) == *id, "{m} {op:?} {o} {id}");
+                        assert_eq!(n.id(m), format!("{m}::{}::{o}", op.as_str()));
                     }
                 }
             }

@@ -68,7 +68,8 @@ fn strip_casts<'e>(e: &'e sql::Expr, planned: &'e Expr) -> (&'e sql::Expr, &'e E
 
 pub(super) fn display_name(e: &sql::Expr, qualifier: &str) -> String {
     match e {
-        sql::Expr::Identifier(i) => format!("{qualifier}.{}", ident_name(i)),
+        // Concatenated, not format!: every unaliased column takes this.
+        sql::Expr::Identifier(i) => [qualifier, ".", &ident_name(i)].concat(),
         sql::Expr::CompoundIdentifier(p) => p.iter().map(ident_name).collect::<Vec<_>>().join("."),
         sql::Expr::Nested(i) => display_name(i, qualifier),
         sql::Expr::Value(v) => literal(&v.value).map(|l| display_name_literal(&l)).unwrap_or_else(|| v.to_string()),
@@ -86,7 +87,7 @@ pub(super) fn display_name(e: &sql::Expr, qualifier: &str) -> String {
                 sql::BinaryOperator::NotEq => "!=".to_string(),
                 other => other.to_string(),
             };
-            format!("{} {sym} {}", display_name(left, qualifier), display_name(right, qualifier))
+            [display_name(left, qualifier).as_str(), " ", &sym, " ", &display_name(right, qualifier)].concat()
         }
         sql::Expr::IsNull(x) => format!("{} IS NULL", display_name(x, qualifier)),
         sql::Expr::IsNotNull(x) => format!("{} IS NOT NULL", display_name(x, qualifier)),
