@@ -50,8 +50,14 @@ impl Span {
         let mut offset = 0usize;
         for (i, l) in text.split_inclusive('\n').enumerate() {
             if i as u64 + 1 == line {
-                let start = l.char_indices().nth(col.saturating_sub(1) as usize).map_or(l.len(), |(b, _)| b);
-                let end = l.char_indices().nth((col.saturating_sub(1) + len_chars) as usize).map_or(l.trim_end_matches('\n').len(), |(b, _)| b);
+                let (k, e) = (col.saturating_sub(1) as usize, col.saturating_sub(1).saturating_add(len_chars) as usize);
+                // Where the line is ASCII up to the end, characters are bytes:
+                // counting characters made spans of long lines quadratic.
+                let (start, end) = if e < l.len() && l.as_bytes()[..=e].is_ascii() {
+                    (k, e)
+                } else {
+                    (l.char_indices().nth(k).map_or(l.len(), |(b, _)| b), l.char_indices().nth(e).map_or(l.trim_end_matches('\n').len(), |(b, _)| b))
+                };
                 return Span { line: line as u32, col: col.max(1) as u32, offset: (offset + start) as u32, len: end.saturating_sub(start) as u32 };
             }
             offset += l.len();
@@ -199,6 +205,52 @@ mod tests {
         assert_eq!(did_you_mean("zzz", ["order_id", "customer_id"]), None);
         assert_eq!(did_you_mean("materialised", ["materialized", "key"]), Some("materialized"));
         assert_eq!(did_you_mean("kafak", ["kafka", "file", "iceberg"]), Some("kafka"));
+    }
+
+    /// `at_line_col` as it was, counting characters on every line.
+    fn at_line_col_by_chars(text: &str, line: u64, col: u64, len_chars: u64) -> Span {
+        let mut offset = 0usize;
+        for (i, l) in text.split_inclusive('\n').enumerate() {
+            if i as u64 + 1 == line {
+                let start = l.char_indices().nth(col.saturating_sub(1) as usize).map_or(l.len(), |(b, _)| b);
+                let end = l.char_indices().nth((col.saturating_sub(1) + len_chars) as usize).map_or(l.trim_end_matches('\n').len(), |(b, _)| b);
+                return Span { line: line as u32, col: col.max(1) as u32, offset: (offset + start) as u32, len: end.saturating_sub(start) as u32 };
+            }
+            offset += l.len();
+        }
+        Span::at_offset(text, text.len(), 0)
+    }
+
+    #[test]
+    fn line_col_spans_equal_counting_characters() {
+        // Lines of ASCII, of two-, three- and four-byte characters, and
+        // empty ones; every position on and past each line, every length.
+        let pieces = ["a", "é", "→", "😀", " ", "\n", "\n", "bc"];
+        let mut state = 0x2545_f491_u64;
+        let mut ascii_fast = 0;
+        for round in 0..400 {
+            // Every other text is ASCII alone, as most models are.
+            let choices = if round % 2 == 0 { pieces.len() } else { 1 };
+            let mut text = String::new();
+            for _ in 0..(state % 40) {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                let i = (state % choices as u64) as usize;
+                text.push_str(pieces[if choices == 1 { [0, 4, 7, 0, 4, 7, 5][(state >> 8) as usize % 7] } else { i }]);
+            }
+            let lines = text.matches('\n').count() as u64 + 2;
+            for line in 0..=lines {
+                for col in 0..12 {
+                    for len in 0..6 {
+                        let got = Span::at_line_col(&text, line, col, len);
+                        assert_eq!(got, at_line_col_by_chars(&text, line, col, len), "{text:?} {line}:{col} +{len}");
+                        ascii_fast += usize::from(text.is_ascii() && got.len as u64 == len && len > 0);
+                    }
+                }
+            }
+        }
+        assert!(ascii_fast > 200, "too few spans took the ASCII path: {ascii_fast}");
     }
 
     #[test]
