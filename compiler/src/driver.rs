@@ -9,7 +9,8 @@
 //!
 //! - [`compile`]: a cold compile. Every model in name order, in batches of
 //!   [`BATCH`] spread over every core, with salsa's LRU eviction between
-//!   batches so that a large project never holds every syntax tree; then
+//!   batches so that a large project never holds every syntax tree (nor,
+//!   for a one-shot command, every plan: see [`Work`]); then
 //!   [`refresh`]. Name order, not dependency order: the dependency graph
 //!   needs every model's reads, which would parse every model before the
 //!   first eviction, and lowering pulls upstream models in on demand anyway.
@@ -29,9 +30,13 @@ use crate::graph::segment_upstream;
 use crate::manifest::{manifest, manifest_segment, model_identity};
 use crate::model::model_reads;
 use crate::project::{model_names, model_segments};
+use crate::sink::sink_checks;
+use crate::upgrade::hints::hint_diagnostics;
 
 /// What a whole-project compile brings up to date. Every kind includes
-/// every model's reads and the dependency graph.
+/// every model's reads and the dependency graph. `Checks` and `Manifest`
+/// are one-shot: a model's plan is dropped after its batch, and what they
+/// report of a model is computed while the plan is at hand.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Work {
     /// Every model's checks and the check report (`check`, and the commands
@@ -103,6 +108,12 @@ pub fn compile(db: &mut Database, project: Project, work: Work) {
     }
     let names = model_names(db, project).clone();
     let threads = threads();
+    // A one-shot command needs a model's plan only while its batch runs:
+    // what it reports afterwards is memoized apart (checks, identity), and
+    // readers see a model through its contract. `watch` keeps every plan,
+    // so that an edit compares the new plan with the old one.
+    let plans_kept = if work == Work::All { 0 } else { BATCH };
+    crate::model::keep_plans(db, plans_kept);
     for batch in names.chunks(BATCH) {
         std::thread::scope(|scope| {
             let workers = batch
@@ -127,7 +138,11 @@ fn compile_model(db: &Database, project: Project, name: &str, work: Work) {
         let _ = model_identity(db, project, key);
     }
     if work.checks() {
+        // All that `segment_checks` reads of the model, while its plan is
+        // at hand.
         let _ = model_checks(db, project, key);
+        let _ = hint_diagnostics(db, project, key);
+        let _ = sink_checks(db, project, key);
     }
 }
 

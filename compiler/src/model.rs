@@ -278,7 +278,7 @@ impl Inputs for DbInputs<'_> {
     }
 }
 
-#[salsa::tracked(returns(ref))]
+#[salsa::tracked(returns(ref), lru = 0)]
 pub fn lower_model<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>) -> Lowered {
     per_ref(|| lower(db, project, name))
 }
@@ -341,9 +341,16 @@ fn lower(db: &dyn Db, project: Project, name: ModelName<'_>) -> Lowered {
     }
 }
 
+/// How many models' lowerings and plans salsa keeps through an LRU
+/// eviction ([`salsa::Database::trigger_lru_eviction`]); 0 keeps all.
+pub fn keep_plans(db: &mut dyn Db, models: usize) {
+    lower_model::set_lru_capacity(db, models);
+    model_plan::set_lru_capacity(db, models);
+}
+
 /// The plan of a model, span-free: a whitespace edit re-runs parsing and
 /// lowering, but this compares equal and stops invalidation here.
-#[salsa::tracked(returns(ref))]
+#[salsa::tracked(returns(ref), lru = 0)]
 pub fn model_plan<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>) -> Option<Arc<ModelPlan>> {
     lower_model(db, project, name).plan.clone()
 }

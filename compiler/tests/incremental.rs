@@ -464,3 +464,45 @@ fn removing_a_model_re_runs_one_segment() {
         segment_upstream ×1
         target_diagnostics ×1"#]].assert_eq(&executions(&executed));
 }
+
+/// A one-shot compile (`check`, `inspect-plan`) keeps a model's plan only
+/// while its batch runs, so what the whole-project queries read of a model
+/// must be computed in that batch: each model is parsed and lowered once,
+/// and the results equal those of a compile that keeps every plan.
+#[test]
+fn a_one_shot_compile_lowers_each_model_once() {
+    use streamform::driver::{compile, Work, BATCH};
+    let n = 2 * BATCH + 40;
+    let mut text = String::from("//- /streamform.yml\nname: big\nversion: 1\nmodels:\n");
+    for i in (1..n).step_by(5) {
+        text.push_str(&format!("  m{i:04}: {{materialized: upsert, key: [k]}}\n"));
+    }
+    text.push_str("//- /sources.yml\nsources:\n  o:\n    connector: kafka\n    topic: o\n    schema: {k: int64, v: int32}\n");
+    for i in 0..n {
+        // Reads reach back across batches; an aggregate gives the hints
+        // and the sink checks a plan with state to look at.
+        let sql = match i % 5 {
+            0 if i >= BATCH => format!("SELECT k, v FROM ref('m{:04}') WHERE v > 1", i - BATCH),
+            1 => format!("SELECT k, COUNT(*) AS n FROM source('o') WHERE v > {i} GROUP BY k"),
+            _ => format!("SELECT k, v FROM source('o') WHERE v > {i}"),
+        };
+        text.push_str(&format!("//- /models/m{i:04}.sql\n{sql}\n"));
+    }
+    let count = |executed: &[String], query: &str| executed.iter().filter(|l| l.starts_with(&format!("{query}("))).count();
+    let mut all = Fixture::new(&text);
+    compile(&mut all.db, all.project, Work::All);
+    let report = streamform::check::check_report(&all.db, all.project);
+    assert_eq!(report.errors(), 0, "{:?}", report.diagnostics.first());
+    for work in [Work::Checks, Work::Manifest] {
+        let mut f = Fixture::new(&text);
+        compile(&mut f.db, f.project, work);
+        let executed = f.db.take_executed();
+        assert_eq!(count(&executed, "parse_model"), n, "{work:?}");
+        assert_eq!(count(&executed, "lower_model"), n, "{work:?}");
+        if work == Work::Checks {
+            assert_eq!(streamform::check::check_report(&f.db, f.project), streamform::check::check_report(&all.db, all.project));
+        } else {
+            assert_eq!(f.manifest(), all.manifest());
+        }
+    }
+}
