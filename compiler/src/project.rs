@@ -1,5 +1,6 @@
 //! Loading a project: its configuration files and model files, as queries.
 
+use std::sync::Arc;
 use std::collections::BTreeMap;
 
 use crate::config::{self, ModelConfig, ProjectConfig, SourceConfig};
@@ -232,11 +233,11 @@ pub fn model_config_index(db: &dyn Db, project: Project) -> BTreeMap<String, usi
 
 /// The located configuration of one model (defaults when unconfigured).
 #[salsa::tracked(returns(ref))]
-pub fn model_config<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>) -> ModelConfig {
+pub fn model_config<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>) -> Arc<ModelConfig> {
     let n = name.text(db);
     match (project_config(db, project), model_config_index(db, project).get(n)) {
         (Ok(c), Some(&i)) => c.models[i].clone(),
-        _ => ModelConfig::unconfigured(n),
+        _ => Arc::new(ModelConfig::unconfigured(n)),
     }
 }
 

@@ -248,7 +248,7 @@ pub fn target_diagnostics(db: &dyn Db, project: Project) -> Vec<Diagnostic> {
 }
 
 /// A target's `topics:` may name only what has such a Kafka topic (E0884).
-fn topic_override_diagnostics(t: &crate::config::Target, sources: &[crate::config::SourceConfig], models: &[crate::config::ModelConfig]) -> Vec<Diagnostic> {
+fn topic_override_diagnostics(t: &crate::config::Target, sources: &[crate::config::SourceConfig], models: &[std::sync::Arc<crate::config::ModelConfig>]) -> Vec<Diagnostic> {
     let kafka_sources: Vec<&str> = sources.iter().filter(|s| s.connector == Connector::Kafka).map(|s| s.name.as_str()).collect();
     let quarantined: Vec<&str> = sources.iter().filter(|s| s.quarantine.is_some()).map(|s| s.name.as_str()).collect();
     let kafka_sinks: Vec<&str> = models.iter().filter(|m| m.sink.as_ref().is_some_and(|s| s.connector == Connector::Kafka)).map(|m| m.name.as_str()).collect();

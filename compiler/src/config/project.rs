@@ -16,7 +16,8 @@ pub struct ProjectConfig {
     pub name: String,
     pub version: u32,
     /// In file order.
-    pub models: Vec<ModelConfig>,
+    /// Shared with each model's [`crate::project::model_config`].
+    pub models: Vec<std::sync::Arc<ModelConfig>>,
     /// In file order.
     pub targets: Vec<Target>,
     /// `delivery:`: the guarantee of every Kafka sink that names none.
@@ -346,10 +347,12 @@ pub fn decode_project(path: &str, text: &str) -> Result<ProjectConfig, Vec<Diagn
             }
             previous = Some(name.clone());
             if let Some(m) = decode_model(&mut d, &name, key.span, node) {
-                config.models.push(m);
+                config.models.push(std::sync::Arc::new(m));
             }
         }
     }
+    // Kept for the whole run, one entry per model: not the doubled capacity.
+    config.models.shrink_to_fit();
     if let Some(targets) = top.get("targets") {
         for (name, key, node) in d.named_map(targets, "targets") {
             if let Some(t) = decode_target(&mut d, &name, key.span, node) {
