@@ -8,7 +8,8 @@
 //! `Project::check`: per-model tracked work in parallel, one order.
 //!
 //! - [`compile`]: a cold compile. Every model in name order, in batches of
-//!   [`BATCH`] spread over every core, with salsa's LRU eviction between
+//!   [`BATCH`] spread over a pool of workers (one per core, kept for the
+//!   whole compile), with salsa's LRU eviction between
 //!   batches so that a large project never holds every syntax tree (nor,
 //!   for a one-shot command, every plan: see [`Work`]); then
 //!   [`refresh`]. Name order, not dependency order: the dependency graph
@@ -22,14 +23,17 @@
 //!   re-verifies every model's memos; the segments are independent, so that
 //!   work divides.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{mpsc, Arc};
+
 use salsa::Database as _;
 
 use crate::check::{all_load_errors, check_report, model_checks, segment_checks};
 use crate::db::{Database, ModelName, Project};
 use crate::graph::segment_upstream;
 use crate::manifest::{manifest, manifest_segment, model_identity};
-use crate::model::model_reads;
-use crate::project::{model_names, model_segments};
+use crate::model::{lower_model, model_contract, model_reads, parse_model};
+use crate::project::{model_names, model_segments, model_source_file};
 use crate::sink::sink_checks;
 use crate::upgrade::hints::hint_diagnostics;
 
@@ -60,8 +64,9 @@ impl Work {
 
 /// Models per batch of [`compile`]: the syntax trees of one batch may be
 /// dropped before the next is parsed. A batch's trees were a fifth of a
-/// cold `check`'s heap at 512; at 256 the time is the same.
-pub const BATCH: usize = 256;
+/// cold `check`'s heap at 512. The workers share a batch's models, so a
+/// smaller batch costs little waiting: at 128 the time is that of 256.
+pub const BATCH: usize = 128;
 
 /// At most this many threads: past it salsa's shared tables contend more
 /// than the extra cores give.
@@ -108,31 +113,93 @@ pub fn compile(db: &mut Database, project: Project, work: Work) {
         return;
     }
     let names = model_names(db, project).clone();
-    let threads = threads();
     // A one-shot command needs a model's plan only while its batch runs:
     // what it reports afterwards is memoized apart (checks, identity), and
     // readers see a model through its contract. `watch` keeps every plan,
     // so that an edit compares the new plan with the old one.
-    let plans_kept = if work == Work::All { 0 } else { BATCH };
-    crate::model::keep_plans(db, plans_kept);
-    for batch in names.chunks(BATCH) {
-        std::thread::scope(|scope| {
-            let workers = batch
-                .chunks(batch.len().div_ceil(threads))
-                .map(|part| {
-                    let db = db.clone();
-                    spawn(scope, move || part.iter().for_each(|name| compile_model(&db, project, name, work)))
-                })
-                .collect();
-            join(workers);
-        });
-        db.trigger_lru_eviction();
-    }
+    crate::model::after_batch(db, work != Work::All);
+    std::thread::scope(|scope| {
+        let (done, finished) = mpsc::channel();
+        let pool: Vec<_> = (0..threads())
+            .map(|_| {
+                let (jobs, next) = mpsc::channel::<Job>();
+                let done = done.clone();
+                let worker = spawn(scope, move || {
+                    let mut held: Vec<Made> = Vec::new();
+                    for job in next {
+                        // What the last batch made, evicted since.
+                        held.clear();
+                        let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                            while let Some(name) = job.next() {
+                                held.push(compile_model(&job.db, project, name, work));
+                            }
+                        }));
+                        // The clone goes before the report, so that the
+                        // eviction that follows finds no other handle.
+                        drop(job);
+                        let failed = ran.is_err();
+                        let _ = done.send(ran);
+                        if failed {
+                            return;
+                        }
+                    }
+                });
+                (jobs, worker)
+            })
+            .collect();
+        drop(done);
+        let mut panicked = None;
+        for batch in names.chunks(BATCH) {
+            let cursor = Arc::new(AtomicUsize::new(0));
+            let sent = pool
+                .iter()
+                .filter(|(jobs, _)| jobs.send(Job { db: db.clone(), names: batch, cursor: cursor.clone() }).is_ok())
+                .count();
+            for _ in 0..sent {
+                match finished.recv() {
+                    Ok(Ok(())) => {}
+                    Ok(Err(panic)) => panicked = panicked.or(Some(panic)),
+                    Err(_) => break,
+                }
+            }
+            if panicked.is_some() {
+                break;
+            }
+            db.trigger_lru_eviction();
+        }
+        let workers = pool.into_iter().map(|(_, worker)| worker).collect();
+        join(workers);
+        if let Some(panic) = panicked {
+            std::panic::resume_unwind(panic);
+        }
+    });
     refresh(db, project, work);
 }
 
+/// One batch for one worker: the workers of a batch take its models one at
+/// a time from a shared cursor, so that none waits for another's slower
+/// share before the eviction.
+struct Job<'a> {
+    db: Database,
+    names: &'a [String],
+    cursor: Arc<AtomicUsize>,
+}
+
+impl<'a> Job<'a> {
+    fn next(&self) -> Option<&'a String> {
+        self.names.get(self.cursor.fetch_add(1, Ordering::Relaxed))
+    }
+}
+
+/// A model's syntax tree and plan, as [`compile_model`] leaves them. The
+/// worker that made them holds a reference until the eviction after the
+/// batch has dropped the memo's, so that they are freed by the thread that
+/// allocated them, in parallel, rather than by the evicting thread while
+/// the workers wait (that was a tenth of a cold `check`).
+type Made = (Option<Arc<sqlparser::ast::Query>>, Option<Arc<crate::plan::node::ModelPlan>>);
+
 /// One model's tracked work.
-fn compile_model(db: &Database, project: Project, name: &str, work: Work) {
+fn compile_model(db: &Database, project: Project, name: &str, work: Work) -> Made {
     let key = ModelName::new(db, name.to_string());
     let _ = model_reads(db, project, key);
     if work.manifest() {
@@ -145,6 +212,13 @@ fn compile_model(db: &Database, project: Project, name: &str, work: Work) {
         let _ = hint_diagnostics(db, project, key);
         let _ = sink_checks(db, project, key);
     }
+    if work != Work::All {
+        // What a later batch's readers see of the model, while its plan is
+        // at hand: an evicted plan would be lowered again for them.
+        let _ = model_contract(db, project, key);
+    }
+    let tree = model_source_file(db, project, key).and_then(|file| parse_model(db, file).as_ref().ok().cloned());
+    (tree, lower_model(db, project, key).plan.clone())
 }
 
 /// Brings every segment's queries and the manifest or the check report (as

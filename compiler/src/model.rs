@@ -21,7 +21,8 @@ use crate::limits::MAX_REF_DEPTH;
 /// The parsed SQL of a model file. `no_eq`: sqlparser's equality ignores
 /// spans, so an equal-comparing re-parse would leave stale locations.
 /// Syntax trees are large and only needed while lowering or locating a
-/// diagnostic, so only the most recent ones are kept.
+/// diagnostic, so only the most recent ones are kept ([`TREES_KEPT`], or
+/// as [`after_batch`] says).
 #[salsa::tracked(returns(ref), no_eq, lru = 128)]
 pub fn parse_model(db: &dyn Db, file: SourceFile) -> ParsedQuery {
     parse_model_sql(file.text(db))
@@ -341,11 +342,20 @@ fn lower(db: &dyn Db, project: Project, name: ModelName<'_>) -> Lowered {
     }
 }
 
-/// How many models' lowerings and plans salsa keeps through an LRU
-/// eviction ([`salsa::Database::trigger_lru_eviction`]); 0 keeps all.
-pub fn keep_plans(db: &mut dyn Db, models: usize) {
-    lower_model::set_lru_capacity(db, models);
-    model_plan::set_lru_capacity(db, models);
+/// The syntax trees a long-lived database keeps through an LRU eviction:
+/// the `lru` of [`parse_model`], which takes a literal.
+pub const TREES_KEPT: usize = 128;
+
+/// What salsa keeps of a model through an LRU eviction
+/// ([`salsa::Database::trigger_lru_eviction`]) between a cold compile's
+/// batches. `one_shot`: nothing of the models compiled so far (capacity 1,
+/// as 0 would keep all), neither syntax tree nor lowering nor plan;
+/// otherwise the last [`TREES_KEPT`] syntax trees and every plan.
+pub fn after_batch(db: &mut dyn Db, one_shot: bool) {
+    let (trees, plans) = if one_shot { (1, 1) } else { (TREES_KEPT, 0) };
+    parse_model::set_lru_capacity(db, trees);
+    lower_model::set_lru_capacity(db, plans);
+    model_plan::set_lru_capacity(db, plans);
 }
 
 /// The plan of a model, span-free: a whitespace edit re-runs parsing and

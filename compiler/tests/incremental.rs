@@ -483,6 +483,8 @@ fn a_one_shot_compile_lowers_each_model_once() {
         // and the sink checks a plan with state to look at.
         let sql = match i % 5 {
             0 if i >= BATCH => format!("SELECT k, v FROM ref('m{:04}') WHERE v > 1", i - BATCH),
+            // Two batches back: no plan of that batch is kept.
+            4 if i >= 2 * BATCH => format!("SELECT k, v FROM ref('m{:04}') WHERE v > 4", i - 2 * BATCH),
             1 => format!("SELECT k, COUNT(*) AS n FROM source('o') WHERE v > {i} GROUP BY k"),
             _ => format!("SELECT k, v FROM source('o') WHERE v > {i}"),
         };

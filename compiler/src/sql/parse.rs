@@ -1,5 +1,7 @@
 //! Parses a model file into one `SELECT` query.
 
+use std::sync::Arc;
+
 use sqlparser::ast::{Query, Statement};
 use sqlparser::dialect::GenericDialect;
 use sqlparser::parser::Parser;
@@ -16,7 +18,9 @@ pub struct ParseFailure {
     pub help: Option<String>,
 }
 
-pub type ParsedQuery = Result<Box<Query>, ParseFailure>;
+/// Shared, so that the compile's workers can free a tree they parsed
+/// (see `driver::compile`).
+pub type ParsedQuery = Result<Arc<Query>, ParseFailure>;
 
 const RECURSION_LIMIT: usize = 64;
 
@@ -67,7 +71,7 @@ pub fn parse_model_sql(text: &str) -> ParsedQuery {
         });
     }
     match statements.into_iter().next() {
-        Some(Statement::Query(q)) => Ok(q),
+        Some(Statement::Query(q)) => Ok(Arc::from(q)),
         Some(other) => {
             let kind = other.to_string().split_whitespace().next().unwrap_or("").to_uppercase();
             Err(ParseFailure {
