@@ -375,6 +375,10 @@ pub fn structured(data: &[u8]) {
     let mut u = arbitrary::Unstructured::new(data);
     let Ok(model) = Model::arbitrary(&mut u) else { return };
     let r = model.render();
+    // To read what an input renders to, when triaging it.
+    if std::env::var_os("STREAMFORM_FUZZ_PRINT").is_some() {
+        eprintln!("--- streamform.yml\n{}\n--- models/m.sql\n{}", r.config, r.sql);
+    }
     super::entry::session("structured", &[("sources.yml", super::entry::SOURCES)], &[("streamform.yml", &r.config), ("models/m.sql", &r.sql)], super::entry::compile);
 }
 

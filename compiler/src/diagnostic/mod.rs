@@ -156,43 +156,87 @@ impl Diagnostic {
     }
 }
 
-/// The closest candidate to `name` by edit distance, for "did you mean" hints.
+/// Names longer than this get no "did you mean": nobody mistypes one, and
+/// generated names (an unaliased expression's text) can be kilobytes long.
+const SUGGEST_MAX_CHARS: usize = 256;
+
+/// The closest candidate to `name` by edit distance, for "did you mean" hints:
+/// within a third of the name's length, the first of the closest.
+///
+/// Called once per unknown name, with every name in scope: a candidate
+/// whose length alone rules it out costs nothing, and the distance is only
+/// computed near the diagonal, so a long name costs its length, not a
+/// product of lengths.
 pub fn did_you_mean<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
-    let lower = name.to_lowercase();
+    let n = name.chars().count();
+    if n > SUGGEST_MAX_CHARS {
+        return None;
+    }
+    let limit = (n.max(3) / 3).max(1);
+    let lower: Vec<char> = name.to_lowercase().chars().collect();
+    let mut other = Vec::new();
     let mut best: Option<(usize, &str)> = None;
     for c in candidates {
-        let d = edit_distance(&lower, &c.to_lowercase());
-        let limit = (name.chars().count().max(3) / 3).max(1);
-        if d <= limit && best.is_none_or(|(bd, _)| d < bd) {
+        // Lowercasing never shortens a name and makes at most three
+        // characters of one; a character is one to four bytes.
+        if c.len() / 4 > lower.len() + limit || 3 * c.len() + limit < lower.len() {
+            continue;
+        }
+        // Only a closer candidate replaces the best so far.
+        let within = match best {
+            Some((0, _)) => break,
+            Some((d, _)) => d - 1,
+            None => limit,
+        };
+        other.clear();
+        other.extend(c.to_lowercase().chars());
+        if let Some(d) = edit_distance_within(&lower, &other, within) {
             best = Some((d, c));
         }
     }
     best.map(|(_, c)| c)
 }
 
-/// Optimal string alignment distance: insertions, deletions, substitutions
-/// and transpositions of neighbours each cost one (`kafak` → `kafka` is 1).
-fn edit_distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
+/// Optimal string alignment distance (insertions, deletions, substitutions
+/// and transpositions of neighbours each cost one: `kafak` → `kafka` is 1),
+/// when it is at most `k`. Only cells within `k` of the diagonal can be, so
+/// only they are computed, and a row with none within `k` ends the search.
+fn edit_distance_within(a: &[char], b: &[char], k: usize) -> Option<usize> {
     let (n, m) = (a.len(), b.len());
-    let mut d = vec![vec![0usize; m + 1]; n + 1];
-    for (i, row) in d.iter_mut().enumerate() {
-        row[0] = i;
+    if n.abs_diff(m) > k {
+        return None;
     }
-    for j in 0..=m {
-        d[0][j] = j;
+    let far = k + 1;
+    // Rows i-2, i-1 and i; cells outside the band hold `far`.
+    let mut rows = [vec![far; m + 1], vec![far; m + 1], vec![far; m + 1]];
+    for (j, cell) in rows[1].iter_mut().enumerate().take(k.min(m) + 1) {
+        *cell = j;
     }
     for i in 1..=n {
-        for j in 1..=m {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            d[i][j] = (d[i - 1][j] + 1).min(d[i][j - 1] + 1).min(d[i - 1][j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                d[i][j] = d[i][j].min(d[i - 2][j - 2] + 1);
-            }
+        let [before, prev, cur] = &mut rows;
+        let lo = i.saturating_sub(k).max(1);
+        let hi = (i + k).min(m);
+        cur.fill(far);
+        if i <= k {
+            cur[0] = i;
         }
+        let mut row_min = cur[0];
+        for j in lo..=hi {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut d = (prev[j] + 1).min(cur[j - 1] + 1).min(prev[j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                d = d.min(before[j - 2] + 1);
+            }
+            cur[j] = d.min(far);
+            row_min = row_min.min(cur[j]);
+        }
+        if row_min > k {
+            return None;
+        }
+        rows.rotate_left(1);
     }
-    d[n][m]
+    let d = rows[1][m];
+    (d <= k).then_some(d)
 }
 
 #[cfg(test)]
@@ -205,6 +249,67 @@ mod tests {
         assert_eq!(did_you_mean("zzz", ["order_id", "customer_id"]), None);
         assert_eq!(did_you_mean("materialised", ["materialized", "key"]), Some("materialized"));
         assert_eq!(did_you_mean("kafak", ["kafka", "file", "iceberg"]), Some("kafka"));
+        // The first of the closest.
+        assert_eq!(did_you_mean("amont", ["amounts", "amount", "mount"]), Some("amount"));
+        assert_eq!(did_you_mean("ab", ["xb", "ay"]), Some("xb"));
+        assert_eq!(did_you_mean("Amount", ["AMOUNT"]), Some("AMOUNT"));
+    }
+
+    /// The whole matrix, as the distance was computed before the band.
+    fn full_distance(a: &[char], b: &[char]) -> usize {
+        let (n, m) = (a.len(), b.len());
+        let mut d = vec![vec![0usize; m + 1]; n + 1];
+        for (i, row) in d.iter_mut().enumerate() {
+            row[0] = i;
+        }
+        for j in 0..=m {
+            d[0][j] = j;
+        }
+        for i in 1..=n {
+            for j in 1..=m {
+                let cost = usize::from(a[i - 1] != b[j - 1]);
+                d[i][j] = (d[i - 1][j] + 1).min(d[i][j - 1] + 1).min(d[i - 1][j - 1] + cost);
+                if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                    d[i][j] = d[i][j].min(d[i - 2][j - 2] + 1);
+                }
+            }
+        }
+        d[n][m]
+    }
+
+    /// The banded distance agrees with the whole matrix wherever it answers,
+    /// on pairs of short strings over a small alphabet (so that
+    /// transpositions and near misses are common).
+    #[test]
+    fn the_band_agrees_with_the_whole_matrix() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let mut word = |next: &mut dyn FnMut() -> u64| -> Vec<char> {
+            let len = (next() % 9) as usize;
+            (0..len).map(|_| ['a', 'b', 'c'][(next() % 3) as usize]).collect()
+        };
+        for _ in 0..20_000 {
+            let (a, b) = (word(&mut next), word(&mut next));
+            let k = (next() % 6) as usize;
+            let full = full_distance(&a, &b);
+            assert_eq!(edit_distance_within(&a, &b, k), (full <= k).then_some(full), "{a:?} {b:?} within {k}");
+        }
+    }
+
+    /// A kilobytes-long unknown name (an unaliased expression's text) gets
+    /// no suggestion, and a long candidate is ruled out by its length.
+    #[test]
+    fn long_names_are_not_compared() {
+        let long = "id + ".repeat(2_000);
+        assert_eq!(did_you_mean(&long, [long.as_str()]), None);
+        assert_eq!(did_you_mean("qty", [long.as_str(), "qtx"]), Some("qtx"));
+        let near = format!("{}x", "a".repeat(255));
+        assert_eq!(did_you_mean(&"a".repeat(256), [near.as_str()]), Some(near.as_str()));
     }
 
     /// `at_line_col` as it was, counting characters on every line.
