@@ -41,9 +41,14 @@ pub struct Environment {
     pub vars: std::collections::BTreeMap<String, String>,
 }
 
-/// A model's name, interned so queries can be keyed by it.
+/// A model of a project, by name, interned so queries can be keyed by it.
+/// The project is part of the key so that each per-model query takes this
+/// one argument: salsa interns the arguments of a query of several, once
+/// per call, which was a tenth of a cold compile.
 #[salsa::interned(debug)]
 pub struct ModelName<'db> {
+    #[returns(copy)]
+    pub project: Project,
     #[returns(ref)]
     pub text: String,
 }

@@ -200,25 +200,25 @@ type Made = (Option<Arc<sqlparser::ast::Query>>, Option<Arc<crate::plan::node::M
 
 /// One model's tracked work.
 fn compile_model(db: &Database, project: Project, name: &str, work: Work) -> Made {
-    let key = ModelName::new(db, name.to_string());
-    let _ = model_reads(db, project, key);
+    let key = ModelName::new(db, project, name.to_string());
+    let _ = model_reads(db, key);
     if work.manifest() {
-        let _ = model_identity(db, project, key);
+        let _ = model_identity(db, key);
     }
     if work.checks() {
         // All that `segment_checks` reads of the model, while its plan is
         // at hand.
-        let _ = model_checks(db, project, key);
-        let _ = hint_diagnostics(db, project, key);
-        let _ = sink_checks(db, project, key);
+        let _ = model_checks(db, key);
+        let _ = hint_diagnostics(db, key);
+        let _ = sink_checks(db, key);
     }
     if work != Work::All {
         // What a later batch's readers see of the model, while its plan is
         // at hand: an evicted plan would be lowered again for them.
-        let _ = model_contract(db, project, key);
+        let _ = model_contract(db, key);
     }
-    let tree = model_source_file(db, project, key).and_then(|file| parse_model(db, file).as_ref().ok().cloned());
-    (tree, lower_model(db, project, key).plan.clone())
+    let tree = model_source_file(db, key).and_then(|file| parse_model(db, file).as_ref().ok().cloned());
+    (tree, lower_model(db, key).plan.clone())
 }
 
 /// Brings every segment's queries and the manifest or the check report (as

@@ -25,7 +25,7 @@ pub struct DependencyGraph {
 pub(crate) fn segment_upstream(db: &dyn Db, project: Project, segment: u32) -> Vec<Vec<String>> {
     segment_models(db, project, segment)
         .iter()
-        .map(|n| read_models(db, project, ModelName::new(db, n.clone())).map(|m| m.text(db).clone()).collect())
+        .map(|n| read_models(db, ModelName::new(db, project, n.clone())).map(|m| m.text(db).clone()).collect())
         .collect()
 }
 

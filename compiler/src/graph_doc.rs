@@ -109,9 +109,9 @@ pub fn graph_document(db: &dyn Db, project: Project) -> Option<GraphDocument> {
     let mut models = Vec::new();
     let mut edges = Vec::new();
     for n in model_names(db, project) {
-        let name = ModelName::new(db, n.clone());
-        let cfg = model_config(db, project, name);
-        let r = named_reads(db, project, name);
+        let name = ModelName::new(db, project, n.clone());
+        let cfg = model_config(db, name);
+        let r = named_reads(db, name);
         let reads = GraphReads { sources: r.sources.clone(), models: r.models.clone() };
         for s in &reads.sources {
             edges.push(GraphEdge { from: format!("source:{s}"), to: format!("model:{n}") });

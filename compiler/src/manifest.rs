@@ -267,8 +267,8 @@ pub fn model_entry(plan: &ModelPlan) -> ModelEntry {
 /// changes exactly when the entries do, and a memo fewer per model is less
 /// for an edit to walk.
 #[salsa::tracked(returns(ref))]
-pub fn model_identity<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>) -> Option<ModelIdentity> {
-    let plan = model_plan(db, project, name).as_ref()?;
+pub fn model_identity<'db>(db: &'db dyn Db, name: ModelName<'db>) -> Option<ModelIdentity> {
+    let plan = model_plan(db, name).as_ref()?;
     let slice = ModelSlice { model: model_entry(plan), nodes: plan.nodes.iter().map(|n| node_entry(&plan.name, n)).collect() };
     let model = serde_json::to_string(&slice.model).expect("manifests serialize");
     let nodes = slice.nodes.iter().map(|n| serde_json::to_string(n).expect("manifests serialize")).collect::<Vec<_>>().join(",");
@@ -411,7 +411,7 @@ pub(crate) fn manifest_segment(db: &dyn Db, project: Project, segment: u32) -> M
     let models = segment_models(db, project, segment)
         .iter()
         .map(|name| {
-            let id = model_identity(db, project, ModelName::new(db, name.clone())).as_ref()?;
+            let id = model_identity(db, ModelName::new(db, project, name.clone())).as_ref()?;
             Some((id.slice.clone(), id.json.clone()))
         })
         .collect();
@@ -533,8 +533,8 @@ pub fn manifest(db: &dyn Db, project: Project) -> Result<AppManifest, ManifestEr
                 json.push(j.clone());
             }
             None => {
-                let key = ModelName::new(db, name.clone());
-                let error = lower_model(db, project, key).error.clone().unwrap_or_else(|| Diagnostic::error(Code::SqlNotOneSelect, format!("model `{name}` could not be planned")));
+                let key = ModelName::new(db, project, name.clone());
+                let error = lower_model(db, key).error.clone().unwrap_or_else(|| Diagnostic::error(Code::SqlNotOneSelect, format!("model `{name}` could not be planned")));
                 return Err(ManifestError::Model { model: name.clone(), error });
             }
         }

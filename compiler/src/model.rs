@@ -95,8 +95,8 @@ fn read_call(name: &sql::ObjectName, args: &[sql::FunctionArg], f: &mut dyn FnMu
 }
 
 #[salsa::tracked(returns(ref))]
-pub fn model_reads<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>) -> Reads {
-    let Some(file) = *project::model_source_file(db, project, name) else { return Reads::default() };
+pub fn model_reads<'db>(db: &'db dyn Db, name: ModelName<'db>) -> Reads {
+    let Some(file) = *project::model_source_file(db, name) else { return Reads::default() };
     let Ok(q) = parse_model(db, file) else { return Reads::default() };
     let mut r = Reads { parsed: true, ..Reads::default() };
     walk_query(q, &mut |is_source, n, _| {
@@ -111,12 +111,13 @@ pub fn model_reads<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>)
 /// The models a model reads with ref() that exist, in the order it names
 /// them (a ref() to a missing model is the checks' to report). Every walk
 /// over the graph of models follows these edges.
-pub(crate) fn read_models<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>) -> impl DoubleEndedIterator<Item = ModelName<'db>> + 'db {
-    model_reads(db, project, name)
+pub(crate) fn read_models<'db>(db: &'db dyn Db, name: ModelName<'db>) -> impl DoubleEndedIterator<Item = ModelName<'db>> + 'db {
+    let project = name.project(db);
+    model_reads(db, name)
         .models
         .iter()
         .filter(move |r| project::model_exists(db, project, r))
-        .map(move |r| ModelName::new(db, r.clone()))
+        .map(move |r| ModelName::new(db, project, r.clone()))
 }
 
 /// What a model names, for the graph and the unused-source warning: its
@@ -124,9 +125,9 @@ pub(crate) fn read_models<'db>(db: &'db dyn Db, project: Project, name: ModelNam
 /// still holds (see [`crate::sql::scan`]). Planning and plan order use
 /// [`model_reads`]. Not a query of its own: a model that parses, as nearly
 /// all do, has no memo more for an edit to walk.
-pub fn named_reads<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>) -> &'db Reads {
-    let reads = model_reads(db, project, name);
-    match *project::model_source_file(db, project, name) {
+pub fn named_reads<'db>(db: &'db dyn Db, name: ModelName<'db>) -> &'db Reads {
+    let reads = model_reads(db, name);
+    match *project::model_source_file(db, name) {
         Some(file) if !reads.parsed => scanned_reads(db, file),
         _ => reads,
     }
@@ -165,11 +166,11 @@ pub struct RefChain {
 }
 
 #[salsa::tracked(returns(copy), cycle_result = on_the_cycle)]
-pub fn ref_chain<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>) -> RefChain {
+pub fn ref_chain<'db>(db: &'db dyn Db, name: ModelName<'db>) -> RefChain {
     per_ref(|| {
         let mut chain = RefChain { reaches_cycle: false, depth: 0 };
-        for r in read_models(db, project, name) {
-            let below = ref_chain(db, project, r);
+        for r in read_models(db, name) {
+            let below = ref_chain(db, r);
             chain.reaches_cycle |= below.reaches_cycle;
             chain.depth = chain.depth.max(below.depth.saturating_add(1));
         }
@@ -177,25 +178,25 @@ pub fn ref_chain<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>) -
     })
 }
 
-fn on_the_cycle(_db: &dyn Db, _id: salsa::Id, _project: Project, _name: ModelName<'_>) -> RefChain {
+fn on_the_cycle(_db: &dyn Db, _id: salsa::Id, _name: ModelName<'_>) -> RefChain {
     RefChain { reaches_cycle: true, depth: 0 }
 }
 
 /// True when following ref()s from this model reaches a cycle.
-pub fn reaches_cycle(db: &dyn Db, project: Project, name: ModelName<'_>) -> bool {
-    ref_chain(db, project, name).reaches_cycle
+pub fn reaches_cycle(db: &dyn Db, name: ModelName<'_>) -> bool {
+    ref_chain(db, name).reaches_cycle
 }
 
 /// The longest chain of ref()s below a model (see [`RefChain::depth`]).
-pub fn ref_depth(db: &dyn Db, project: Project, name: ModelName<'_>) -> u32 {
-    ref_chain(db, project, name).depth
+pub fn ref_depth(db: &dyn Db, name: ModelName<'_>) -> u32 {
+    ref_chain(db, name).depth
 }
 
 /// Whether following ref()s from a model leads back to it. Salsa gives the
 /// models of a cycle their cycle's answer, depth 0 (see [`ref_depth`]), while
 /// a model above a cycle reads a model and so is 1 or more.
-fn on_cycle(db: &dyn Db, project: Project, name: ModelName<'_>) -> bool {
-    ref_chain(db, project, name) == RefChain { reaches_cycle: true, depth: 0 }
+fn on_cycle(db: &dyn Db, name: ModelName<'_>) -> bool {
+    ref_chain(db, name) == RefChain { reaches_cycle: true, depth: 0 }
 }
 
 /// A source as models see it: sorted columns, its definition text and
@@ -260,11 +261,11 @@ impl Inputs for DbInputs<'_> {
         if !project::model_exists(self.db, self.project, name) {
             return Upstream::Missing;
         }
-        let m = ModelName::new(self.db, name.to_string());
-        if reaches_cycle(self.db, self.project, m) {
+        let m = ModelName::new(self.db, self.project, name.to_string());
+        if reaches_cycle(self.db, m) {
             return Upstream::Cycle;
         }
-        match model_contract(self.db, self.project, m) {
+        match model_contract(self.db, m) {
             Some(c) => Upstream::Ok(c.clone()),
             None => Upstream::Broken,
         }
@@ -280,13 +281,14 @@ impl Inputs for DbInputs<'_> {
 }
 
 #[salsa::tracked(returns(ref), lru = 0)]
-pub fn lower_model<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>) -> Lowered {
-    per_ref(|| lower(db, project, name))
+pub fn lower_model<'db>(db: &'db dyn Db, name: ModelName<'db>) -> Lowered {
+    per_ref(|| lower(db, name))
 }
 
-fn lower(db: &dyn Db, project: Project, name: ModelName<'_>) -> Lowered {
+fn lower(db: &dyn Db, name: ModelName<'_>) -> Lowered {
+    let project = name.project(db);
     let n = name.text(db);
-    let Some(file) = *project::model_source_file(db, project, name) else { return Lowered { plan: None, error: None, more: Vec::new(), aggregate_keys: None } };
+    let Some(file) = *project::model_source_file(db, name) else { return Lowered { plan: None, error: None, more: Vec::new(), aggregate_keys: None } };
     let path = file.path(db).clone();
     let query = match parse_model(db, file) {
         Ok(q) => q,
@@ -296,14 +298,14 @@ fn lower(db: &dyn Db, project: Project, name: ModelName<'_>) -> Lowered {
             return Lowered { plan: None, error: Some(d), more: Vec::new(), aggregate_keys: None };
         }
     };
-    if reaches_cycle(db, project, name) {
+    if reaches_cycle(db, name) {
         // A model on the cycle is named by the cycle's one error (E0733,
         // or E0732 for a model reading itself); one downstream of it gets
         // a note at the ref() that leads there.
-        let note = (!on_cycle(db, project, name)).then(|| {
+        let note = (!on_cycle(db, name)).then(|| {
             let at = located_reads(query, file.text(db))
                 .into_iter()
-                .find(|(is_source, target, _)| !is_source && project::model_exists(db, project, target) && reaches_cycle(db, project, ModelName::new(db, target.clone())));
+                .find(|(is_source, target, _)| !is_source && project::model_exists(db, project, target) && reaches_cycle(db, ModelName::new(db, project, target.clone())));
             let (target, span) = at.map(|(_, t, s)| (t, s)).unwrap_or_default();
             Diagnostic::note(Code::InReferenceCycle, format!("model `{n}` reads ref('{target}'), which depends on a reference cycle"))
                 .at(path, span)
@@ -311,12 +313,12 @@ fn lower(db: &dyn Db, project: Project, name: ModelName<'_>) -> Lowered {
         });
         return Lowered { plan: None, error: note, more: Vec::new(), aggregate_keys: None };
     }
-    let depth = ref_depth(db, project, name);
+    let depth = ref_depth(db, name);
     if depth > MAX_REF_DEPTH {
         // Refused before lowering, which would recurse down the chain. The
         // first model past the limit gets the error, those below it a note.
         let deepest = located_reads(query, file.text(db)).into_iter().find(|(is_source, target, _)| {
-            !is_source && project::model_exists(db, project, target) && ref_depth(db, project, ModelName::new(db, target.clone())) + 1 == depth
+            !is_source && project::model_exists(db, project, target) && ref_depth(db, ModelName::new(db, project, target.clone())) + 1 == depth
         });
         let (target, span) = deepest.map(|(_, t, s)| (t, s)).unwrap_or_default();
         let d = if depth == MAX_REF_DEPTH + 1 {
@@ -330,7 +332,7 @@ fn lower(db: &dyn Db, project: Project, name: ModelName<'_>) -> Lowered {
         };
         return Lowered { plan: None, error: Some(d), more: Vec::new(), aggregate_keys: None };
     }
-    let settings: &ModelSettings = model_settings(db, project, name);
+    let settings: &ModelSettings = model_settings(db, name);
     let inputs = DbInputs { db, project };
     match lower::lower_model(n, query, settings, &inputs) {
         Ok(plan) => Lowered { plan: Some(Arc::new(plan)), error: None, more: Vec::new(), aggregate_keys: None },
@@ -361,15 +363,16 @@ pub fn after_batch(db: &mut dyn Db, one_shot: bool) {
 /// The plan of a model, span-free: a whitespace edit re-runs parsing and
 /// lowering, but this compares equal and stops invalidation here.
 #[salsa::tracked(returns(ref), lru = 0)]
-pub fn model_plan<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>) -> Option<Arc<ModelPlan>> {
-    lower_model(db, project, name).plan.clone()
+pub fn model_plan<'db>(db: &'db dyn Db, name: ModelName<'db>) -> Option<Arc<ModelPlan>> {
+    lower_model(db, name).plan.clone()
 }
 
 /// What readers of a model see: its Sink's schema, changelog, boundedness
 /// and time attribute. Readers re-lower only when this changes.
 #[salsa::tracked(returns(ref))]
-pub fn model_contract<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>) -> Option<UpstreamModel> {
-    let plan = model_plan(db, project, name).as_ref()?;
+pub fn model_contract<'db>(db: &'db dyn Db, name: ModelName<'db>) -> Option<UpstreamModel> {
+    let project = name.project(db);
+    let plan = model_plan(db, name).as_ref()?;
     let sink = plan.sink();
     // Flink reads a model as its view, so the monotonicity carries across.
     let upstream = |id: &str| upstream_modified(db, project, id);
@@ -381,7 +384,7 @@ pub fn model_contract<'db>(db: &'db dyn Db, project: Project, name: ModelName<'d
 /// Sink's id (`m::sink::0`), as a reader's nodes name it.
 fn upstream_modified(db: &dyn Db, project: Project, id: &str) -> crate::plan::monotonic::Modified {
     let name = id.split("::").next()?;
-    model_contract(db, project, ModelName::new(db, name.to_string())).as_ref()?.modified.clone()
+    model_contract(db, ModelName::new(db, project, name.to_string())).as_ref()?.modified.clone()
 }
 
 /// The sources upstream of a model, directly or through ref(), in the order
@@ -389,14 +392,14 @@ fn upstream_modified(db: &dyn Db, project: Project, id: &str) -> crate::plan::mo
 /// Built from the reads' answers, so a project is walked once; the models
 /// of a cycle walk it themselves ([`upstream_sources_walked`]).
 #[salsa::tracked(returns(ref), cycle_result = upstream_sources_walked)]
-pub fn upstream_sources<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>) -> Vec<String> {
-    per_ref(|| upstream_sources_merged(db, project, name))
+pub fn upstream_sources<'db>(db: &'db dyn Db, name: ModelName<'db>) -> Vec<String> {
+    per_ref(|| upstream_sources_merged(db, name))
 }
 
-fn upstream_sources_merged(db: &dyn Db, project: Project, name: ModelName<'_>) -> Vec<String> {
-    let mut out = model_reads(db, project, name).sources.clone();
-    for r in read_models(db, project, name) {
-        for s in upstream_sources(db, project, r) {
+fn upstream_sources_merged(db: &dyn Db, name: ModelName<'_>) -> Vec<String> {
+    let mut out = model_reads(db, name).sources.clone();
+    for r in read_models(db, name) {
+        for s in upstream_sources(db, r) {
             if !out.contains(s) {
                 out.push(s.clone());
             }
@@ -406,7 +409,7 @@ fn upstream_sources_merged(db: &dyn Db, project: Project, name: ModelName<'_>) -
 }
 
 /// [`upstream_sources`] by walking every model upstream.
-fn upstream_sources_walked(db: &dyn Db, _id: salsa::Id, project: Project, name: ModelName<'_>) -> Vec<String> {
+fn upstream_sources_walked(db: &dyn Db, _id: salsa::Id, name: ModelName<'_>) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let mut seen = HashSet::new();
     let mut stack = vec![name];
@@ -414,12 +417,12 @@ fn upstream_sources_walked(db: &dyn Db, _id: salsa::Id, project: Project, name: 
         if !seen.insert(m) {
             continue;
         }
-        for s in &model_reads(db, project, m).sources {
+        for s in &model_reads(db, m).sources {
             if !out.contains(s) {
                 out.push(s.clone());
             }
         }
-        stack.extend(read_models(db, project, m).rev());
+        stack.extend(read_models(db, m).rev());
     }
     out
 }

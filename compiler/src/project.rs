@@ -208,13 +208,14 @@ fn model_file_bucket(db: &dyn Db, project: Project, bucket: u32) -> BTreeMap<Str
 /// only for the models of its bucket (see [`model_file_bucket`]), and the
 /// answer stays the same, so nothing downstream of it re-runs.
 #[salsa::tracked]
-pub fn model_source_file<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>) -> Option<SourceFile> {
+pub fn model_source_file<'db>(db: &'db dyn Db, name: ModelName<'db>) -> Option<SourceFile> {
+    let project = name.project(db);
     let name = name.text(db);
     model_file_bucket(db, project, bucket_of(name)).get(name).copied()
 }
 
 pub fn model_file(db: &dyn Db, project: Project, name: &str) -> Option<SourceFile> {
-    *model_source_file(db, project, ModelName::new(db, name.to_string()))
+    *model_source_file(db, ModelName::new(db, project, name.to_string()))
 }
 
 /// Whether a model of that name exists (see [`model_source_file`]).
@@ -233,7 +234,8 @@ pub fn model_config_index(db: &dyn Db, project: Project) -> BTreeMap<String, usi
 
 /// The located configuration of one model (defaults when unconfigured).
 #[salsa::tracked(returns(ref))]
-pub fn model_config<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>) -> Arc<ModelConfig> {
+pub fn model_config<'db>(db: &'db dyn Db, name: ModelName<'db>) -> Arc<ModelConfig> {
+    let project = name.project(db);
     let n = name.text(db);
     match (project_config(db, project), model_config_index(db, project).get(n)) {
         (Ok(c), Some(&i)) => c.models[i].clone(),
@@ -244,8 +246,8 @@ pub fn model_config<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>
 /// The span-free part of a model's configuration that shapes its plan.
 /// Editing another model's entry, or whitespace, leaves it equal.
 #[salsa::tracked(returns(ref))]
-pub fn model_settings<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>) -> ModelSettings {
-    let c = model_config(db, project, name);
+pub fn model_settings<'db>(db: &'db dyn Db, name: ModelName<'db>) -> ModelSettings {
+    let c = model_config(db, name);
     ModelSettings {
         materialized: c.materialized,
         key: c.key.clone().unwrap_or_default(),

@@ -72,7 +72,7 @@ pub fn parse_selectors(values: &[String]) -> Result<Vec<Selector>, SelectError> 
 /// cycle, which have no plan order, come last in name order).
 pub fn select(db: &dyn Db, project: Project, selectors: &[Selector]) -> Result<Vec<String>, SelectError> {
     let names = model_names(db, project);
-    let reads: Vec<_> = names.iter().map(|n| model_reads(db, project, ModelName::new(db, n.clone()))).collect();
+    let reads: Vec<_> = names.iter().map(|n| model_reads(db, ModelName::new(db, project, n.clone()))).collect();
     let index = |m: &str| names.binary_search_by(|n| n.as_str().cmp(m)).ok();
     let mut chosen: BTreeSet<usize> = BTreeSet::new();
     for s in selectors {

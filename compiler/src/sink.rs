@@ -27,10 +27,11 @@ use crate::types::DataType;
 /// keyless upsert written to Kafka in a format other than json). Errors
 /// first, in that order.
 #[salsa::tracked(returns(ref))]
-pub fn sink_checks<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>) -> Vec<Diagnostic> {
-    let Some(plan) = model_plan(db, project, name).as_ref() else { return Vec::new() };
+pub fn sink_checks<'db>(db: &'db dyn Db, name: ModelName<'db>) -> Vec<Diagnostic> {
+    let project = name.project(db);
+    let Some(plan) = model_plan(db, name).as_ref() else { return Vec::new() };
     let n = &plan.name;
-    let cfg = model_config(db, project, name);
+    let cfg = model_config(db, name);
     let schema = &plan.sink().schema;
     let mut out = Vec::new();
     // Only a sink's table needs its key among its columns: a model without
@@ -63,7 +64,7 @@ pub fn sink_checks<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>)
         );
     }
     // A key column the output lacks has its error (E0321) already.
-    for k in sink_nullable_key(db, project, name).iter().filter(|k| schema.iter().any(|c| &c.name == *k)) {
+    for k in sink_nullable_key(db, name).iter().filter(|k| schema.iter().any(|c| &c.name == *k)) {
         out.push(
             Diagnostic::warning(Code::SinkNullKeyDropped, format!("model `{n}` writes key column `{k}`, which may be null, to an upsert Kafka sink; Flink's primary key is NOT NULL, so rows whose `{k}` is null are left out of the sink"))
                 .at(CONFIG_FILE, cfg.key_span)
@@ -128,9 +129,10 @@ fn with_cast_keyword(text: &str, expr: &sql::Expr, at: Span) -> Span {
 /// column is proven not null (a `WHERE k IS NOT NULL` or a comparison of
 /// `k` upstream, a contract that requires it, or the event time).
 #[salsa::tracked(returns(ref))]
-pub fn sink_nullable_key<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>) -> Vec<String> {
-    let Some(plan) = model_plan(db, project, name).as_ref() else { return Vec::new() };
-    let kafka = model_config(db, project, name).sink.as_ref().is_some_and(|s| s.connector == Connector::Kafka);
+pub fn sink_nullable_key<'db>(db: &'db dyn Db, name: ModelName<'db>) -> Vec<String> {
+    let project = name.project(db);
+    let Some(plan) = model_plan(db, name).as_ref() else { return Vec::new() };
+    let kafka = model_config(db, name).sink.as_ref().is_some_and(|s| s.connector == Connector::Kafka);
     if plan.materialized != Materialized::Upsert || !kafka {
         return Vec::new();
     }
@@ -167,7 +169,7 @@ fn never_null(db: &dyn Db, project: Project, plan: &ModelPlan, col: &str, depth:
     // A ref() reader: the column as the upstream model emits it. The
     // depth bound only guards against a cycle, which check reports.
     match plan.reads_models.as_slice() {
-        [up] if depth < 64 => model_plan(db, project, ModelName::new(db, up.clone())).as_ref().is_some_and(|p| never_null(db, project, p, &col, depth + 1)),
+        [up] if depth < 64 => model_plan(db, ModelName::new(db, project, up.clone())).as_ref().is_some_and(|p| never_null(db, project, p, &col, depth + 1)),
         _ => false,
     }
 }

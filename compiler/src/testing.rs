@@ -35,8 +35,8 @@ impl QueryLabels {
         let _ = crate::project::model_file_buckets(db, p);
         l.label_rest(db, "project");
         for m in &models {
-            let _ = model_reads(db, p, ModelName::new(db, m.clone()));
-            let _ = named_reads(db, p, ModelName::new(db, m.clone()));
+            let _ = model_reads(db, ModelName::new(db, p, m.clone()));
+            let _ = named_reads(db, ModelName::new(db, p, m.clone()));
             l.label_rest(db, m);
         }
         for s in &sources {
@@ -48,11 +48,11 @@ impl QueryLabels {
         let order = dependency_graph(db, p).order.clone();
         l.label_rest(db, "project");
         for m in &order {
-            let name = ModelName::new(db, m.clone());
-            let _ = model_identity(db, p, name);
+            let name = ModelName::new(db, p, m.clone());
+            let _ = model_identity(db, name);
             // Readers ask for it while lowering; attribute it to its model.
-            let _ = model_contract(db, p, name);
-            let _ = model_checks(db, p, name);
+            let _ = model_contract(db, name);
+            let _ = model_checks(db, name);
             l.label_rest(db, m);
         }
         for &f in p.fixture_files(db) {

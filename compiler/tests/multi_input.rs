@@ -37,7 +37,7 @@ fn project(models: &[(&str, &str)]) -> Fixture {
 #[test]
 fn a_model_reads_every_relation_of_its_union() {
     let f = project(&[("a", "SELECT id FROM source('eu') UNION ALL SELECT id FROM ref('b') UNION ALL SELECT id FROM source('us')"), ("b", "SELECT id FROM source('us')")]);
-    let reads = model_reads(&f.db, f.project, ModelName::new(&f.db, "a".to_string()));
+    let reads = model_reads(&f.db, ModelName::new(&f.db, f.project, "a".to_string()));
     assert_eq!(reads.sources, ["eu", "us"]);
     assert_eq!(reads.models, ["b"]);
     assert_eq!(dependency_graph(&f.db, f.project).order, ["b", "a"]);
@@ -66,7 +66,7 @@ fn a_cycle_through_a_second_ref_is_found() {
         ("e", "SELECT id FROM ref('f') UNION ALL SELECT id FROM ref('f')"),
         ("f", "SELECT id FROM source('us')"),
     ]);
-    let cycle = |m: &str| reaches_cycle(&f.db, f.project, ModelName::new(&f.db, m.to_string()));
+    let cycle = |m: &str| reaches_cycle(&f.db, ModelName::new(&f.db, f.project, m.to_string()));
     assert!(cycle("a") && cycle("c") && cycle("d"));
     assert!(!cycle("e") && !cycle("f"), "a model read twice is no cycle");
     assert_eq!(dependency_graph(&f.db, f.project).cycles, [vec!["c".to_string(), "d".into(), "c".into()]]);

@@ -177,18 +177,18 @@ fn ref_graph_queries_agree_with_walks_of_the_graph() {
             }
         }
         for &m in &order {
-            let key = ModelName::new(&f.db, name(m));
+            let key = ModelName::new(&f.db, f.project, name(m));
             let cyclic = reaches(&r, m, &mut Vec::new());
             let context = format!("round {round}, model {}, graph:\n{}", name(m), fixture(&g));
-            assert_eq!(reaches_cycle(&f.db, f.project, key), cyclic, "reaches_cycle, {context}");
-            assert_eq!(upstream_sources(&f.db, f.project, key), &sources_met(&r, m), "upstream_sources, {context}");
+            assert_eq!(reaches_cycle(&f.db, key), cyclic, "reaches_cycle, {context}");
+            assert_eq!(upstream_sources(&f.db, key), &sources_met(&r, m), "upstream_sources, {context}");
             if !cyclic {
-                assert_eq!(ref_depth(&f.db, f.project, key), depth(&r, m), "ref_depth, {context}");
+                assert_eq!(ref_depth(&f.db, key), depth(&r, m), "ref_depth, {context}");
             } else {
                 // The cycle's own error names the models on it; each model
                 // above it gets a note.
                 let on_cycle = r[m].1.iter().any(|&x| leads_to(&r, x, m));
-                assert_eq!(lower_model(&f.db, f.project, key).error.is_some(), !on_cycle, "note, {context}");
+                assert_eq!(lower_model(&f.db, key).error.is_some(), !on_cycle, "note, {context}");
             }
         }
         assert_eq!(dependency_graph(&f.db, f.project).cycles, cycles(&r), "cycles, round {round}:\n{}", fixture(&g));

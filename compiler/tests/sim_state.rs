@@ -94,7 +94,7 @@ fn keyed_stores_match_state_fingerprints() {
                 }
             }
             for m in &flow.models {
-                let plan = model_plan(&db, project, ModelName::new(&db, m.name().to_string())).clone().unwrap();
+                let plan = model_plan(&db, ModelName::new(&db, project, m.name().to_string())).clone().unwrap();
                 for (id, store) in m.stores() {
                     let node = plan.nodes.iter().find(|n| n.id(&plan.name) == id).expect("the store's node is in the plan");
                     let state = node.state.as_ref().expect("an aggregate is keyed");

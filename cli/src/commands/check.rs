@@ -49,8 +49,8 @@ pub fn run(project: &str, strict: bool, verbose: bool, format: Format) -> u8 {
     let models = model_names(db, p)
         .iter()
         .map(|n| {
-            let name = ModelName::new(db, n.clone());
-            ModelRow { name: n, path: model_file(db, p, n).map_or("", |f| f.path(db).as_str()), config: model_config(db, p, name) }
+            let name = ModelName::new(db, p, n.clone());
+            ModelRow { name: n, path: model_file(db, p, n).map_or("", |f| f.path(db).as_str()), config: model_config(db, name) }
         })
         .collect();
     let mut sources: Vec<_> = sources_config(db, p).as_ref().map(|s| s.iter().collect()).unwrap_or_default();

@@ -31,11 +31,11 @@ pub(crate) fn known_model(loaded: &Loaded, model: &str) -> bool {
 
 /// The model's plan, or prints why it has none.
 fn compiled(loaded: &Loaded, model: &str) -> bool {
-    let name = ModelName::new(&loaded.db, model.to_string());
-    if model_plan(&loaded.db, loaded.project, name).is_some() {
+    let name = ModelName::new(&loaded.db, loaded.project, model.to_string());
+    if model_plan(&loaded.db, name).is_some() {
         return true;
     }
-    if let Some(e) = &lower_model(&loaded.db, loaded.project, name).error {
+    if let Some(e) = &lower_model(&loaded.db, name).error {
         eprint(&format!("error: could not compile model `{model}`\n\n"));
         print_diagnostics_stderr(loaded, std::slice::from_ref(e));
     }
@@ -73,7 +73,7 @@ pub fn inspect_plan(project: &str, model: Option<&str>, select: &[String], json:
             if !known_model(&loaded, m) || !compiled(&loaded, m) {
                 return 2;
             }
-            let slice = &model_identity(db, loaded.project, ModelName::new(db, m.to_string())).as_ref().expect("compiled").slice;
+            let slice = &model_identity(db, ModelName::new(db, loaded.project, m.to_string())).as_ref().expect("compiled").slice;
             if json {
                 print(&to_pretty_json(&ModelDocument { manifest_version: 1, model: &slice.model, nodes: &slice.nodes }));
             } else {
@@ -112,7 +112,7 @@ fn selected_identities(loaded: &mut Loaded, models: &[String], json: bool) -> u8
     let db = &loaded.db;
     let slices: Vec<_> = models
         .iter()
-        .map(|m| &model_identity(db, loaded.project, ModelName::new(db, m.clone())).as_ref().expect("compiled").slice)
+        .map(|m| &model_identity(db, ModelName::new(db, loaded.project, m.clone())).as_ref().expect("compiled").slice)
         .collect();
     if json {
         let docs: Vec<String> = slices.iter().map(|s| to_pretty_json(&ModelDocument { manifest_version: 1, model: &s.model, nodes: &s.nodes })).collect();
@@ -168,13 +168,13 @@ pub fn explain(project: &str, model: Option<&str>, select: &[String], json: bool
         if i > 0 {
             out.push('\n');
         }
-        let name = ModelName::new(db, m.clone());
+        let name = ModelName::new(db, loaded.project, m.clone());
         if json {
-            let slice = &model_identity(db, loaded.project, name).as_ref().expect("compiled").slice;
+            let slice = &model_identity(db, name).as_ref().expect("compiled").slice;
             out.push_str(&to_pretty_json(&ModelDocument { manifest_version: 1, model: &slice.model, nodes: &slice.nodes }));
         } else {
-            let plan = model_plan(db, loaded.project, name).as_ref().expect("compiled");
-            let cfg = model_config(db, loaded.project, name);
+            let plan = model_plan(db, name).as_ref().expect("compiled");
+            let cfg = model_config(db, name);
             let sink = cfg.sink.as_ref().map(|s| (s.connector.as_str(), s.target().unwrap_or("")));
             let facts = |src: &str| source_facts(&loaded, src);
             out.push_str(&model_explain(plan, sink, &facts));

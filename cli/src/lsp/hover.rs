@@ -48,7 +48,7 @@ pub fn source_summary(s: &World, name: &str) -> Option<String> {
 
 /// A model's inspect-plan block: nodes, changelog modes and fingerprints.
 pub fn model_summary(s: &World, name: &str) -> Option<String> {
-    let slice = &model_identity(&s.db, s.files.project, ModelName::new(&s.db, name.to_string())).as_ref()?.slice;
+    let slice = &model_identity(&s.db, ModelName::new(&s.db, s.files.project, name.to_string())).as_ref()?.slice;
     Some(format!("model `{name}`\n\n```text\n{}```\n", model_block(slice)))
 }
 
@@ -70,7 +70,7 @@ fn column_summary(s: &World, model: &str, word: &str) -> Option<String> {
 
 /// An output column of `model` (an alias it defines).
 fn output_column(s: &World, model: &str, word: &str) -> Option<String> {
-    let plan = streamform::model::model_plan(&s.db, s.files.project, ModelName::new(&s.db, model.to_string())).as_ref()?;
+    let plan = streamform::model::model_plan(&s.db, ModelName::new(&s.db, s.files.project, model.to_string())).as_ref()?;
     let c = plan.sink().schema.iter().find(|c| c.name.eq_ignore_ascii_case(word))?;
     Some(format!("`{}`: {} — output column of `{model}`", c.name, c.ty))
 }

@@ -16,7 +16,7 @@ use super::syntax::model_of;
 pub fn lenses(s: &World, p: &CodeLensParams) -> Option<Vec<CodeLens>> {
     let path = relative(&s.root, &p.text_document.uri)?;
     let model = model_of(&path)?;
-    let title = match model_identity(&s.db, s.files.project, ModelName::new(&s.db, model.clone())) {
+    let title = match model_identity(&s.db, ModelName::new(&s.db, s.files.project, model.clone())) {
         Some(id) => state_summary(&id.slice),
         None => "does not compile: see the diagnostics".to_string(),
     };

@@ -88,7 +88,7 @@ pub fn rename(s: &World, p: &RenameParams) -> Result<Option<WorkspaceEdit>, Stri
 /// `renamed_from: old` added (kept if already there), or a new entry.
 fn config_edits(s: &World, old: &str, new: &str) -> Vec<TextEdit> {
     let Some(text) = s.text(CONFIG_FILE) else { return Vec::new() };
-    let cfg = model_config(&s.db, s.files.project, ModelName::new(&s.db, old.to_string()));
+    let cfg = model_config(&s.db, ModelName::new(&s.db, s.files.project, old.to_string()));
     let at_end = |t: &str| {
         let p = position_at(text, text.len());
         let sep = if text.is_empty() || text.ends_with('\n') { "" } else { "\n" };

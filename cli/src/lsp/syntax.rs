@@ -43,7 +43,7 @@ pub struct ScopeColumn {
 /// Every column of every relation `model` reads, in FROM order.
 pub fn columns_in_scope(s: &World, model: &str) -> Vec<ScopeColumn> {
     let (db, p) = (&s.db, s.files.project);
-    let reads = named_reads(db, p, ModelName::new(db, model.to_string()));
+    let reads = named_reads(db, ModelName::new(db, p, model.to_string()));
     let mut out = Vec::new();
     for src in &reads.sources {
         if let Some(c) = source_config(db, p, SourceName::new(db, src.clone())) {
@@ -51,7 +51,7 @@ pub fn columns_in_scope(s: &World, model: &str) -> Vec<ScopeColumn> {
         }
     }
     for m in &reads.models {
-        if let Some(plan) = streamform::model::model_plan(db, p, ModelName::new(db, m.clone())) {
+        if let Some(plan) = streamform::model::model_plan(db, ModelName::new(db, p, m.clone())) {
             out.extend(plan.sink().schema.iter().map(|c| ScopeColumn { name: c.name.clone(), ty: c.ty.to_string(), origin: Origin::Model(m.clone()) }));
         }
     }

@@ -192,8 +192,8 @@ impl View {
             if !seen.insert(name) {
                 continue;
             }
-            let key = ModelName::new(db, name.clone());
-            match model_identity(db, p, key) {
+            let key = ModelName::new(db, p, name.clone());
+            match model_identity(db, key) {
                 Some(id) => {
                     self.failed.remove(name);
                     self.print(name, &id.slice, true, delta);

@@ -102,9 +102,9 @@ pub(crate) struct SegmentChecks {
 pub(crate) fn segment_checks(db: &dyn Db, project: Project, segment: u32) -> SegmentChecks {
     let mut out = SegmentChecks::default();
     for n in project::segment_models(db, project, segment) {
-        let key = ModelName::new(db, n.clone());
-        let c = model_checks(db, project, key);
-        let cfg = project::model_config(db, project, key);
+        let key = ModelName::new(db, project, n.clone());
+        let c = model_checks(db, key);
+        let cfg = project::model_config(db, key);
         // The model's own allow list here; the project's in `check_report`.
         let mut own = |to: &mut Vec<Diagnostic>, diags: &[Diagnostic]| {
             let start = to.len();
@@ -119,11 +119,11 @@ pub(crate) fn segment_checks(db: &dyn Db, project: Project, segment: u32) -> Seg
         own(&mut out.refs, &c.refs);
         own(&mut out.window, &c.window);
         own(&mut out.planning, &c.planning);
-        own(&mut out.planning, crate::upgrade::hints::hint_diagnostics(db, project, key));
-        own(&mut out.planning, sink_checks(db, project, key));
+        own(&mut out.planning, crate::upgrade::hints::hint_diagnostics(db, key));
+        own(&mut out.planning, sink_checks(db, key));
         own(&mut out.key_order, &c.key_order);
         out.ranks.extend(c.rank_retentions.iter().map(|r| (n.clone(), *r)));
-        out.sources_read.extend(crate::model::named_reads(db, project, key).sources.iter().cloned());
+        out.sources_read.extend(crate::model::named_reads(db, key).sources.iter().cloned());
     }
     out.sources_read.sort();
     out.sources_read.dedup();
@@ -406,7 +406,7 @@ fn unused_sources(db: &dyn Db, project: Project, segments: &[&SegmentChecks]) ->
 /// The sources a fixture's `given` items name must be ones its model
 /// reads, and a model over several sources needs every event to name one.
 fn fixture_source_checks(db: &dyn Db, project: Project, fx: &Fixture) -> Vec<Diagnostic> {
-    let read = upstream_sources(db, project, ModelName::new(db, fx.model.clone()));
+    let read = upstream_sources(db, ModelName::new(db, project, fx.model.clone()));
     let mut out: Vec<Diagnostic> = fx.given_sources.iter().filter(|(name, _)| !read.contains(name)).map(|(name, span)| fixtures::unread_source(fx, name, *span, read)).collect();
     if let (Some(span), [_, _, ..]) = (fx.untagged_event, read.as_slice()) {
         out.push(fixtures::event_without_source(fx, span, read));
@@ -432,7 +432,7 @@ pub fn fixture_checks(db: &dyn Db, project: Project, file: SourceFile) -> (Optio
         out.push(d);
         return (Some(summary), out);
     }
-    let Some(plan) = model_plan(db, project, ModelName::new(db, fx.model.clone())) else { return (Some(summary), out) };
+    let Some(plan) = model_plan(db, ModelName::new(db, project, fx.model.clone())) else { return (Some(summary), out) };
     out.extend(fixture_source_checks(db, project, fx));
     let cols: Vec<&str> = plan.sink().schema.iter().map(|c| c.name.as_str()).collect();
     // Rows are read again, for their spans, only when a shape is wrong.

@@ -34,20 +34,22 @@ pub struct ModelChecks {
     pub rank_retentions: Vec<Retention>,
 }
 
-fn upstream_configs<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>) -> Vec<&'db SourceConfig> {
-    upstream_sources(db, project, name)
+fn upstream_configs<'db>(db: &'db dyn Db, name: ModelName<'db>) -> Vec<&'db SourceConfig> {
+    let project = name.project(db);
+    upstream_sources(db, name)
         .iter()
         .filter_map(|s| source_config(db, project, SourceName::new(db, s.clone())).as_ref())
         .collect()
 }
 
 #[salsa::tracked(returns(ref))]
-pub fn model_checks<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>) -> ModelChecks {
+pub fn model_checks<'db>(db: &'db dyn Db, name: ModelName<'db>) -> ModelChecks {
+    let project = name.project(db);
     let n = name.text(db).clone();
     let mut out = ModelChecks::default();
-    let Some(file) = *project::model_source_file(db, project, name) else { return out };
-    let c: &ModelConfig = model_config(db, project, name);
-    let upstream = upstream_configs(db, project, name);
+    let Some(file) = *project::model_source_file(db, name) else { return out };
+    let c: &ModelConfig = model_config(db, name);
+    let upstream = upstream_configs(db, name);
     let has_clock = upstream.iter().any(|s| event_time(s).is_some());
     config_checks(&n, c, &upstream, has_clock, &mut out.config);
     let self_ref = read_checks(db, project, &n, file, &mut out.refs);
@@ -58,7 +60,7 @@ pub fn model_checks<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>
     }
 
     // Planning.
-    let lowered = lower_model(db, project, name);
+    let lowered = lower_model(db, name);
     if let Some(e) = &lowered.error {
         // Unknown sources and models, and self references, are reported once,
         // by the reference checks above, not again as planning errors.

@@ -289,7 +289,7 @@ mod tests {
             seed ^= seed << 17;
             seed
         };
-        let mut word = |next: &mut dyn FnMut() -> u64| -> Vec<char> {
+        let word = |next: &mut dyn FnMut() -> u64| -> Vec<char> {
             let len = (next() % 9) as usize;
             (0..len).map(|_| ['a', 'b', 'c'][(next() % 3) as usize]).collect()
         };

@@ -59,7 +59,7 @@ fn visit(db: &dyn Db, project: Project, model: &str, out: &mut Vec<Arc<ModelPlan
     if path.iter().any(|m| m == model) {
         return None;
     }
-    let plan = model_plan(db, project, ModelName::new(db, model.to_string())).clone()?;
+    let plan = model_plan(db, ModelName::new(db, project, model.to_string())).clone()?;
     path.push(model.to_string());
     for up in &plan.reads_models {
         visit(db, project, up, out, path)?;

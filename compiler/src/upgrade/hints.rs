@@ -3,7 +3,7 @@
 //! which running node it was, as `<model>::<kind>::<ordinal>`.
 
 use super::split_id;
-use crate::db::{Db, ModelName, Project};
+use crate::db::{Db, ModelName};
 use crate::diagnostic::Diagnostic;
 use crate::model::model_plan;
 use crate::plan::node::Operator;
@@ -24,13 +24,13 @@ fn node_id_ok(id: &str) -> bool {
 
 /// The diagnostics of one model's `nodes:` hints.
 #[salsa::tracked(returns(ref))]
-pub fn hint_diagnostics<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>) -> Vec<Diagnostic> {
-    let config = model_config(db, project, name);
+pub fn hint_diagnostics<'db>(db: &'db dyn Db, name: ModelName<'db>) -> Vec<Diagnostic> {
+    let config = model_config(db, name);
     if config.nodes.is_empty() {
         return Vec::new();
     }
     let n = name.text(db);
-    let plan = model_plan(db, project, name);
+    let plan = model_plan(db, name);
     let ids: Vec<String> = plan.iter().flat_map(|p| p.nodes.iter().map(|node| node.id(n))).collect();
     let mut out = Vec::new();
     for h in &config.nodes {

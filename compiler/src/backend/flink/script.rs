@@ -38,8 +38,9 @@ pub type BuildErrors = Vec<String>;
 /// A model's view (and window input view), from its plan and the
 /// columns of the models it reads.
 #[salsa::tracked(returns(ref))]
-pub fn flink_model_query<'db>(db: &'db dyn Db, project: Project, name: ModelName<'db>) -> Option<ModelQuery> {
-    let plan = model_plan(db, project, name).as_ref()?;
+pub fn flink_model_query<'db>(db: &'db dyn Db, name: ModelName<'db>) -> Option<ModelQuery> {
+    let project = name.project(db);
+    let plan = model_plan(db, name).as_ref()?;
     Some(model_query(plan, &upstream_schema(db, project), false))
 }
 
@@ -51,7 +52,7 @@ fn model_query_under_job_ttl(db: &dyn Db, project: Project, plan: &ModelPlan) ->
 
 /// The columns of a model a view reads: its output contract.
 fn upstream_schema(db: &dyn Db, project: Project) -> impl Fn(&str) -> Vec<Column> + '_ {
-    move |m: &str| model_contract(db, project, ModelName::new(db, m.to_string())).as_ref().map(|c| c.schema.clone()).unwrap_or_default()
+    move |m: &str| model_contract(db, ModelName::new(db, project, m.to_string())).as_ref().map(|c| c.schema.clone()).unwrap_or_default()
 }
 
 /// The retention of each Rank node of `plan`.
@@ -67,8 +68,8 @@ pub(crate) fn job_ttl(db: &dyn Db, project: Project, ranks: &[(String, Retention
     let Some((first, retention)) = ranks.iter().find(|(_, r)| matches!(r, Retention::After(_))) else { return Ok(None) };
     match ranks.iter().find(|(_, r)| r != retention) {
         Some((other, r)) => {
-            let span_of = |m: &str| model_config(db, project, ModelName::new(db, m.to_string())).retention_span;
-            let at = span_of(other).or_else(|| Some(model_config(db, project, ModelName::new(db, other.clone())).span.with_len(other.len())));
+            let span_of = |m: &str| model_config(db, ModelName::new(db, project, m.to_string())).retention_span;
+            let at = span_of(other).or_else(|| Some(model_config(db, ModelName::new(db, project, other.clone())).span.with_len(other.len())));
             Err(Diagnostic::error(
                 Code::RankRetentionsDiffer,
                 format!("models `{first}` and `{other}` rank rows with retention {retention} and {r}; on Flink a Top-N or deduplication takes its retention from the job's one `table.exec.state.ttl`, so every model that ranks rows must declare the same retention (or none)"),
@@ -121,9 +122,9 @@ fn assemble<'db>(db: &'db dyn Db, project: Project, env: Environment, target: Ta
     let plans: Vec<Arc<ModelPlan>> = order
         .iter()
         .filter(|m| needed.as_ref().is_none_or(|n| n.contains(*m)))
-        .filter_map(|m| model_plan(db, project, ModelName::new(db, m.clone())).clone())
+        .filter_map(|m| model_plan(db, ModelName::new(db, project, m.clone())).clone())
         .collect();
-    let read_models: BTreeSet<String> = order.iter().flat_map(|m| model_reads(db, project, ModelName::new(db, m.clone())).models.clone()).collect();
+    let read_models: BTreeSet<String> = order.iter().flat_map(|m| model_reads(db, ModelName::new(db, project, m.clone())).models.clone()).collect();
     let iceberg_used = plans.iter().any(|p| sink_of(db, project, &p.name).is_some_and(|s| s.connector == Connector::Iceberg));
 
     let ranks: Vec<(String, Retention)> = plans.iter().flat_map(|p| rank_retentions(p).map(|r| (p.name.clone(), r))).collect();
@@ -151,7 +152,7 @@ fn upstream_closure(db: &dyn Db, project: Project, selected: &[String]) -> BTree
     let mut stack: Vec<String> = selected.to_vec();
     while let Some(m) = stack.pop() {
         if seen.insert(m.clone()) {
-            stack.extend(model_reads(db, project, ModelName::new(db, m)).models.iter().cloned());
+            stack.extend(model_reads(db, ModelName::new(db, project, m)).models.iter().cloned());
         }
     }
     seen
@@ -239,13 +240,13 @@ impl Parts {
     /// it differently (W0790) or not at all (W0791).
     /// A model's views and, when `written`, its sink and INSERT.
     fn model(&mut self, db: &dyn Db, project: Project, p: &ModelPlan, t: &Target, has_reader: bool, written: bool) {
-        let name = ModelName::new(db, p.name.clone());
+        let name = ModelName::new(db, project, p.name.clone());
         let under_ttl;
         let q = if self.job_ttl {
             under_ttl = model_query_under_job_ttl(db, project, p);
             &under_ttl
         } else {
-            let Some(q) = flink_model_query(db, project, name) else { return };
+            let Some(q) = flink_model_query(db, name) else { return };
             q
         };
         if let Some(w) = &q.window_input {
@@ -256,7 +257,7 @@ impl Parts {
             return;
         }
         let sink = p.sink();
-        let cfg = model_config(db, project, name);
+        let cfg = model_config(db, name);
         if let Some(n) = p.nodes.iter().find(|n| n.state.is_some()) {
             if let Some(Retention::After(d)) = n.state.as_ref().map(|s| s.retention) {
                 let how = if matches!(n.kind, NodeKind::Rank { .. }) { "the job's table.exec.state.ttl" } else { "a STATE_TTL hint" };
@@ -274,11 +275,11 @@ impl Parts {
             Some(sc) => {
                 // The refusals are `check`'s too (crate::sink), so a project
                 // that checks never meets them here.
-                let checks = sink_checks(db, project, name);
+                let checks = sink_checks(db, name);
                 self.errors.extend(checks.iter().filter(|d| d.is_error()).map(|d| d.message.clone()));
                 let eo = project_config(db, project).as_ref().ok().and_then(|c| delivery::exactly_once(c, t, &p.name, sc));
                 self.body.push(sink_ddl(&p.name, sc, p.materialized, &p.key, &sink.schema, t, eo.as_ref()));
-                let nullable = sink_nullable_key(db, project, name);
+                let nullable = sink_nullable_key(db, name);
                 self.inserts.push(format!("INSERT INTO {} SELECT * FROM {}{};", sink_table_name(&p.name, sc), ident(&p.name), not_null_filter(nullable)));
                 for w in checks.iter().filter(|d| !d.is_error()) {
                     self.warn(db, project, cfg, w.clone());
@@ -338,6 +339,6 @@ pub fn reveal(script: &str, secrets: &[Secret]) -> String {
 }
 
 fn sink_of(db: &dyn Db, project: Project, model: &str) -> Option<crate::config::SinkConfig> {
-    model_config(db, project, ModelName::new(db, model.to_string())).sink.clone()
+    model_config(db, ModelName::new(db, project, model.to_string())).sink.clone()
 }
 
