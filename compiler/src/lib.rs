@@ -30,6 +30,8 @@ pub mod source;
 pub mod sql;
 pub mod target;
 pub mod template;
+#[cfg(test)]
+mod test_rng;
 #[cfg(feature = "test-support")]
 pub mod testing;
 pub mod types;

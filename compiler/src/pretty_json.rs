@@ -157,13 +157,7 @@ mod tests {
     /// full of the characters that mean something outside a string.
     #[test]
     fn lays_out_generated_documents_like_serde_json() {
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = crate::test_rng::xorshift(0x2545_f491_4f6c_dd1du64);
         fn gen(next: &mut dyn FnMut() -> u64, depth: u32) -> Value {
             let pieces = ["a", "\"", "\\", ":", ",", "{", "}", "[", "]", " ", "\n", "é", "\u{7}"];
             match next() % if depth > 4 { 4 } else { 6 } {

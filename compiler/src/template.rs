@@ -154,13 +154,7 @@ mod tests {
             out
         };
         let pieces = ["${", "}", "A", "b_1", "\n", "\r", "\r\n", " ", ":-", "1", "$", "{", "${A}", "${b_1:-x}"];
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = crate::test_rng::xorshift(0x2545_f491_4f6c_dd1du64);
         let (mut named, mut texts) = (0, 0);
         for _ in 0..20_000 {
             let text: String = (0..next() % 12).map(|_| pieces[(next() % pieces.len() as u64) as usize]).collect();

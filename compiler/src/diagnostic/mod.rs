@@ -282,13 +282,7 @@ mod tests {
     /// transpositions and near misses are common).
     #[test]
     fn the_band_agrees_with_the_whole_matrix() {
-        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = crate::test_rng::xorshift(0x9e37_79b9_7f4a_7c15_u64);
         let word = |next: &mut dyn FnMut() -> u64| -> Vec<char> {
             let len = (next() % 9) as usize;
             (0..len).map(|_| ['a', 'b', 'c'][(next() % 3) as usize]).collect()
