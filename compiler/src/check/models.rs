@@ -211,7 +211,7 @@ fn unknown_model(db: &dyn Db, project: Project, n: &str, target: &str, sources: 
 /// checks `window:` in streamform.yml gets, pointing at the function.
 fn sql_window_checks(db: &dyn Db, n: &str, c: &ModelConfig, file: SourceFile, upstream: &[&SourceConfig], out: &mut Vec<Diagnostic>) {
     let Ok(query) = parse_model(db, file) else { return };
-    let Some(span) = declared_window_span(&query) else { return };
+    let Some(span) = declared_window_span(query) else { return };
     let path = file.path(db).clone();
     let at = to_span(file.text(db), span);
     if c.materialized == Materialized::Upsert {
