@@ -12,7 +12,7 @@ pub mod fixtures;
 pub mod models;
 pub mod sources;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 use crate::config::{Connector, ProjectConfig};
 use crate::db::{Db, ModelName, Project, SourceFile, SourceName};
@@ -282,8 +282,11 @@ pub fn project_model_diagnostics(db: &dyn Db, project: Project) -> Vec<Diagnosti
     let names = project::model_names(db, project);
     let sources = project::source_names(db, project);
     let mut out = Vec::new();
+    // Sets: a project has thousands of models and hundreds of sources, and
+    // each configured model is looked up several times.
+    let name_set: HashSet<&str> = names.iter().map(String::as_str).collect();
     for m in &config.models {
-        if names.binary_search(&m.name).is_err() {
+        if !name_set.contains(m.name.as_str()) {
             let mut d = Diagnostic::error(Code::ConfiguredModelWithoutSql, format!("streamform.yml configures model `{}`, but there is no models/{}.sql", m.name, m.name)).at(CONFIG_FILE, Some(m.span.with_len(m.name.len())));
             d.help = Some(match did_you_mean(&m.name, names.iter().map(String::as_str)) {
                 Some(s) => format!("did you mean `{s}`? configuration applies to the model whose file stem matches"),
@@ -292,8 +295,7 @@ pub fn project_model_diagnostics(db: &dyn Db, project: Project) -> Vec<Diagnosti
             out.push(d);
         }
     }
-    // A set: a project has thousands of models and hundreds of sources.
-    let source_set: std::collections::HashSet<&str> = sources.iter().map(String::as_str).collect();
+    let source_set: HashSet<&str> = sources.iter().map(String::as_str).collect();
     for n in names {
         if source_set.contains(n.as_str()) {
             let path = model_file(db, project, n).map(|f| f.path(db).clone()).unwrap_or_default();
@@ -304,18 +306,17 @@ pub fn project_model_diagnostics(db: &dyn Db, project: Project) -> Vec<Diagnosti
             );
         }
     }
-    sink_collisions(config, names, sources, &mut out);
+    sink_collisions(config, &name_set, &source_set, &mut out);
     out.extend(crate::delivery::sink_delivery_diagnostics(config));
     out
 }
 
-fn sink_collisions(config: &ProjectConfig, names: &[String], sources: &[String], out: &mut Vec<Diagnostic>) {
+fn sink_collisions(config: &ProjectConfig, names: &HashSet<&str>, sources: &HashSet<&str>, out: &mut Vec<Diagnostic>) {
     let mut written: BTreeMap<(Connector, String), &str> = BTreeMap::new();
-    let sources: std::collections::HashSet<&str> = sources.iter().map(String::as_str).collect();
-    for m in config.models.iter().filter(|m| names.binary_search(&m.name).is_ok()) {
+    for m in config.models.iter().filter(|m| names.contains(m.name.as_str())) {
         let Some(sink) = &m.sink else { continue };
         let table = format!("sink_{}", m.name);
-        let clash = if names.binary_search(&table).is_ok() {
+        let clash = if names.contains(table.as_str()) {
             Some(format!("the model `{table}`"))
         } else if sources.contains(table.as_str()) {
             Some(format!("the source `{table}`"))
