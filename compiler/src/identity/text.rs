@@ -100,8 +100,20 @@ pub fn sort_key_text(column: &str, direction: &str, nulls: Option<&str>) -> Stri
 /// `[a: int64, b: string]`: the schema fingerprint text, also how a list
 /// of accumulators is shown.
 pub fn schema_text<C: ColumnView>(columns: &[C]) -> String {
-    let inner: Vec<String> = columns.iter().map(|c| format!("{}: {}", c.name(), c.ty())).collect();
-    format!("[{}]", inner.join(", "))
+    use std::fmt::Write;
+    // One string, written in place: every node of every manifest has one.
+    let mut out = String::with_capacity(2 + columns.len() * 16);
+    out.push('[');
+    for (i, c) in columns.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        out.push_str(c.name());
+        out.push_str(": ");
+        let _ = write!(out, "{}", c.ty());
+    }
+    out.push(']');
+    out
 }
 
 /// `tumbling(time=ts size=5m align=epoch emit=final)`; a hop window

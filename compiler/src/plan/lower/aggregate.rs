@@ -6,7 +6,7 @@ use sqlparser::ast::{self as sql, Spanned};
 use sqlparser::tokenizer::Span as SqlSpan;
 
 use super::ast::{contains_aggregate, for_each_child, resolve_alias, select_item_expr, strip_nested};
-use super::names::{display_name, ident_name, object_name, planner_field, unaliased_name};
+use super::names::{display_name, function_display_name, ident_name, object_name, planner_field, unaliased_name};
 use super::{rel_schema, unsupported, Grouping, LowerError, Lowerer, Rel, RelCol, Result};
 use crate::plan::changelog;
 use crate::plan::expr::{AggCall, AggFunc, Expr};
@@ -289,20 +289,21 @@ impl<'a> Lowerer<'a> {
     }
 
     pub(super) fn aggregate_call(&self, func: AggFunc, f: &sql::Function, rel: &Rel) -> Result<AggCall> {
-        let span = f.span();
+        // Computed only for an error: it walks the whole call.
+        let span = || f.span();
         if f.over.is_some() {
-            return Err(super::rank::window_function(self.model, f, span));
+            return Err(super::rank::window_function(self.model, f, span()));
         }
         let sql::FunctionArguments::List(list) = &f.args else {
-            return Err(LowerError::new(Code::BadAggregateArguments, format!("model `{}` calls {}() without an argument", self.model, func.name()), span)
+            return Err(LowerError::new(Code::BadAggregateArguments, format!("model `{}` calls {}() without an argument", self.model, func.name()), span())
                 .help(format!("pass one column: {}(amount){}", func.name(), if func == AggFunc::Count { ", or count(*) to count rows" } else { "" })));
         };
         let distinct = matches!(list.duplicate_treatment, Some(sql::DuplicateTreatment::Distinct));
         if distinct && !matches!(func, AggFunc::Count | AggFunc::Sum) {
-            return Err(unsupported(self.model, format_args!("DISTINCT inside {}()", func.name()), span).help("DISTINCT changes nothing for min() and max(); it counts and sums each value once in count() and sum()"));
+            return Err(unsupported(self.model, format_args!("DISTINCT inside {}()", func.name()), span()).help("DISTINCT changes nothing for min() and max(); it counts and sums each value once in count() and sum()"));
         }
         if list.args.len() != 1 {
-            return Err(LowerError::new(Code::BadAggregateArguments, format!("model `{}` calls {}() with {} arguments; it takes one", self.model, func.name(), list.args.len()), span)
+            return Err(LowerError::new(Code::BadAggregateArguments, format!("model `{}` calls {}() with {} arguments; it takes one", self.model, func.name(), list.args.len()), span())
                 .help(format!("pass one column: {}(amount)", func.name())));
         }
         let arg = match &list.args[0] {
@@ -316,16 +317,16 @@ impl<'a> Lowerer<'a> {
                 Some(self.expr(e, rel, None)?)
             }
             _ => {
-                return Err(LowerError::new(Code::BadAggregateArguments, format!("model `{}` calls {}() with an argument it does not take", self.model, func.name()), span)
+                return Err(LowerError::new(Code::BadAggregateArguments, format!("model `{}` calls {}() with an argument it does not take", self.model, func.name()), span())
                     .help("only count() takes `*`; the others take one column or expression"))
             }
         };
         let ty = func.accumulator_type(arg.as_ref().map(|a| a.ty())).map_err(|why| {
-            LowerError::new(Code::AggregateOverWrongType, format!("model `{}` cannot compute {}: {why}", self.model, AggCall::render(func, arg.as_ref())), span)
+            LowerError::new(Code::AggregateOverWrongType, format!("model `{}` cannot compute {}: {why}", self.model, AggCall::render(func, arg.as_ref())), span())
                 .help("cast the argument to a number, or use count(), min() or max()")
         })?;
         let filter = f.filter.as_deref().map(|w| self.aggregate_filter(w, rel)).transpose()?;
-        let mut identity = display_name(&sql::Expr::Function(sql::Function { filter: None, ..f.clone() }), &rel.qualifier);
+        let mut identity = function_display_name(f, &rel.qualifier);
         if distinct {
             identity = identity.replacen('(', "(DISTINCT ", 1);
         }
@@ -333,7 +334,7 @@ impl<'a> Lowerer<'a> {
             identity.push_str(&format!(" FILTER (WHERE {})", display_name(w, &rel.qualifier)));
         }
         if distinct && arg.is_none() {
-            return Err(LowerError::new(Code::BadAggregateArguments, format!("model `{}` calls {}(DISTINCT) without a column", self.model, func.name()), span).help("count(DISTINCT customer_id) counts the distinct values of a column"));
+            return Err(LowerError::new(Code::BadAggregateArguments, format!("model `{}` calls {}(DISTINCT) without a column", self.model, func.name()), span()).help("count(DISTINCT customer_id) counts the distinct values of a column"));
         }
         Ok(AggCall { func, name: AggCall::render_filtered(func, arg.as_ref(), filter.as_ref(), distinct), arg, filter, distinct, ty, identity })
     }

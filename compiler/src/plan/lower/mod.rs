@@ -223,8 +223,9 @@ impl<'a> Lowerer<'a> {
             return Err(LowerError::new(Code::WindowWithoutAggregate, format!("model `{model}` declares a window but has no aggregate to cut into windows"), at)
                 .help(if l.tvf_window.is_some() { "group by `window_start` and `window_end` (and any key), or read the input without the window function" } else { "group by `window_start` and `window_end` (and any key), or remove `window` from the model" }));
         }
-        let span = l.key_span.unwrap_or_else(|| query.span());
         let sink_changelog = changelog::sink(&rel.changelog, settings.materialized, &settings.key).map_err(|c| {
+            // Here only: a query's span walks the whole query.
+            let span = l.key_span.unwrap_or_else(|| query.span());
             let unselected = unselected_key(&c, &rel);
             let mut e = l.changelog_error(c, &rel.changelog, span);
             // A help that names a key the output lacks would lead to E0321.

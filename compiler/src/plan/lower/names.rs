@@ -16,6 +16,10 @@ pub fn ident_name(i: &sql::Ident) -> String {
 }
 
 pub(super) fn object_name(n: &sql::ObjectName) -> String {
+    // Nearly every name has one part.
+    if let [part] = &n.0[..] {
+        return part.as_ident().map(|i| i.value.clone()).unwrap_or_else(|| part.to_string());
+    }
     n.0.iter().map(|p| p.as_ident().map(|i| i.value.clone()).unwrap_or_else(|| p.to_string())).collect::<Vec<_>>().join(".")
 }
 
@@ -93,25 +97,30 @@ pub(super) fn display_name(e: &sql::Expr, qualifier: &str) -> String {
         sql::Expr::IsNotNull(x) => format!("{} IS NOT NULL", display_name(x, qualifier)),
         // A cast keeps the name of what it casts.
         sql::Expr::Cast { expr, .. } => display_name(expr, qualifier),
-        sql::Expr::Function(f) => {
-            let name = object_name(&f.name).to_lowercase();
-            let args = match &f.args {
-                sql::FunctionArguments::List(l) => l
-                    .args
-                    .iter()
-                    .map(|a| match a {
-                        sql::FunctionArg::Unnamed(sql::FunctionArgExpr::Wildcard) => "*".to_string(),
-                        sql::FunctionArg::Unnamed(sql::FunctionArgExpr::Expr(x)) => display_name(x, qualifier),
-                        other => other.to_string(),
-                    })
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                _ => String::new(),
-            };
-            format!("{name}({args})")
-        }
+        sql::Expr::Function(f) => function_display_name(f, qualifier),
         other => display_scalar(other, qualifier),
     }
+}
+
+/// The display name of a call: its name in lowercase and its arguments;
+/// an aggregate's DISTINCT and FILTER are the caller's to add.
+pub(super) fn function_display_name(f: &sql::Function, qualifier: &str) -> String {
+    let mut out = object_name(&f.name).to_lowercase();
+    out.push('(');
+    if let sql::FunctionArguments::List(l) = &f.args {
+        for (i, a) in l.args.iter().enumerate() {
+            if i > 0 {
+                out.push_str(", ");
+            }
+            match a {
+                sql::FunctionArg::Unnamed(sql::FunctionArgExpr::Wildcard) => out.push('*'),
+                sql::FunctionArg::Unnamed(sql::FunctionArgExpr::Expr(x)) => out.push_str(&display_name(x, qualifier)),
+                other => out.push_str(&other.to_string()),
+            }
+        }
+    }
+    out.push(')');
+    out
 }
 
 /// The display name of the constructs past the original's SQL, in the
