@@ -24,6 +24,14 @@ pub const MAX_EXPR_DEPTH: usize = 1000;
 /// The most set operations (`UNION ALL`, …) one query may chain.
 pub const MAX_SET_OPERATIONS: usize = 1000;
 
+/// A text no longer than this passes every limit of this module, so it is
+/// not walked: each level of an expression, each set operation and each
+/// byte of a value takes at least one byte of text of its own (an
+/// operator, a parenthesis, a keyword, a name), so such a text nests at
+/// most half as deep as [`MAX_EXPR_DEPTH`]. Most models are this short.
+pub const ALWAYS_WITHIN_BYTES: usize = MAX_EXPR_DEPTH / 2;
+const _: () = assert!(ALWAYS_WITHIN_BYTES <= MAX_SET_OPERATIONS && ALWAYS_WITHIN_BYTES <= MAX_VALUE_BYTES);
+
 /// Which limit a query passes.
 pub enum Exceeded {
     /// An expression nests past [`MAX_EXPR_DEPTH`]; where the too-deep
@@ -245,6 +253,66 @@ mod tests {
         let union = |n: usize| vec!["SELECT a FROM t"; n + 1].join(" UNION ALL ");
         assert!(check_depth(&mut statement(&union(MAX_SET_OPERATIONS))).is_none());
         assert!(matches!(check_depth(&mut statement(&union(MAX_SET_OPERATIONS + 1))), Some(Exceeded::SetOperations(Some(_)))));
+    }
+
+    /// The deepest nesting of expressions in a statement.
+    fn deepest(s: &Statement) -> usize {
+        struct Deepest {
+            depth: usize,
+            max: usize,
+        }
+        impl Visitor for Deepest {
+            type Break = ();
+            fn pre_visit_expr(&mut self, _: &Expr) -> ControlFlow<()> {
+                self.depth += 1;
+                self.max = self.max.max(self.depth);
+                ControlFlow::Continue(())
+            }
+            fn post_visit_expr(&mut self, _: &Expr) -> ControlFlow<()> {
+                self.depth -= 1;
+                ControlFlow::Continue(())
+            }
+        }
+        let mut d = Deepest { depth: 0, max: 0 };
+        let _ = Visit::visit(s, &mut d);
+        d.max
+    }
+
+    #[test]
+    fn each_level_takes_a_byte_of_text() {
+        // The densest nestings SQL has, each repeated to fill the short
+        // text that `parse` does not walk.
+        let forms: &[(&str, &str, &str)] = &[
+            ("(", "a", ")"),
+            ("-", "1", ""),
+            ("+-", "a", ""),
+            ("-(", "a", ")"),
+            ("NOT ", "a", ""),
+            ("f(", "a", ")"),
+            ("a+", "a", ""),
+            ("a*", "a", ""),
+            ("", "a", " IS NULL"),
+            ("", "a", "::int"),
+            ("CAST(", "a", " AS INT)"),
+            ("[", "1", "]"),
+            ("", "a", "[1]"),
+            ("~", "a", ""),
+            ("(SELECT ", "a", ")"),
+            ("CASE WHEN ", "a", " THEN 1 END"),
+            ("", "a", " COLLATE c"),
+            ("INTERVAL ", "'1'", " DAY"),
+        ];
+        for (open, leaf, close) in forms {
+            for n in 1..ALWAYS_WITHIN_BYTES {
+                let sql = format!("SELECT {}{leaf}{}", open.repeat(n), close.repeat(n));
+                if sql.len() > ALWAYS_WITHIN_BYTES {
+                    break;
+                }
+                // Parsed as models are, so the parser's recursion limit applies.
+                let Ok(s) = Parser::new(&GenericDialect {}).with_recursion_limit(64).try_with_sql(&sql).and_then(|mut p| p.parse_statement()) else { break };
+                assert!(deepest(&s) <= sql.len(), "{sql} nests deeper than its length");
+            }
+        }
     }
 
     #[test]
