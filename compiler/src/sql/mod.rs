@@ -5,4 +5,5 @@ pub mod limits;
 pub mod parse;
 pub mod scan;
 pub mod temporal;
+pub mod tokens;
 pub mod tvf;
