@@ -16,11 +16,12 @@ pub fn ident_name(i: &sql::Ident) -> String {
 }
 
 pub(super) fn object_name(n: &sql::ObjectName) -> String {
-    // Nearly every name has one part.
+    let part_name = |p: &sql::ObjectNamePart| p.as_ident().map(|i| i.value.clone()).unwrap_or_else(|| p.to_string());
+    // Nearly every name has one part: no vector, no join.
     if let [part] = &n.0[..] {
-        return part.as_ident().map(|i| i.value.clone()).unwrap_or_else(|| part.to_string());
+        return part_name(part);
     }
-    n.0.iter().map(|p| p.as_ident().map(|i| i.value.clone()).unwrap_or_else(|| p.to_string())).collect::<Vec<_>>().join(".")
+    n.0.iter().map(part_name).collect::<Vec<_>>().join(".")
 }
 
 /// DataFusion's display name of an unaliased select expression, which the
