@@ -28,6 +28,12 @@ const MAX_BATCH: Duration = Duration::from_millis(500);
 /// editor's save is complete at its close or rename.
 const SETTLE: Duration = Duration::from_millis(4);
 
+/// A burst whose files are all finished but some went away ends after this
+/// long: an editor that moves the old file aside before writing the new one
+/// (a backup rename, a safe write) does so within a millisecond, and a
+/// removal has nothing more to wait for.
+const GONE_SETTLE: Duration = Duration::from_millis(10);
+
 /// What a burst did to one path, as far as knowing it is finished goes.
 #[derive(Clone, Copy, PartialEq)]
 enum Written {
@@ -78,9 +84,17 @@ impl Settle {
         self.0.insert(p.to_path_buf(), next);
     }
 
-    /// Whether the burst can end after [`SETTLE`] rather than the debounce.
-    fn settled(&self) -> bool {
-        self.0.values().any(|w| *w == Written::Done) && self.0.values().all(|w| matches!(w, Written::Done | Written::Retired))
+    /// How long a quiet spell ends the burst: [`SETTLE`] when every file
+    /// it wrote is finished, [`GONE_SETTLE`] when some also went away, else
+    /// the debounce.
+    fn quiet(&self, debounce: Duration) -> Duration {
+        let finished = self.0.values().all(|w| !matches!(w, Written::Open));
+        let gone = self.0.values().any(|w| *w == Written::Gone);
+        match (finished, gone) {
+            (true, true) => GONE_SETTLE.min(debounce),
+            (true, false) if self.0.values().any(|w| *w == Written::Done) => SETTLE.min(debounce),
+            _ => debounce,
+        }
     }
 }
 
@@ -137,7 +151,7 @@ impl Watcher {
             if left.is_zero() {
                 break;
             }
-            let wait = if settle.settled() { SETTLE.min(quiet) } else { quiet };
+            let wait = settle.quiet(quiet);
             match self.rx.recv_timeout(wait.min(left)) {
                 Ok(e) => self.add(&mut batch, &mut settle, e),
                 Err(RecvTimeoutError::Timeout) => break,
@@ -209,10 +223,12 @@ mod tests {
         paths.iter().fold(Event::new(kind), |e, p| e.add_path(PathBuf::from(p)))
     }
 
-    fn settled(events: &[Event]) -> bool {
+    const DEBOUNCE: Duration = Duration::from_millis(30);
+
+    fn quiet(events: &[Event]) -> Duration {
         let mut s = Settle::default();
         events.iter().for_each(|e| s.note(e));
-        s.settled()
+        s.quiet(DEBOUNCE)
     }
 
     const WRITE: EventKind = EventKind::Modify(ModifyKind::Data(DataChange::Any));
@@ -220,28 +236,40 @@ mod tests {
     const FROM: EventKind = EventKind::Modify(ModifyKind::Name(RenameMode::From));
     const TO: EventKind = EventKind::Modify(ModifyKind::Name(RenameMode::To));
     const BOTH: EventKind = EventKind::Modify(ModifyKind::Name(RenameMode::Both));
+    const CREATE: EventKind = EventKind::Create(CreateKind::File);
+    const REMOVE: EventKind = EventKind::Remove(RemoveKind::File);
 
     #[test]
     fn a_save_is_over_at_its_close_or_rename() {
         // In place: truncate, write, close.
-        assert!(settled(&[ev(WRITE, &["m.sql"]), ev(WRITE, &["m.sql"]), ev(CLOSE, &["m.sql"])]));
+        assert_eq!(quiet(&[ev(WRITE, &["m.sql"]), ev(WRITE, &["m.sql"]), ev(CLOSE, &["m.sql"])]), SETTLE);
         // Temporary file renamed over the target (notify reports From, To and Both).
-        let create = EventKind::Create(CreateKind::File);
-        assert!(settled(&[ev(create, &["t~"]), ev(WRITE, &["t~"]), ev(CLOSE, &["t~"]), ev(FROM, &["t~"]), ev(TO, &["m.sql"]), ev(BOTH, &["t~", "m.sql"])]));
+        assert_eq!(quiet(&[ev(CREATE, &["t~"]), ev(WRITE, &["t~"]), ev(CLOSE, &["t~"]), ev(FROM, &["t~"]), ev(TO, &["m.sql"]), ev(BOTH, &["t~", "m.sql"])]), SETTLE);
         // A backup renamed away first, then the new file written and closed.
-        assert!(settled(&[ev(FROM, &["m.sql"]), ev(TO, &["m.sql~"]), ev(create, &["m.sql"]), ev(WRITE, &["m.sql"]), ev(CLOSE, &["m.sql"])]));
+        assert_eq!(quiet(&[ev(FROM, &["m.sql"]), ev(TO, &["m.sql~"]), ev(CREATE, &["m.sql"]), ev(WRITE, &["m.sql"]), ev(CLOSE, &["m.sql"])]), SETTLE);
+    }
+
+    #[test]
+    fn a_removal_waits_a_little_for_a_file_to_take_its_place() {
+        assert_eq!(quiet(&[ev(REMOVE, &["m.sql"])]), GONE_SETTLE);
+        assert_eq!(quiet(&[ev(FROM, &["m.sql"])]), GONE_SETTLE);
+        // Moved aside, and the new file not yet written: the debounce.
+        assert_eq!(quiet(&[ev(FROM, &["m.sql"]), ev(TO, &["m.sql~"]), ev(CREATE, &["m.sql"])]), DEBOUNCE);
+        // A shorter debounce wins.
+        let mut s = Settle::default();
+        s.note(&ev(REMOVE, &["m.sql"]));
+        assert_eq!(s.quiet(Duration::from_millis(5)), Duration::from_millis(5));
     }
 
     #[test]
     fn an_unfinished_burst_waits_for_the_debounce() {
         // Written, not yet closed.
-        assert!(!settled(&[ev(WRITE, &["m.sql"])]));
-        // A file that was there went away: something may replace it.
-        assert!(!settled(&[ev(EventKind::Remove(RemoveKind::File), &["m.sql"])]));
-        assert!(!settled(&[ev(FROM, &["m.sql"])]));
+        assert_eq!(quiet(&[ev(WRITE, &["m.sql"])]), DEBOUNCE);
         // One file done, another still open.
-        assert!(!settled(&[ev(CLOSE, &["a.sql"]), ev(WRITE, &["b.sql"])]));
+        assert_eq!(quiet(&[ev(CLOSE, &["a.sql"]), ev(WRITE, &["b.sql"])]), DEBOUNCE);
+        // A file removed, another still open.
+        assert_eq!(quiet(&[ev(REMOVE, &["a.sql"]), ev(WRITE, &["b.sql"])]), DEBOUNCE);
         // Nothing written at all.
-        assert!(!settled(&[]));
+        assert_eq!(quiet(&[]), DEBOUNCE);
     }
 }
