@@ -29,6 +29,69 @@ pub struct Project {
     /// `tests/**/*.yml`, sorted by path.
     #[returns(ref)]
     pub fixture_files: Vec<SourceFile>,
+    /// Each model name's own input, in a database that lives across edits
+    /// (see [`ModelSlots`]); empty otherwise. Set once, never replaced.
+    #[returns(ref)]
+    #[default]
+    pub model_slots: ModelSlots,
+}
+
+/// The file one model name resolves to (`None`: no such model now). A query
+/// that finds a model's file here depends on this input alone, not on the
+/// list of model files, so adding or removing another model leaves it
+/// valid without re-verifying what it feeds (see
+/// [`crate::project::model_source_file`]).
+#[salsa::input(debug)]
+pub struct ModelSlot {
+    #[returns(copy)]
+    pub file: Option<SourceFile>,
+}
+
+/// Model names to their [`ModelSlot`], for every name the project has had
+/// since the slots were kept ([`crate::project::keep_model_slots`]). A name's
+/// slot, once made, is never replaced, so reading this table needs no
+/// dependency: a query that finds no slot reads the list of model files
+/// instead, and the list changes whenever a slot is made.
+#[derive(Clone, Default)]
+pub struct ModelSlots(Arc<std::sync::RwLock<SlotTable>>);
+
+#[derive(Default)]
+struct SlotTable {
+    kept: bool,
+    by_name: std::collections::HashMap<String, ModelSlot>,
+}
+
+impl ModelSlots {
+    pub fn get(&self, name: &str) -> Option<ModelSlot> {
+        self.read().by_name.get(name).copied()
+    }
+
+    /// Whether slots are kept (see [`crate::project::keep_model_slots`]).
+    pub fn kept(&self) -> bool {
+        self.read().kept
+    }
+
+    pub(crate) fn keep(&self) {
+        self.write().kept = true;
+    }
+
+    pub(crate) fn insert(&self, name: String, slot: ModelSlot) {
+        self.write().by_name.insert(name, slot);
+    }
+
+    fn read(&self) -> std::sync::RwLockReadGuard<'_, SlotTable> {
+        self.0.read().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn write(&self) -> std::sync::RwLockWriteGuard<'_, SlotTable> {
+        self.0.write().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+impl std::fmt::Debug for ModelSlots {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "ModelSlots({})", self.read().by_name.len())
+    }
 }
 
 /// The environment as the project names it: the value of each variable
@@ -63,38 +126,57 @@ pub struct SourceName<'db> {
 #[salsa::db]
 pub trait Db: salsa::Database {}
 
-/// The database. Optionally records which queries executed, for tests and
-/// for `watch`'s statistics.
+/// The database. Optionally records which queries executed, and which
+/// memos salsa re-verified by walking their dependencies, for tests and for
+/// `watch`'s statistics.
 #[salsa::db]
 #[derive(Clone)]
 pub struct Database {
     storage: salsa::Storage<Self>,
-    executed: Option<Arc<Mutex<Vec<salsa::DatabaseKeyIndex>>>>,
+    log: Option<Arc<Mutex<QueryLog>>>,
+}
+
+#[derive(Default)]
+struct QueryLog {
+    executed: Vec<salsa::DatabaseKeyIndex>,
+    validated: Vec<salsa::DatabaseKeyIndex>,
 }
 
 impl Default for Database {
     fn default() -> Self {
-        Database { storage: salsa::Storage::new(None), executed: None }
+        Database { storage: salsa::Storage::new(None), log: None }
     }
 }
 
 impl Database {
-    /// A database that records every query it executes.
+    /// A database that records every query it executes and every memo it
+    /// re-verifies.
     pub fn with_execution_log() -> Self {
-        let executed: Arc<Mutex<Vec<salsa::DatabaseKeyIndex>>> = Default::default();
-        let sink = executed.clone();
-        let hook = move |e: salsa::Event| {
-            if let salsa::EventKind::WillExecute { database_key } = e.kind {
-                sink.lock().unwrap().push(database_key);
-            }
+        let log: Arc<Mutex<QueryLog>> = Default::default();
+        let sink = log.clone();
+        let hook = move |e: salsa::Event| match e.kind {
+            salsa::EventKind::WillExecute { database_key } => sink.lock().unwrap().executed.push(database_key),
+            salsa::EventKind::DidValidateMemoizedValue { database_key } => sink.lock().unwrap().validated.push(database_key),
+            _ => {}
         };
-        Database { storage: salsa::Storage::new(Some(Box::new(hook))), executed: Some(executed) }
+        Database { storage: salsa::Storage::new(Some(Box::new(hook))), log: Some(log) }
     }
 
     /// `query(key)` for each query executed since the last call.
     pub fn take_executed(&self) -> Vec<String> {
-        let Some(executed) = &self.executed else { return Vec::new() };
-        let keys = std::mem::take(&mut *executed.lock().unwrap());
+        self.take(|l| &mut l.executed)
+    }
+
+    /// `query(key)` for each memo found still valid since the last call,
+    /// when salsa had to check it (a memo whose inputs are all more durable
+    /// than the last change is valid unchecked, and not listed).
+    pub fn take_validated(&self) -> Vec<String> {
+        self.take(|l| &mut l.validated)
+    }
+
+    fn take(&self, which: fn(&mut QueryLog) -> &mut Vec<salsa::DatabaseKeyIndex>) -> Vec<String> {
+        let Some(log) = &self.log else { return Vec::new() };
+        let keys = std::mem::take(which(&mut log.lock().unwrap()));
         keys.into_iter()
             .map(|k| format!("{}({:?})", self.ingredient_debug_name(k.ingredient_index()), k.key_index()))
             .collect()

@@ -18,10 +18,12 @@
 //! - [`refresh`]: brings the whole-project queries up to date after an
 //!   edit (watch) or after [`compile`]: helper threads take segments (see
 //!   [`crate::segments`]) from the last one back while this thread builds
-//!   the manifest (plan order, the digest chained from the first segment)
-//!   and the check report. After a file's first edit in a long session salsa
-//!   re-verifies every model's memos; the segments are independent, so that
-//!   work divides.
+//!   the manifest's models (plan order) and the check report; then the
+//!   first thread free hashes the manifest (the digest chained from the
+//!   first segment), serial work that a model added or removed redoes from
+//!   its place in plan order on. After a file's first edit in a long
+//!   session salsa re-verifies every model's memos; the segments are
+//!   independent, so that work divides.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc};
@@ -31,7 +33,7 @@ use salsa::Database as _;
 use crate::check::{all_load_errors, check_report, model_checks, segment_checks};
 use crate::db::{Database, ModelName, Project};
 use crate::graph::segment_upstream;
-use crate::manifest::{manifest, manifest_segment, model_identity};
+use crate::manifest::{manifest_digest, manifest_models, manifest_segment, model_identity};
 use crate::model::{lower_model, model_contract, model_reads, parse_model};
 use crate::project::{model_names, model_segments, model_source_file};
 use crate::sink::sink_checks;
@@ -235,15 +237,23 @@ pub fn refresh(db: &Database, project: Project, work: Work) {
             .map(|t| {
                 let db = db.clone();
                 spawn(scope, move || {
-                    (0..segments).rev().skip(t as usize).step_by(helpers as usize).for_each(|s| refresh_segment(&db, project, s, work))
+                    (0..segments).rev().skip(t as usize).step_by(helpers as usize).for_each(|s| refresh_segment(&db, project, s, work));
+                    if t == 0 && work.manifest() {
+                        let _ = manifest_digest(&db, project);
+                    }
                 })
             })
             .collect();
         if work.manifest() {
-            let _ = manifest(db, project);
+            let _ = manifest_models(db, project);
         }
         if work.checks() {
             let _ = check_report(db, project);
+        }
+        // Hashing the manifest is serial: whichever thread is first free
+        // of the rest does it (the other waits on salsa's claim).
+        if work.manifest() {
+            let _ = manifest_digest(db, project);
         }
         join(workers);
     });

@@ -40,4 +40,4 @@ pub mod warnings;
 pub mod window;
 pub mod yaml;
 
-pub use db::{Database, Db, Environment, ModelName, Project, SourceFile, SourceName};
+pub use db::{Database, Db, Environment, ModelName, ModelSlot, Project, SourceFile, SourceName};

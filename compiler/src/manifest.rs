@@ -520,6 +520,16 @@ pub enum ManifestError {
 /// The whole application's manifest, models in dependency order.
 #[salsa::tracked(returns(ref))]
 pub fn manifest(db: &dyn Db, project: Project) -> Result<AppManifest, ManifestError> {
+    let (slices, json) = manifest_models(db, project).clone()?;
+    let application_digest = manifest_digest(db, project).clone().expect("every model has an identity");
+    Ok(AppManifest { application_digest, slices, json })
+}
+
+/// Every model's slice and compact JSON, in plan order: the manifest but
+/// its digest, which [`manifest_digest`] computes apart (the driver has a
+/// helper thread hash while this thread goes on).
+#[salsa::tracked(returns(ref))]
+pub(crate) fn manifest_models(db: &dyn Db, project: Project) -> Result<(Vec<Arc<ModelSlice>>, Vec<Arc<ModelJson>>), ManifestError> {
     let graph = dependency_graph(db, project);
     if let Some(c) = graph.cycles.first() {
         return Err(ManifestError::Cycle(c.clone()));
@@ -539,13 +549,25 @@ pub fn manifest(db: &dyn Db, project: Project) -> Result<AppManifest, ManifestEr
             }
         }
     }
+    Ok((slices, json))
+}
+
+/// The application digest: SHA-256 over the manifest's compact JSON with
+/// the digest field empty. None when the models form a cycle or one has no
+/// identity (the manifest is then an error).
+#[salsa::tracked(returns(ref))]
+pub(crate) fn manifest_digest(db: &dyn Db, project: Project) -> Option<String> {
+    let graph = dependency_graph(db, project);
+    if !graph.cycles.is_empty() {
+        return None;
+    }
     let last = match segments::count(graph.order.len()) {
         0 => digest_head(db, project),
         n => digest_through(db, project, n - 1),
     };
-    let mut h = last.as_ref().expect("every model has an identity").hasher.clone();
+    let mut h = last.as_ref()?.hasher.clone();
     h.update(b"]}");
-    Ok(AppManifest { application_digest: hex(&h.finalize()), slices, json })
+    Some(hex(&h.finalize()))
 }
 
 /// SHA-256 of the compact JSON of the manifest with the digest field empty.

@@ -1,10 +1,12 @@
 //! Loading a project: its configuration files and model files, as queries.
 
 use std::sync::Arc;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use salsa::{Durability, Setter};
 
 use crate::config::{self, ModelConfig, ProjectConfig, SourceConfig};
-use crate::db::{Db, ModelName, Project, SourceFile, SourceName};
+use crate::db::{Database, Db, ModelName, ModelSlot, Project, SourceFile, SourceName};
 use crate::diagnostic::Diagnostic;
 use crate::plan::lower::ModelSettings;
 use crate::diagnostic::Code;
@@ -67,32 +69,92 @@ pub fn sources_config(db: &dyn Db, project: Project) -> Result<Vec<SourceConfig>
 /// load error.
 #[salsa::tracked(returns(ref))]
 pub fn model_index(db: &dyn Db, project: Project) -> Result<BTreeMap<String, SourceFile>, Vec<Diagnostic>> {
+    let (out, duplicates) = files_by_name(db, project.model_files(db));
+    if duplicates.is_empty() {
+        return Ok(out);
+    }
+    Err(duplicates
+        .into_iter()
+        .map(|(first, file)| {
+            let path = file.path(db);
+            Diagnostic::error(Code::DuplicateModelStem, format!("duplicate model `{}`: {} and {path}", model_name_of(path), first.path(db)))
+                .in_file(path.clone())
+                .help("model names are file stems and must be unique; rename one of the files")
+        })
+        .collect())
+}
+
+/// The file of each model name: the first file with that stem, in the
+/// order of `files`; and each later file whose stem is taken, with the file
+/// that took it. The one rule [`model_index`] and the slots follow.
+fn files_by_name(db: &dyn Db, files: &[SourceFile]) -> (BTreeMap<String, SourceFile>, Vec<(SourceFile, SourceFile)>) {
     let mut out: BTreeMap<String, SourceFile> = BTreeMap::new();
-    let mut errors = Vec::new();
-    for &file in project.model_files(db) {
-        let path = file.path(db);
-        let name = model_name_of(path);
-        if let Some(prev) = out.get(&name) {
-            errors.push(
-                Diagnostic::error(Code::DuplicateModelStem, format!("duplicate model `{name}`: {} and {path}", prev.path(db)))
-                    .in_file(path.clone())
-                    .help("model names are file stems and must be unique; rename one of the files"),
-            );
-            continue;
+    let mut duplicates = Vec::new();
+    for &file in files {
+        match out.entry(model_name_of(file.path(db))) {
+            std::collections::btree_map::Entry::Occupied(first) => duplicates.push((*first.get(), file)),
+            std::collections::btree_map::Entry::Vacant(v) => {
+                v.insert(file);
+            }
         }
-        out.insert(name, file);
     }
-    if errors.is_empty() {
-        Ok(out)
-    } else {
-        Err(errors)
+    (out, duplicates)
+}
+
+/// Gives each model name of `project` its own [`ModelSlot`] input, at
+/// `durability`, and keeps them from now on (see [`set_model_files`]): for
+/// a database that lives across edits (`watch`, the language server), so
+/// that a model added or removed leaves every other model's queries known
+/// valid. A one-shot command has no use for them.
+pub fn keep_model_slots(db: &Database, project: Project, durability: Durability) {
+    let slots = project.model_slots(db);
+    slots.keep();
+    for (name, file) in files_by_name(db, project.model_files(db)).0 {
+        slots.insert(name, ModelSlot::builder(Some(file)).durability(durability).new(db));
     }
+}
+
+/// Sets the project's list of model files at `list`, and when slots are
+/// kept, the slot of each name whose file changed at `slot` (a name new to
+/// the project gets a new slot). A slot keeps the durability it had when
+/// it changes: salsa reports the change at that durability, so the first
+/// removal of a model the project started with re-verifies every query.
+pub fn set_model_files(db: &mut Database, project: Project, files: Vec<SourceFile>, list: Durability, slot: Durability) {
+    let slots = project.model_slots(db).clone();
+    if slots.kept() {
+        // Only the names of files that came or went can resolve anew.
+        let old: HashSet<SourceFile> = project.model_files(db).iter().copied().collect();
+        let new: HashSet<SourceFile> = files.iter().copied().collect();
+        let names: HashSet<&str> = old.symmetric_difference(&new).map(|f| model_stem(f.path(db))).collect();
+        let mut now: HashMap<&str, SourceFile> = HashMap::new();
+        for &f in &files {
+            let stem = model_stem(f.path(db));
+            if names.contains(stem) {
+                now.entry(stem).or_insert(f);
+            }
+        }
+        let changes: Vec<(String, Option<SourceFile>)> = names.iter().map(|n| (n.to_string(), now.get(n).copied())).collect();
+        for (name, file) in changes {
+            match slots.get(&name) {
+                Some(s) if s.file(db) != file => {
+                    s.set_file(db).with_durability(slot).to(file);
+                }
+                Some(_) => {}
+                None => slots.insert(name, ModelSlot::builder(file).durability(slot).new(db)),
+            }
+        }
+    }
+    project.set_model_files(db).with_durability(list).to(files);
 }
 
 /// The model name of `models/sub/name.sql`.
 pub fn model_name_of(path: &str) -> String {
+    model_stem(path).to_string()
+}
+
+fn model_stem(path: &str) -> &str {
     let file = path.rsplit('/').next().unwrap_or(path);
-    file.strip_suffix(".sql").unwrap_or(file).to_string()
+    file.strip_suffix(".sql").unwrap_or(file)
 }
 
 /// The most model files a project may have: ten times the 100,000 models
@@ -179,12 +241,18 @@ pub fn source_names(db: &dyn Db, project: Project) -> Vec<String> {
 }
 
 /// Model files by name, split by the hash of the name into
-/// [`FILE_BUCKETS`] buckets.
+/// [`FILE_BUCKETS`] buckets. A stem two files share is the first's, as the
+/// slots have it (such a project does not load: [`model_index`]).
 #[salsa::tracked(returns(ref))]
 pub(crate) fn model_file_buckets(db: &dyn Db, project: Project) -> Vec<BTreeMap<String, SourceFile>> {
     let mut out = vec![BTreeMap::new(); FILE_BUCKETS];
-    for (name, &file) in model_index(db, project).iter().flatten() {
-        out[bucket_of(name) as usize].insert(name.clone(), file);
+    match model_index(db, project) {
+        Ok(index) => index.iter().for_each(|(name, &file)| {
+            out[bucket_of(name) as usize].insert(name.clone(), file);
+        }),
+        Err(_) => files_by_name(db, project.model_files(db)).0.into_iter().for_each(|(name, file)| {
+            out[bucket_of(&name) as usize].insert(name, file);
+        }),
     }
     out
 }
@@ -204,13 +272,27 @@ fn model_file_bucket(db: &dyn Db, project: Project, bucket: u32) -> BTreeMap<Str
     model_file_buckets(db, project)[bucket as usize].clone()
 }
 
-/// The file of one model. Adding or removing another model re-runs this
-/// only for the models of its bucket (see [`model_file_bucket`]), and the
-/// answer stays the same, so nothing downstream of it re-runs.
+/// The file of one model: its slot's when slots are kept (see
+/// [`keep_model_slots`]), which adding or removing another model leaves
+/// alone. Otherwise adding or removing another model re-runs this only for
+/// the models of its bucket (see [`model_file_bucket`]), and the answer
+/// stays the same, so nothing downstream of it re-runs.
 #[salsa::tracked]
 pub fn model_source_file<'db>(db: &'db dyn Db, name: ModelName<'db>) -> Option<SourceFile> {
     let project = name.project(db);
     let name = name.text(db);
+    // A name with a slot depends on it alone; one without (no slots kept,
+    // or a name the project has never had) reads the list, which changes
+    // when a slot is made.
+    let slots = project.model_slots(db);
+    if let Some(slot) = slots.get(name) {
+        return slot.file(db);
+    }
+    if slots.kept() {
+        // The list itself, not a bucket, which may come out equal when the
+        // list changes: this name's slot is made with the change.
+        let _ = project.model_files(db);
+    }
     model_file_bucket(db, project, bucket_of(name)).get(name).copied()
 }
 
@@ -277,6 +359,31 @@ mod tests {
         assert_eq!(classify_path("tests/a.yml"), Some(FileKind::Fixture));
         for other in ["models/a.yml", "tests/a.sql", "a.sql", "models", "models/.a.sql.swp", "sub/streamform.yml", "models/.sql"] {
             assert_eq!(classify_path(other), None, "{other}");
+        }
+    }
+
+    /// With slots kept, each name resolves to the file the list gives it
+    /// (the first with its stem, in path order) through adds, removals,
+    /// renames and duplicate stems.
+    #[test]
+    fn slots_resolve_every_name_as_the_list_does() {
+        use crate::db::Database;
+        let mut db = Database::default();
+        let file = |db: &Database, path: &str| SourceFile::new(db, path.into(), String::new());
+        let [a, xb, yb, c, d, e] = ["models/a.sql", "models/x/b.sql", "models/y/b.sql", "models/c.sql", "models/d.sql", "models/sub/e.sql"].map(|p| file(&db, p));
+        let project = Project::new(&db, ".".into(), None, None, vec![a, xb, yb, c], Vec::new());
+        keep_model_slots(&db, project, Durability::HIGH);
+        let steps: [Vec<SourceFile>; 6] = [vec![a, xb, yb, c], vec![a, xb, yb, c, d], vec![xb, yb, c, d], vec![yb, c, d], vec![yb, c, d, e], vec![a, xb, c, e]];
+        for (i, files) in steps.into_iter().enumerate() {
+            if i > 0 {
+                set_model_files(&mut db, project, files.clone(), Durability::MEDIUM, Durability::LOW);
+            }
+            let expected = files_by_name(&db, &files).0;
+            for name in ["a", "b", "c", "d", "e", "f"] {
+                let found = *model_source_file(&db, ModelName::new(&db, project, name.to_string()));
+                assert_eq!(found, expected.get(name).copied(), "step {i}: `{name}`");
+                assert!(project.model_slots(&db).get(name).is_some() || expected.get(name).is_none(), "step {i}: `{name}` has a slot");
+            }
         }
     }
 

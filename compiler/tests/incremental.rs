@@ -122,6 +122,8 @@ fn logic_edit_keeping_contract() {
         digest_through(project)
         lower_model(a)
         manifest(project)
+        manifest_digest(project)
+        manifest_models(project)
         manifest_segment(project)
         model_contract(a)
         model_identity(a)
@@ -146,6 +148,8 @@ fn logic_edit_changing_contract() {
         lower_model(a)
         lower_model(b)
         manifest(project)
+        manifest_digest(project)
+        manifest_models(project)
         manifest_segment(project)
         model_contract(a)
         model_identity(a)
@@ -173,6 +177,8 @@ fn config_edit_of_another_model() {
         digest_through(project)
         lower_model(c)
         manifest(project)
+        manifest_digest(project)
+        manifest_models(project)
         manifest_segment(project)
         model_config(a)
         model_config(b)
@@ -219,6 +225,8 @@ fn source_edit_touches_only_its_readers() {
         digest_through(project)
         lower_model(c)
         manifest(project)
+        manifest_digest(project)
+        manifest_models(project)
         manifest_segment(project)
         model_identity(c)
         model_plan(c)
@@ -246,6 +254,8 @@ fn deleting_an_unrelated_model() {
         digest_head(project)
         digest_through(project)
         manifest(project)
+        manifest_digest(project)
+        manifest_models(project)
         manifest_segment(project)
         model_file_bucket(a)
         model_file_bucket(b)
@@ -404,6 +414,8 @@ fn adding_a_model_re_runs_one_segment() {
         load_errors ×1
         lower_model ×1
         manifest ×1
+        manifest_digest ×1
+        manifest_models ×1
         manifest_segment ×1
         model_checks ×1
         model_config ×1
@@ -449,6 +461,8 @@ fn removing_a_model_re_runs_one_segment() {
         digest_through ×4
         load_errors ×1
         manifest ×1
+        manifest_digest ×1
+        manifest_models ×1
         manifest_segment ×1
         model_count_error ×1
         model_file_bucket ×232

@@ -18,16 +18,25 @@
 //!
 //! - Every file's path is HIGH, a new file's too (a path never changes: a
 //!   rename is a new input). The `Project` input is HIGH but for its list
-//!   of model files, which is MEDIUM: adding or removing a model then
-//!   leaves the queries that read only configuration (each model's
-//!   settings) known valid, instead of re-verifying them with the rest.
+//!   of model files, which is MEDIUM.
 //! - Configuration text (`streamform.yml`, `sources.yml`) is HIGH, also
 //!   after an edit: every model reads it.
-//! - Model and fixture text starts MEDIUM. A file once edited (or new)
-//!   becomes LOW, so later edits to it re-verify only the queries that read
-//!   it; unedited files keep MEDIUM. (The first edit of a file still
-//!   reports a MEDIUM change: salsa invalidates by the durability the input
-//!   had, so every query is re-verified once.)
+//! - Model text starts HIGH, fixture text MEDIUM. A file once edited (or
+//!   new) becomes LOW, so later edits to it re-verify only the queries that
+//!   read it; unedited files keep theirs. (The first edit of a file still
+//!   reports a change at the durability it had: salsa invalidates by the
+//!   durability the input had, so every query is re-verified once.)
+//! - In `watch` and the language server ([`Files::load_live`]) each model
+//!   name has its own input, its slot (`streamform::project::keep_model_slots`),
+//!   so that a model's queries find its file, and the files it reads with
+//!   `ref()`, without reading the list. A slot starts HIGH and is set LOW;
+//!   a new name's slot is made LOW.
+//!
+//! So a model's queries read only HIGH inputs until its file is edited,
+//! and adding or removing a model (a MEDIUM change) re-verifies only the
+//! queries over the list of models, not every model's. Removing a model
+//! the project started with reports a HIGH change once, as a first edit
+//! does.
 
 mod apply;
 mod buffers;
@@ -37,7 +46,7 @@ use std::collections::BTreeMap;
 
 use camino::{Utf8Path, Utf8PathBuf};
 use salsa::{Durability, Setter};
-use streamform::project::{classify_path, FileKind, CONFIG_FILE, SOURCES_FILE};
+use streamform::project::{classify_path, keep_model_slots, set_model_files, FileKind, CONFIG_FILE, SOURCES_FILE};
 use streamform::template::referenced_variables;
 use streamform::{Database, Environment, Project, SourceFile};
 
@@ -64,6 +73,15 @@ pub struct Files {
 }
 
 impl Files {
+    /// Scans the project directory into new inputs, for a database that
+    /// lives across edits (`watch`, the language server): each model name
+    /// also gets its own input (see [`keep_model_slots`]).
+    pub fn load_live(db: &Database, root: &str) -> Files {
+        let files = Files::load(db, root);
+        keep_model_slots(db, files.project, Durability::HIGH);
+        files
+    }
+
     /// Scans the project directory into new inputs.
     pub fn load(db: &Database, root: &str) -> Files {
         let s = scan(Utf8Path::new(root));
@@ -125,7 +143,7 @@ impl Files {
         }
         let models = list(FileKind::Model);
         if p.model_files(db) != &models {
-            p.set_model_files(db).with_durability(MODEL_LIST).to(models);
+            set_model_files(db, p, models, MODEL_LIST, Durability::LOW);
         }
         let fixtures = list(FileKind::Fixture);
         if p.fixture_files(db) != &fixtures {
@@ -152,7 +170,7 @@ fn new_input(db: &Database, path: String, text: String, durability: Durability) 
 /// The text durability of a file as first scanned.
 fn initial_durability(path: &str) -> Durability {
     match classify_path(path) {
-        Some(FileKind::Config | FileKind::Sources) => Durability::HIGH,
+        Some(FileKind::Config | FileKind::Sources | FileKind::Model) => Durability::HIGH,
         _ => Durability::MEDIUM,
     }
 }

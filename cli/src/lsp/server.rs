@@ -60,7 +60,7 @@ pub fn run(explicit: Option<String>, found: &str) -> u8 {
     let root = explicit.map(Utf8PathBuf::from).or(workspace).unwrap_or_else(|| Utf8PathBuf::from(found));
     let root = root.canonicalize_utf8().unwrap_or(root);
     let db = Database::default();
-    let files = Files::load(&db, root.as_str());
+    let files = Files::load_live(&db, root.as_str());
     let compare_with = compare_with(&params, &root);
     let mut s = Server { world: World { db, files, root, compare_with, running: Default::default() }, published: BTreeSet::new(), open: BTreeSet::new(), out, revision: 0, published_revision: None, working: false, results: unbounded(), shutdown: false };
     s.respond(Response::new_ok(id, json!({"capabilities": capabilities(), "serverInfo": {"name": "streamform", "version": env!("CARGO_PKG_VERSION")}})));

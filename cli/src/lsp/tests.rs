@@ -16,7 +16,7 @@ const A: &str = "models/a.sql";
 
 fn session(p: &TempProject) -> (Database, Files, QueryLabels) {
     let db = Database::with_execution_log();
-    let files = Files::load(&db, p.root());
+    let files = Files::load_live(&db, p.root());
     let mut labels = QueryLabels::learn(&db, files.project);
     assert_eq!(errors(&by_file(&db, files.project, Utf8Path::new(p.root()))), 0, "the project has no errors");
     labels.label_rest(&db, "project");

@@ -71,7 +71,7 @@ pub struct Session {
 
 impl Session {
     pub fn new(db: Database, root: &str, test: bool) -> Session {
-        let files = Files::load(&db, root);
+        let files = Files::load_live(&db, root);
         Session { db, files, view: View::default(), fixtures: test.then(Fixtures::default) }
     }
 
@@ -173,11 +173,16 @@ pub fn run(project: &str, opts: Options) -> u8 {
     }
 }
 
+/// The trace's lines: queries executed, and memos re-verified, counted by
+/// query.
 fn trace_executed(db: &Database) {
-    let mut counts: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
-    for q in db.take_executed() {
-        *counts.entry(q.split('(').next().unwrap_or(&q).to_string()).or_default() += 1;
-    }
-    let parts: Vec<String> = counts.iter().map(|(q, n)| format!("{q} x{n}")).collect();
-    eprint(&format!("trace: executed {}\n", parts.join(", ")));
+    let count = |keys: Vec<String>| {
+        let mut counts: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
+        for q in keys {
+            *counts.entry(q.split('(').next().unwrap_or(&q).to_string()).or_default() += 1;
+        }
+        counts.iter().map(|(q, n)| format!("{q} x{n}")).collect::<Vec<_>>().join(", ")
+    };
+    eprint(&format!("trace: executed {}\n", count(db.take_executed())));
+    eprint(&format!("trace: verified {}\n", count(db.take_validated())));
 }

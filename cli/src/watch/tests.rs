@@ -144,6 +144,8 @@ fn logic_edit_reruns_only_the_edited_model() {
         digest_through(project)
         lower_model(a)
         manifest(project)
+        manifest_digest(project)
+        manifest_models(project)
         manifest_segment(project)
         model_checks(a)
         model_contract(a)
@@ -173,6 +175,8 @@ fn contract_edit_reruns_its_readers_too() {
         lower_model(a)
         lower_model(b)
         manifest(project)
+        manifest_digest(project)
+        manifest_models(project)
         manifest_segment(project)
         model_checks(a)
         model_checks(b)
@@ -255,6 +259,43 @@ fn added_and_removed_models() {
     assert_eq!(step.delta.removed, ["d"]);
 }
 
+/// Adding or removing a model checks only the queries over the list of
+/// models: every model has its own input for its file (see
+/// `Files::load_live`), so no other model's memos are walked (a walk would
+/// verify every model's lowering and parse). Removing a model the project
+/// started with walks once, as the first edit of a file does.
+#[test]
+fn a_model_added_or_removed_leaves_the_other_models_unchecked() {
+    let p = TempProject::new(SHOP);
+    let mut l = Labelled::new(&p);
+    let walked = |l: &Labelled| -> Vec<String> {
+        l.session.db.take_validated().into_iter().filter(|q| q.starts_with("lower_model(") || q.starts_with("parse_model(")).collect()
+    };
+    l.session.db.take_validated();
+    p.write("models/d.sql", "SELECT user_id FROM source('clicks')\n");
+    let step = l.step(&["models/d.sql"]).expect("d added");
+    assert_eq!(printed(&step), [("d".to_string(), ModelStatus::Added)]);
+    assert_eq!(walked(&l), Vec::<String>::new());
+    p.remove("models/d.sql");
+    let step = l.step(&["models/d.sql"]).expect("d removed");
+    assert_eq!(step.delta.removed, ["d"]);
+    assert_eq!(walked(&l), Vec::<String>::new());
+    // Back under the same name: its slot is reused.
+    p.write("models/d.sql", "SELECT url FROM source('clicks')\n");
+    l.step(&["models/d.sql"]).expect("d added again");
+    assert_eq!(walked(&l), Vec::<String>::new());
+    // A model that reads one that does not exist yet re-runs when it comes.
+    p.write("models/f.sql", "SELECT user_id FROM ref('g')\n");
+    let step = l.step(&["models/f.sql"]).expect("f added");
+    assert_eq!(printed(&step), [("f".to_string(), ModelStatus::Failed)]);
+    p.write("models/g.sql", "SELECT user_id FROM source('clicks')\n");
+    let step = l.step(&["models/g.sql"]).expect("g added");
+    let mut shown = printed(&step);
+    shown.sort_by(|x, y| x.0.cmp(&y.0));
+    assert_eq!(shown, [("f".to_string(), ModelStatus::Changed), ("g".to_string(), ModelStatus::Added)]);
+    assert!(step.delta.resolved.len() == 1 && step.delta.errors == 0, "{:?}", step.delta.resolved);
+}
+
 #[test]
 fn an_error_appears_and_goes_away() {
     let p = TempProject::new(SHOP);
@@ -309,6 +350,8 @@ fn first_edit_of_a_file() {
         lower_model(a)
         lower_model(b)
         manifest(project)
+        manifest_digest(project)
+        manifest_models(project)
         manifest_segment(project)
         model_checks(a)
         model_checks(b)
