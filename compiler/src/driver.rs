@@ -18,10 +18,10 @@
 //! - [`refresh`]: brings the whole-project queries up to date after an
 //!   edit (watch) or after [`compile`]: helper threads take segments (see
 //!   [`crate::segments`]) from the last one back while this thread builds
-//!   the manifest's models (plan order) and the check report; then the
-//!   first thread free hashes the manifest (the digest chained from the
-//!   first segment), serial work that a model added or removed redoes from
-//!   its place in plan order on. After a file's first edit in a long
+//!   the manifest's models (plan order) and the check report; the first
+//!   thread free hashes the manifest (the digest chained from the first
+//!   segment), serial work that a model added or removed redoes from its
+//!   place in plan order on. After a file's first edit in a long
 //!   session salsa re-verifies every model's memos; the segments are
 //!   independent, so that work divides.
 
@@ -244,16 +244,16 @@ pub fn refresh(db: &Database, project: Project, work: Work) {
                 })
             })
             .collect();
+        // Hashing the manifest is serial: whichever thread is first free of
+        // the rest does it (the other waits on salsa's claim). Before the
+        // check report here: after a first edit this thread's walk through
+        // the models has verified what the hashing reads.
         if work.manifest() {
             let _ = manifest_models(db, project);
+            let _ = manifest_digest(db, project);
         }
         if work.checks() {
             let _ = check_report(db, project);
-        }
-        // Hashing the manifest is serial: whichever thread is first free
-        // of the rest does it (the other waits on salsa's claim).
-        if work.manifest() {
-            let _ = manifest_digest(db, project);
         }
         join(workers);
     });

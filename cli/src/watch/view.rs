@@ -209,8 +209,11 @@ impl View {
         for name in failed_now {
             delta.models.push(ModelChange { name: name.clone(), status: ModelStatus::Failed, printed: None });
         }
+        // Both lists are in name order: one walk finds the names gone.
+        let mut now = names.iter().peekable();
         for old in &self.names {
-            if names.binary_search(old).is_err() {
+            while now.next_if(|n| *n < old).is_some() {}
+            if now.next_if(|n| *n == old).is_none() {
                 delta.removed.push(old.clone());
                 self.printed.remove(old);
                 self.failed.remove(old);
