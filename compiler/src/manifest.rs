@@ -12,7 +12,7 @@ use crate::graph::dependency_graph;
 use crate::identity::digest::sha256_hex;
 use crate::identity::fingerprint::{schema_fingerprint, state_fingerprint};
 use crate::model::{lower_model, model_plan};
-use crate::project::{model_segment_of, segment_models};
+use crate::project::{model_segment_starts, segment_models};
 use crate::plan::node::{Column, ModelPlan, PlanNode, RankKeep, TimeWindow};
 use crate::segments;
 use crate::diagnostic::Code;
@@ -418,10 +418,36 @@ pub(crate) fn manifest_segment(db: &dyn Db, project: Project, segment: u32) -> M
     ManifestSegment { models }
 }
 
-/// The identity and JSON of the model at `position` in name order.
-fn model_at(db: &dyn Db, project: Project, position: usize) -> Option<&(Arc<ModelSlice>, Arc<ModelJson>)> {
-    let (segment, offset) = model_segment_of(db, project, position);
-    manifest_segment(db, project, segment).models[offset].as_ref()
+/// Per-segment answers by a model's position in name order, each segment's
+/// query fetched once: a walk in plan order visits every segment many
+/// times, and a fetch per model was a tenth of a model added in `watch`.
+struct BySegment<'db, T> {
+    starts: &'db [usize],
+    fetched: Vec<Option<&'db T>>,
+    fetch: Box<dyn Fn(u32) -> &'db T + 'db>,
+}
+
+impl<'db, T> BySegment<'db, T> {
+    fn new(db: &'db dyn Db, project: Project, fetch: impl Fn(u32) -> &'db T + 'db) -> Self {
+        let starts = model_segment_starts(db, project);
+        BySegment { starts, fetched: vec![None; starts.len()], fetch: Box::new(fetch) }
+    }
+
+    /// The segment's answer and the offset of the model in it.
+    fn at(&mut self, position: usize) -> (&'db T, usize) {
+        let (segment, offset) = segments::segment_of(self.starts, position);
+        let answer = *self.fetched[segment as usize].get_or_insert_with(|| (self.fetch)(segment));
+        (answer, offset)
+    }
+}
+
+/// The identity and JSON of models by position in name order.
+fn models_at<'db>(db: &'db dyn Db, project: Project) -> impl FnMut(usize) -> Option<&'db (Arc<ModelSlice>, Arc<ModelJson>)> {
+    let mut by = BySegment::new(db, project, move |segment| manifest_segment(db, project, segment));
+    move |position| {
+        let (segment, offset) = by.at(position);
+        segment.models[offset].as_ref()
+    }
 }
 
 /// The application digest part-way: SHA-256 over a prefix of the manifest's
@@ -474,12 +500,13 @@ fn digest_head(db: &dyn Db, project: Project) -> Option<DigestState> {
     let graph = dependency_graph(db, project);
     let mut h = Sha256::new();
     h.update(format!("{{\"manifest_version\":{MANIFEST_VERSION},\"application_digest\":\"\",\"models\":[").as_bytes());
+    let mut entries = BySegment::new(db, project, move |segment| segment_model_entries(db, project, segment));
     for (i, &position) in graph.positions.iter().enumerate() {
         if i > 0 {
             h.update(b",");
         }
-        let (segment, offset) = model_segment_of(db, project, position);
-        h.update(segment_model_entries(db, project, segment)[offset].as_ref()?.as_bytes());
+        let (segment, offset) = entries.at(position);
+        h.update(segment[offset].as_ref()?.as_bytes());
     }
     h.update(b"],\"nodes\":[");
     Some(DigestState::new(h, false))
@@ -495,8 +522,9 @@ fn digest_through(db: &dyn Db, project: Project, segment: u32) -> Option<DigestS
     };
     let DigestState { mut hasher, mut wrote_node, .. } = before.clone()?;
     let positions = &dependency_graph(db, project).positions;
+    let mut model_at = models_at(db, project);
     for &position in &positions[segments::range(positions.len(), segment)] {
-        let nodes = &model_at(db, project, position)?.1.nodes;
+        let nodes = &model_at(position)?.1.nodes;
         if nodes.is_empty() {
             continue;
         }
@@ -536,8 +564,9 @@ pub(crate) fn manifest_models(db: &dyn Db, project: Project) -> Result<(Vec<Arc<
     }
     let mut slices = Vec::with_capacity(graph.order.len());
     let mut json = Vec::with_capacity(graph.order.len());
+    let mut model_at = models_at(db, project);
     for (name, &position) in graph.order.iter().zip(&graph.positions) {
-        match model_at(db, project, position) {
+        match model_at(position) {
             Some((slice, j)) => {
                 slices.push(slice.clone());
                 json.push(j.clone());

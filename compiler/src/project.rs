@@ -226,11 +226,6 @@ pub fn segment_models(db: &dyn Db, project: Project, segment: u32) -> Vec<String
     names[crate::segments::segment_range(model_segment_starts(db, project), names.len(), segment)].to_vec()
 }
 
-/// The segment of the model at `position` in name order, and its offset in it.
-pub fn model_segment_of(db: &dyn Db, project: Project, position: usize) -> (u32, usize) {
-    crate::segments::segment_of(model_segment_starts(db, project), position)
-}
-
 /// Source names in declaration order.
 #[salsa::tracked(returns(ref))]
 pub fn source_names(db: &dyn Db, project: Project) -> Vec<String> {
