@@ -127,8 +127,7 @@ pub struct SourceName<'db> {
 pub trait Db: salsa::Database {}
 
 /// The database. Optionally records which queries executed, and which
-/// memos salsa re-verified by walking their dependencies, for tests and for
-/// `watch`'s statistics.
+/// memos salsa found still valid, for tests and for `watch`'s statistics.
 #[salsa::db]
 #[derive(Clone)]
 pub struct Database {
@@ -150,7 +149,7 @@ impl Default for Database {
 
 impl Database {
     /// A database that records every query it executes and every memo it
-    /// re-verifies.
+    /// finds still valid.
     pub fn with_execution_log() -> Self {
         let log: Arc<Mutex<QueryLog>> = Default::default();
         let sink = log.clone();
@@ -167,9 +166,10 @@ impl Database {
         self.take(|l| &mut l.executed)
     }
 
-    /// `query(key)` for each memo found still valid since the last call,
-    /// when salsa had to check it (a memo whose inputs are all more durable
-    /// than the last change is valid unchecked, and not listed).
+    /// `query(key)` for each memo found still valid since the last call:
+    /// by durability (its inputs all more durable than the last change) or
+    /// by walking its dependencies. A memo no query reached is not listed,
+    /// so a model's lowering appears only when something walked into it.
     pub fn take_validated(&self) -> Vec<String> {
         self.take(|l| &mut l.validated)
     }
