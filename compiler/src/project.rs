@@ -1,7 +1,7 @@
 //! Loading a project: its configuration files and model files, as queries.
 
 use std::sync::Arc;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashSet};
 
 use salsa::{Durability, Setter};
 
@@ -69,7 +69,7 @@ pub fn sources_config(db: &dyn Db, project: Project) -> Result<Vec<SourceConfig>
 /// load error.
 #[salsa::tracked(returns(ref))]
 pub fn model_index(db: &dyn Db, project: Project) -> Result<BTreeMap<String, SourceFile>, Vec<Diagnostic>> {
-    let (out, duplicates) = files_by_name(db, project.model_files(db));
+    let (out, duplicates) = files_by_name(db, project.model_files(db), |_| true);
     if duplicates.is_empty() {
         return Ok(out);
     }
@@ -84,14 +84,19 @@ pub fn model_index(db: &dyn Db, project: Project) -> Result<BTreeMap<String, Sou
         .collect())
 }
 
-/// The file of each model name: the first file with that stem, in the
-/// order of `files`; and each later file whose stem is taken, with the file
-/// that took it. The one rule [`model_index`] and the slots follow.
-fn files_by_name(db: &dyn Db, files: &[SourceFile]) -> (BTreeMap<String, SourceFile>, Vec<(SourceFile, SourceFile)>) {
+/// The file of each model name (of those `wanted` takes): the first file
+/// with that stem, in the order of `files`; and each later file whose stem
+/// is taken, with the file that took it. The one rule [`model_index`] and
+/// the slots follow.
+fn files_by_name(db: &dyn Db, files: &[SourceFile], wanted: impl Fn(&str) -> bool) -> (BTreeMap<String, SourceFile>, Vec<(SourceFile, SourceFile)>) {
     let mut out: BTreeMap<String, SourceFile> = BTreeMap::new();
     let mut duplicates = Vec::new();
     for &file in files {
-        match out.entry(model_name_of(file.path(db))) {
+        let stem = model_stem(file.path(db));
+        if !wanted(stem) {
+            continue;
+        }
+        match out.entry(stem.to_string()) {
             std::collections::btree_map::Entry::Occupied(first) => duplicates.push((*first.get(), file)),
             std::collections::btree_map::Entry::Vacant(v) => {
                 v.insert(file);
@@ -109,7 +114,7 @@ fn files_by_name(db: &dyn Db, files: &[SourceFile]) -> (BTreeMap<String, SourceF
 pub fn keep_model_slots(db: &Database, project: Project, durability: Durability) {
     let slots = project.model_slots(db);
     slots.keep();
-    for (name, file) in files_by_name(db, project.model_files(db)).0 {
+    for (name, file) in files_by_name(db, project.model_files(db), |_| true).0 {
         slots.insert(name, ModelSlot::builder(Some(file)).durability(durability).new(db));
     }
 }
@@ -126,14 +131,8 @@ pub fn set_model_files(db: &mut Database, project: Project, files: Vec<SourceFil
         let old: HashSet<SourceFile> = project.model_files(db).iter().copied().collect();
         let new: HashSet<SourceFile> = files.iter().copied().collect();
         let names: HashSet<&str> = old.symmetric_difference(&new).map(|f| model_stem(f.path(db))).collect();
-        let mut now: HashMap<&str, SourceFile> = HashMap::new();
-        for &f in &files {
-            let stem = model_stem(f.path(db));
-            if names.contains(stem) {
-                now.entry(stem).or_insert(f);
-            }
-        }
-        let changes: Vec<(String, Option<SourceFile>)> = names.iter().map(|n| (n.to_string(), now.get(n).copied())).collect();
+        let now = files_by_name(db, &files, |stem| names.contains(stem)).0;
+        let changes: Vec<(String, Option<SourceFile>)> = names.iter().map(|n| (n.to_string(), now.get(*n).copied())).collect();
         for (name, file) in changes {
             match slots.get(&name) {
                 Some(s) if s.file(db) != file => {
@@ -245,7 +244,7 @@ pub(crate) fn model_file_buckets(db: &dyn Db, project: Project) -> Vec<BTreeMap<
         Ok(index) => index.iter().for_each(|(name, &file)| {
             out[bucket_of(name) as usize].insert(name.clone(), file);
         }),
-        Err(_) => files_by_name(db, project.model_files(db)).0.into_iter().for_each(|(name, file)| {
+        Err(_) => files_by_name(db, project.model_files(db), |_| true).0.into_iter().for_each(|(name, file)| {
             out[bucket_of(&name) as usize].insert(name, file);
         }),
     }
@@ -373,7 +372,7 @@ mod tests {
             if i > 0 {
                 set_model_files(&mut db, project, files.clone(), Durability::MEDIUM, Durability::LOW);
             }
-            let expected = files_by_name(&db, &files).0;
+            let expected = files_by_name(&db, &files, |_| true).0;
             for name in ["a", "b", "c", "d", "e", "f"] {
                 let found = *model_source_file(&db, ModelName::new(&db, project, name.to_string()));
                 assert_eq!(found, expected.get(name).copied(), "step {i}: `{name}`");
