@@ -169,12 +169,16 @@ pub fn compile(db: &mut Database, p: Project) {
 
 /// A model's SQL through the whole pipeline, with the fixed sources.
 /// Also: where the fast tokenizer takes the text, its tokens and spans
-/// are sqlparser's.
+/// are sqlparser's, and where the plain parser takes those, its tree is.
 pub fn sql(data: &[u8]) {
     let Some(sql) = text(data) else { return };
     if let Some(fast) = streamform::sql::tokens::simple_tokens(sql) {
         let slow = sqlparser::tokenizer::Tokenizer::new(&sqlparser::dialect::GenericDialect {}, sql).tokenize_with_location();
         assert_eq!(Ok(format!("{fast:?}")), slow.map(|t| format!("{t:?}")).map_err(|e| e.to_string()), "the fast tokenizer differs from sqlparser's");
+        if let Some(plain) = streamform::sql::plain::plain_statements(&fast) {
+            let parsed = sqlparser::parser::Parser::new(&sqlparser::dialect::GenericDialect {}).with_tokens_with_locations(fast).parse_statements();
+            assert_eq!(Ok(format!("{plain:?}")), parsed.map(|s| format!("{s:?}")).map_err(|e| e.to_string()), "the plain parser differs from sqlparser's");
+        }
     }
     session("sql", &[("streamform.yml", CONFIG), ("sources.yml", SOURCES)], &[("models/m.sql", sql)], compile);
 }

@@ -3,6 +3,7 @@
 pub mod calls;
 pub mod limits;
 pub mod parse;
+pub mod plain;
 pub mod scan;
 pub mod temporal;
 pub mod tokens;

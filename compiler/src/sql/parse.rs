@@ -34,11 +34,13 @@ pub fn parse_model_sql(text: &str) -> ParsedQuery {
     let temporal = super::temporal::rewrite_temporal(sql);
     let sql = temporal.as_deref().unwrap_or(sql);
     let parser = Parser::new(&dialect).with_recursion_limit(RECURSION_LIMIT);
-    let parser = match super::tokens::simple_tokens(sql) {
-        Some(tokens) => Ok(parser.with_tokens_with_locations(tokens)),
-        None => parser.try_with_sql(sql),
+    let parsed = match super::tokens::simple_tokens(sql) {
+        Some(tokens) => match super::plain::plain_statements(&tokens) {
+            Some(statements) => Ok(statements),
+            None => parser.with_tokens_with_locations(tokens).parse_statements(),
+        },
+        None => parser.try_with_sql(sql).and_then(|mut p| p.parse_statements()),
     };
-    let parsed = parser.and_then(|mut p| p.parse_statements());
     let statements = match parsed {
         Ok(s) => s,
         Err(e) => {
