@@ -33,14 +33,14 @@ use salsa::Database as _;
 use crate::check::{all_load_errors, check_report, model_checks, segment_checks};
 use crate::db::{Database, ModelName, Project};
 use crate::graph::segment_upstream;
-use crate::manifest::{manifest_digest, manifest_models, manifest_segment, model_identity};
+use crate::manifest::{manifest_digest, manifest_models, manifest_segment, manifest_slices, model_identity, model_json, slice_segment, ModelSlice};
 use crate::model::{lower_model, model_contract, model_reads, parse_model};
 use crate::project::{model_names, model_segments, model_source_file};
 use crate::sink::sink_checks;
 use crate::upgrade::hints::hint_diagnostics;
 
 /// What a whole-project compile brings up to date. Every kind includes
-/// every model's reads and the dependency graph. `Checks` and `Manifest`
+/// every model's reads and the dependency graph. `Checks`, `Manifest` and `ManifestJson`
 /// are one-shot: a model's plan is dropped after its batch, and what they
 /// report of a model is computed while the plan is at hand.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -50,6 +50,9 @@ pub enum Work {
     Checks,
     /// Every model's identity and the manifest (`inspect-plan`).
     Manifest,
+    /// The manifest as JSON alone (`inspect-plan --json`): a model's
+    /// entries are dropped with its plan, and only its JSON is kept.
+    ManifestJson,
     /// Both (`watch`).
     All,
 }
@@ -60,6 +63,11 @@ impl Work {
     }
 
     fn manifest(self) -> bool {
+        matches!(self, Work::Manifest | Work::ManifestJson | Work::All)
+    }
+
+    /// Whether the manifest's entries are kept, besides its JSON.
+    fn entries(self) -> bool {
         matches!(self, Work::Manifest | Work::All)
     }
 }
@@ -120,6 +128,7 @@ pub fn compile(db: &mut Database, project: Project, work: Work) {
     // readers see a model through its contract. `watch` keeps every plan,
     // so that an edit compares the new plan with the old one.
     crate::model::after_batch(db, work != Work::All);
+    crate::manifest::keep_entries(db, work.entries());
     std::thread::scope(|scope| {
         let (done, finished) = mpsc::channel();
         let pool: Vec<_> = (0..threads())
@@ -198,14 +207,14 @@ impl<'a> Job<'a> {
 /// batch has dropped the memo's, so that they are freed by the thread that
 /// allocated them, in parallel, rather than by the evicting thread while
 /// the workers wait (that was a tenth of a cold `check`).
-type Made = (Option<Arc<sqlparser::ast::Query>>, Option<Arc<crate::plan::node::ModelPlan>>);
+type Made = (Option<Arc<sqlparser::ast::Query>>, Option<Arc<crate::plan::node::ModelPlan>>, Option<Arc<ModelSlice>>);
 
 /// One model's tracked work.
 fn compile_model(db: &Database, project: Project, name: &str, work: Work) -> Made {
     let key = ModelName::new(db, project, name.to_string());
     let _ = model_reads(db, key);
     if work.manifest() {
-        let _ = model_identity(db, key);
+        let _ = model_json(db, key);
     }
     if work.checks() {
         // All that `segment_checks` reads of the model, while its plan is
@@ -220,7 +229,8 @@ fn compile_model(db: &Database, project: Project, name: &str, work: Work) -> Mad
         let _ = model_contract(db, key);
     }
     let tree = model_source_file(db, key).and_then(|file| parse_model(db, file).as_ref().ok().cloned());
-    (tree, lower_model(db, key).plan.clone())
+    let slice = work.manifest().then(|| model_identity(db, key).as_ref().map(|id| id.slice.clone())).flatten();
+    (tree, lower_model(db, key).plan.clone(), slice)
 }
 
 /// Brings every segment's queries and the manifest or the check report (as
@@ -250,6 +260,9 @@ pub fn refresh(db: &Database, project: Project, work: Work) {
         // the models has verified what the hashing reads.
         if work.manifest() {
             let _ = manifest_models(db, project);
+            if work.entries() {
+                let _ = manifest_slices(db, project);
+            }
             let _ = manifest_digest(db, project);
         }
         if work.checks() {
@@ -268,5 +281,8 @@ fn refresh_segment(db: &Database, project: Project, segment: u32, work: Work) {
     }
     if work.manifest() {
         let _ = manifest_segment(db, project, segment);
+    }
+    if work.entries() {
+        let _ = slice_segment(db, project, segment);
     }
 }

@@ -265,14 +265,29 @@ pub fn model_entry(plan: &ModelPlan) -> ModelEntry {
 /// compact JSON, which the application digest hashes (so an edit
 /// re-serializes only the edited model). One query for both: the JSON
 /// changes exactly when the entries do, and a memo fewer per model is less
-/// for an edit to walk.
-#[salsa::tracked(returns(ref))]
+/// for an edit to walk. `lru`: `inspect-plan --json` keeps only the JSON
+/// ([`model_json`]), so its driver evicts these after each batch.
+#[salsa::tracked(returns(ref), lru = 0)]
 pub fn model_identity<'db>(db: &'db dyn Db, name: ModelName<'db>) -> Option<ModelIdentity> {
     let plan = model_plan(db, name).as_ref()?;
     let slice = ModelSlice { model: model_entry(plan), nodes: plan.nodes.iter().map(|n| node_entry(&plan.name, n)).collect() };
     let model = serde_json::to_string(&slice.model).expect("manifests serialize");
     let nodes = slice.nodes.iter().map(|n| serde_json::to_string(n).expect("manifests serialize")).collect::<Vec<_>>().join(",");
     Some(ModelIdentity { slice: Arc::new(slice), json: Arc::new(ModelJson { model, nodes }) })
+}
+
+/// Whether [`model_identity`] keeps every model's entries (the default)
+/// or only the last one's, the rest evicted between a compile's batches.
+pub(crate) fn keep_entries(db: &mut dyn Db, keep: bool) {
+    model_identity::set_lru_capacity(db, if keep { 0 } else { 1 });
+}
+
+/// A model's compact JSON alone, which the application digest and the
+/// printed manifest read: kept when [`model_identity`] is evicted (the
+/// entries took twice the memory of the JSON).
+#[salsa::tracked(returns(ref))]
+pub fn model_json<'db>(db: &'db dyn Db, name: ModelName<'db>) -> Option<Arc<ModelJson>> {
+    model_identity(db, name).as_ref().map(|id| id.json.clone())
 }
 
 /// See [`model_identity`].
@@ -307,6 +322,20 @@ impl AppManifest {
         self.slices.iter().map(|s| &s.model)
     }
 
+    /// The document as pretty JSON (see [`ManifestJson::write_pretty`]).
+    pub fn write_pretty(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        ManifestJson { application_digest: &self.application_digest, json: &self.json }.write_pretty(out)
+    }
+}
+
+/// The manifest as the compact JSON of its models, without their entries
+/// ([`manifest_document`]).
+pub struct ManifestJson<'a> {
+    pub application_digest: &'a str,
+    json: &'a [Arc<ModelJson>],
+}
+
+impl ManifestJson<'_> {
     /// The document as pretty JSON (serde_json's layout, as its
     /// `Serialize` prints it), from the compact JSON the digest hashed.
     pub fn write_pretty(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
@@ -398,24 +427,19 @@ fn digest_of(slices: &[Arc<ModelSlice>]) -> String {
 }
 
 /// One segment of models in name order (see [`crate::segments`]): the
-/// identity and compact JSON of each, None for a model that does not plan.
-/// Keyed by name, not plan order, so that a segment depends only on its own
-/// models, and an edit elsewhere leaves it valid without walking into it.
-#[derive(Clone, Debug, PartialEq, Eq, Default)]
-pub(crate) struct ManifestSegment {
-    models: Vec<Option<(Arc<ModelSlice>, Arc<ModelJson>)>>,
+/// compact JSON of each, None for a model that does not plan. Keyed by
+/// name, not plan order, so that a segment depends only on its own models,
+/// and an edit elsewhere leaves it valid without walking into it.
+#[salsa::tracked(returns(ref))]
+pub(crate) fn manifest_segment(db: &dyn Db, project: Project, segment: u32) -> Vec<Option<Arc<ModelJson>>> {
+    segment_models(db, project, segment).iter().map(|name| model_json(db, ModelName::new(db, project, name.clone())).clone()).collect()
 }
 
+/// The entries of each model of a segment, as [`manifest_segment`] has
+/// their JSON; apart, so that `inspect-plan --json` keeps none.
 #[salsa::tracked(returns(ref))]
-pub(crate) fn manifest_segment(db: &dyn Db, project: Project, segment: u32) -> ManifestSegment {
-    let models = segment_models(db, project, segment)
-        .iter()
-        .map(|name| {
-            let id = model_identity(db, ModelName::new(db, project, name.clone())).as_ref()?;
-            Some((id.slice.clone(), id.json.clone()))
-        })
-        .collect();
-    ManifestSegment { models }
+pub(crate) fn slice_segment(db: &dyn Db, project: Project, segment: u32) -> Vec<Option<Arc<ModelSlice>>> {
+    segment_models(db, project, segment).iter().map(|name| Some(model_identity(db, ModelName::new(db, project, name.clone())).as_ref()?.slice.clone())).collect()
 }
 
 /// Per-segment answers by a model's position in name order, each segment's
@@ -441,12 +465,12 @@ impl<'db, T> BySegment<'db, T> {
     }
 }
 
-/// The identity and JSON of models by position in name order.
-fn models_at<'db>(db: &'db dyn Db, project: Project) -> impl FnMut(usize) -> Option<&'db (Arc<ModelSlice>, Arc<ModelJson>)> {
+/// The JSON of models by position in name order.
+fn json_at<'db>(db: &'db dyn Db, project: Project) -> impl FnMut(usize) -> Option<&'db Arc<ModelJson>> {
     let mut by = BySegment::new(db, project, move |segment| manifest_segment(db, project, segment));
     move |position| {
         let (segment, offset) = by.at(position);
-        segment.models[offset].as_ref()
+        segment[offset].as_ref()
     }
 }
 
@@ -490,7 +514,7 @@ impl std::fmt::Debug for DigestState {
 /// keeps a model's entry (most do: it holds no digest) does not re-hash them.
 #[salsa::tracked(returns(ref))]
 fn segment_model_entries(db: &dyn Db, project: Project, segment: u32) -> Vec<Option<String>> {
-    manifest_segment(db, project, segment).models.iter().map(|m| m.as_ref().map(|(_, json)| json.model.clone())).collect()
+    manifest_segment(db, project, segment).iter().map(|m| m.as_ref().map(|json| json.model.clone())).collect()
 }
 
 /// The document up to the opening of `nodes`: the header and every model's
@@ -522,9 +546,9 @@ fn digest_through(db: &dyn Db, project: Project, segment: u32) -> Option<DigestS
     };
     let DigestState { mut hasher, mut wrote_node, .. } = before.clone()?;
     let positions = &dependency_graph(db, project).positions;
-    let mut model_at = models_at(db, project);
+    let mut json = json_at(db, project);
     for &position in &positions[segments::range(positions.len(), segment)] {
-        let nodes = &model_at(position)?.1.nodes;
+        let nodes = &json(position)?.nodes;
         if nodes.is_empty() {
             continue;
         }
@@ -548,29 +572,34 @@ pub enum ManifestError {
 /// The whole application's manifest, models in dependency order.
 #[salsa::tracked(returns(ref))]
 pub fn manifest(db: &dyn Db, project: Project) -> Result<AppManifest, ManifestError> {
-    let (slices, json) = manifest_models(db, project).clone()?;
+    let json = manifest_models(db, project).clone()?;
+    let slices = manifest_slices(db, project).clone();
     let application_digest = manifest_digest(db, project).clone().expect("every model has an identity");
     Ok(AppManifest { application_digest, slices, json })
 }
 
-/// Every model's slice and compact JSON, in plan order: the manifest but
-/// its digest, which [`manifest_digest`] computes apart (the driver has a
-/// helper thread hash while this thread goes on).
+/// The manifest as its models' compact JSON and the digest, without the
+/// entries [`manifest`] also holds: all that `inspect-plan --json` prints.
+pub fn manifest_document(db: &dyn Db, project: Project) -> Result<ManifestJson<'_>, &ManifestError> {
+    let json = manifest_models(db, project).as_ref()?;
+    let application_digest = manifest_digest(db, project).as_deref().expect("every model has an identity");
+    Ok(ManifestJson { application_digest, json })
+}
+
+/// Every model's compact JSON, in plan order: the manifest but its entries
+/// ([`manifest_slices`]) and its digest, which [`manifest_digest`] computes
+/// apart (the driver has a helper thread hash while this thread goes on).
 #[salsa::tracked(returns(ref))]
-pub(crate) fn manifest_models(db: &dyn Db, project: Project) -> Result<(Vec<Arc<ModelSlice>>, Vec<Arc<ModelJson>>), ManifestError> {
+pub(crate) fn manifest_models(db: &dyn Db, project: Project) -> Result<Vec<Arc<ModelJson>>, ManifestError> {
     let graph = dependency_graph(db, project);
     if let Some(c) = graph.cycles.first() {
         return Err(ManifestError::Cycle(c.clone()));
     }
-    let mut slices = Vec::with_capacity(graph.order.len());
     let mut json = Vec::with_capacity(graph.order.len());
-    let mut model_at = models_at(db, project);
+    let mut json_of = json_at(db, project);
     for (name, &position) in graph.order.iter().zip(&graph.positions) {
-        match model_at(position) {
-            Some((slice, j)) => {
-                slices.push(slice.clone());
-                json.push(j.clone());
-            }
+        match json_of(position) {
+            Some(j) => json.push(j.clone()),
             None => {
                 let key = ModelName::new(db, project, name.clone());
                 let error = lower_model(db, key).error.clone().unwrap_or_else(|| Diagnostic::error(Code::SqlNotOneSelect, format!("model `{name}` could not be planned")));
@@ -578,7 +607,25 @@ pub(crate) fn manifest_models(db: &dyn Db, project: Project) -> Result<(Vec<Arc<
             }
         }
     }
-    Ok((slices, json))
+    Ok(json)
+}
+
+/// Every model's entries in plan order, when [`manifest_models`] has every
+/// model's JSON (empty otherwise).
+#[salsa::tracked(returns(ref))]
+pub(crate) fn manifest_slices(db: &dyn Db, project: Project) -> Vec<Arc<ModelSlice>> {
+    if manifest_models(db, project).is_err() {
+        return Vec::new();
+    }
+    let mut by = BySegment::new(db, project, move |segment| slice_segment(db, project, segment));
+    let positions = &dependency_graph(db, project).positions;
+    positions
+        .iter()
+        .map(|&position| {
+            let (segment, offset) = by.at(position);
+            segment[offset].clone().expect("a model with JSON has entries")
+        })
+        .collect()
 }
 
 /// The application digest: SHA-256 over the manifest's compact JSON with

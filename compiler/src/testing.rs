@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use crate::check::{all_load_errors, fixture, fixture_checks, model_checks, source_diagnostics};
 use crate::db::{Database, ModelName, Project, SourceName};
 use crate::graph::dependency_graph;
-use crate::manifest::model_identity;
+use crate::manifest::{model_identity, model_json};
 use crate::model::{model_contract, model_reads, named_reads, source_input};
 use crate::project::{model_config_index, model_names, source_names};
 
@@ -50,6 +50,7 @@ impl QueryLabels {
         for m in &order {
             let name = ModelName::new(db, p, m.clone());
             let _ = model_identity(db, name);
+            let _ = model_json(db, name);
             // Readers ask for it while lowering; attribute it to its model.
             let _ = model_contract(db, name);
             let _ = model_checks(db, name);

@@ -125,12 +125,15 @@ fn logic_edit_keeping_contract() {
         manifest_digest(project)
         manifest_models(project)
         manifest_segment(project)
+        manifest_slices(project)
         model_contract(a)
         model_identity(a)
+        model_json(a)
         model_plan(a)
         model_reads(a)
         parse_model(a)
-        segment_model_entries(project)"#]].assert_eq(&executed);
+        segment_model_entries(project)
+        slice_segment(project)"#]].assert_eq(&executed);
 }
 
 #[test]
@@ -151,14 +154,18 @@ fn logic_edit_changing_contract() {
         manifest_digest(project)
         manifest_models(project)
         manifest_segment(project)
+        manifest_slices(project)
         model_contract(a)
         model_identity(a)
         model_identity(b)
+        model_json(a)
+        model_json(b)
         model_plan(a)
         model_plan(b)
         model_reads(a)
         parse_model(a)
-        segment_model_entries(project)"#]].assert_eq(&executed);
+        segment_model_entries(project)
+        slice_segment(project)"#]].assert_eq(&executed);
 }
 
 #[test]
@@ -180,15 +187,18 @@ fn config_edit_of_another_model() {
         manifest_digest(project)
         manifest_models(project)
         manifest_segment(project)
+        manifest_slices(project)
         model_config(a)
         model_config(b)
         model_config(c)
         model_config_index(project)
         model_identity(c)
+        model_json(c)
         model_plan(c)
         model_settings(c)
         project_config(project)
-        segment_model_entries(project)"#]].assert_eq(&executed);
+        segment_model_entries(project)
+        slice_segment(project)"#]].assert_eq(&executed);
 }
 
 #[test]
@@ -228,9 +238,12 @@ fn source_edit_touches_only_its_readers() {
         manifest_digest(project)
         manifest_models(project)
         manifest_segment(project)
+        manifest_slices(project)
         model_identity(c)
+        model_json(c)
         model_plan(c)
         segment_model_entries(project)
+        slice_segment(project)
         source_config(source clicks)
         source_config(source orders)
         source_contracts(source clicks)
@@ -257,6 +270,7 @@ fn deleting_an_unrelated_model() {
         manifest_digest(project)
         manifest_models(project)
         manifest_segment(project)
+        manifest_slices(project)
         model_file_bucket(a)
         model_file_bucket(b)
         model_file_buckets(project)
@@ -265,7 +279,8 @@ fn deleting_an_unrelated_model() {
         model_segment_starts(project)
         segment_model_entries(project)
         segment_models(project)
-        segment_upstream(project)"#]].assert_eq(&executed);
+        segment_upstream(project)
+        slice_segment(project)"#]].assert_eq(&executed);
 }
 
 /// The check report too: removing a model re-checks no other model (their
@@ -417,6 +432,7 @@ fn adding_a_model_re_runs_one_segment() {
         manifest_digest ×1
         manifest_models ×1
         manifest_segment ×1
+        manifest_slices ×1
         model_checks ×1
         model_config ×1
         model_count_error ×1
@@ -424,6 +440,7 @@ fn adding_a_model_re_runs_one_segment() {
         model_file_buckets ×1
         model_identity ×1
         model_index ×1
+        model_json ×1
         model_names ×1
         model_plan ×1
         model_reads ×1
@@ -438,6 +455,7 @@ fn adding_a_model_re_runs_one_segment() {
         segment_models ×5
         segment_upstream ×1
         sink_checks ×1
+        slice_segment ×1
         target_diagnostics ×1
         upstream_sources ×1"#]].assert_eq(&executions(&executed));
 }
@@ -464,6 +482,7 @@ fn removing_a_model_re_runs_one_segment() {
         manifest_digest ×1
         manifest_models ×1
         manifest_segment ×1
+        manifest_slices ×1
         model_count_error ×1
         model_file_bucket ×232
         model_file_buckets ×1
@@ -476,6 +495,7 @@ fn removing_a_model_re_runs_one_segment() {
         segment_model_entries ×1
         segment_models ×5
         segment_upstream ×1
+        slice_segment ×1
         target_diagnostics ×1"#]].assert_eq(&executions(&executed));
 }
 
@@ -509,16 +529,32 @@ fn a_one_shot_compile_lowers_each_model_once() {
     compile(&mut all.db, all.project, Work::All);
     let report = streamform::check::check_report(&all.db, all.project);
     assert_eq!(report.errors(), 0, "{:?}", report.diagnostics.first());
-    for work in [Work::Checks, Work::Manifest] {
+    let printed = |db: &dyn streamform::db::Db, project| {
+        let mut out = Vec::new();
+        streamform::manifest::manifest_document(db, project).expect("the manifest builds").write_pretty(&mut out).expect("writes to memory");
+        out
+    };
+    for work in [Work::Checks, Work::Manifest, Work::ManifestJson] {
         let mut f = Fixture::new(&text);
         compile(&mut f.db, f.project, work);
         let executed = f.db.take_executed();
         assert_eq!(count(&executed, "parse_model"), n, "{work:?}");
         assert_eq!(count(&executed, "lower_model"), n, "{work:?}");
-        if work == Work::Checks {
-            assert_eq!(streamform::check::check_report(&f.db, f.project), streamform::check::check_report(&all.db, all.project));
-        } else {
-            assert_eq!(f.manifest(), all.manifest());
+        match work {
+            Work::Checks => assert_eq!(streamform::check::check_report(&f.db, f.project), streamform::check::check_report(&all.db, all.project)),
+            Work::Manifest => assert_eq!(f.manifest(), all.manifest()),
+            _ => {
+                assert_eq!(count(&executed, "model_identity"), n);
+                assert_eq!(printed(&f.db, f.project), printed(&all.db, all.project));
+                // As the whole manifest prints.
+                let whole = serde_json::to_vec_pretty(&all.manifest()).expect("manifests serialize");
+                assert_eq!(printed(&all.db, all.project), whole);
+                // The entries of the first batch went with its plans: asked
+                // again, they are made again.
+                let first = streamform::db::ModelName::new(&f.db, f.project, "m0000".to_string());
+                assert!(streamform::manifest::model_identity(&f.db, first).is_some());
+                assert_eq!(count(&f.db.take_executed(), "model_identity"), 1);
+            }
         }
     }
 }

@@ -3,7 +3,7 @@
 use streamform::db::{ModelName, SourceName};
 use streamform::driver::{self, Work};
 use streamform::identity::digest::short;
-use streamform::manifest::{manifest, model_identity, ManifestError, ModelDocument};
+use streamform::manifest::{manifest, manifest_document, model_identity, ManifestError, ModelDocument};
 use streamform::model::{lower_model, model_plan, source_input};
 use streamform::project::{model_config, model_names, source_config};
 use streamform::source::event_time;
@@ -65,7 +65,8 @@ pub fn inspect_plan(project: &str, model: Option<&str>, select: &[String], json:
         Err(code) => return code,
     }
     if model.is_none() {
-        driver::compile(&mut loaded.db, loaded.project, Work::Manifest);
+        // The whole document as JSON needs only each model's JSON.
+        driver::compile(&mut loaded.db, loaded.project, if json { Work::ManifestJson } else { Work::Manifest });
     }
     let db = &loaded.db;
     match model {
@@ -81,16 +82,22 @@ pub fn inspect_plan(project: &str, model: Option<&str>, select: &[String], json:
             }
             0
         }
+        None if json => match manifest_document(db, loaded.project) {
+            Ok(m) => {
+                print_with(|out| m.write_pretty(out).and_then(|()| out.write_all(b"\n")));
+                0
+            }
+            Err(e) => {
+                whole_manifest_error(&loaded, e);
+                2
+            }
+        },
         None => match manifest(db, loaded.project) {
             Ok(m) => {
-                if json {
-                    print_with(|out| m.write_pretty(out).and_then(|()| out.write_all(b"\n")));
-                } else {
-                    let blocks: Vec<String> = m.slices.iter().map(|s| model_block(s)).collect();
-                    let mut out = blocks.join("\n");
-                    out.push_str(&format!("\napplication digest={}\n", short(&m.application_digest)));
-                    print(&out);
-                }
+                let blocks: Vec<String> = m.slices.iter().map(|s| model_block(s)).collect();
+                let mut out = blocks.join("\n");
+                out.push_str(&format!("\napplication digest={}\n", short(&m.application_digest)));
+                print(&out);
                 0
             }
             Err(e) => {

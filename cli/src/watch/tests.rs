@@ -147,15 +147,18 @@ fn logic_edit_reruns_only_the_edited_model() {
         manifest_digest(project)
         manifest_models(project)
         manifest_segment(project)
+        manifest_slices(project)
         model_checks(a)
         model_contract(a)
         model_identity(a)
+        model_json(a)
         model_plan(a)
         model_reads(a)
         parse_model(a)
         segment_model_entries(project)
         sink_checks(project)
-        sink_nullable_key(project)"#]].assert_eq(&executed);
+        sink_nullable_key(project)
+        slice_segment(project)"#]].assert_eq(&executed);
 }
 
 #[test]
@@ -178,11 +181,14 @@ fn contract_edit_reruns_its_readers_too() {
         manifest_digest(project)
         manifest_models(project)
         manifest_segment(project)
+        manifest_slices(project)
         model_checks(a)
         model_checks(b)
         model_contract(a)
         model_identity(a)
         model_identity(b)
+        model_json(a)
+        model_json(b)
         model_plan(a)
         model_plan(b)
         model_reads(a)
@@ -190,7 +196,8 @@ fn contract_edit_reruns_its_readers_too() {
         segment_model_entries(project)
         sink_checks(project)
         sink_checks(project)
-        sink_nullable_key(project)"#]].assert_eq(&executed);
+        sink_nullable_key(project)
+        slice_segment(project)"#]].assert_eq(&executed);
 }
 
 #[test]
@@ -353,11 +360,14 @@ fn first_edit_of_a_file() {
         manifest_digest(project)
         manifest_models(project)
         manifest_segment(project)
+        manifest_slices(project)
         model_checks(a)
         model_checks(b)
         model_contract(a)
         model_identity(a)
         model_identity(b)
+        model_json(a)
+        model_json(b)
         model_plan(a)
         model_plan(b)
         model_reads(a)
@@ -370,6 +380,7 @@ fn first_edit_of_a_file() {
         sink_checks(project)
         sink_checks(project)
         sink_nullable_key(project)
+        slice_segment(project)
         upstream_sources(a)
         upstream_sources(b)"#]].assert_eq(&executed);
 }
