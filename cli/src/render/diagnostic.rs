@@ -72,6 +72,27 @@ impl<'a> SourceLines<'a> {
     }
 }
 
+/// The source lines `render_in` quotes for `d`, one per location in the
+/// order it shows them: the rendered text depends on these and on `d`
+/// alone, so a text rendered before is still right where they are the same.
+pub fn quoted(d: &Diagnostic, sources: &SourceLines) -> Vec<Option<String>> {
+    locations(d).map(|(path, line)| sources.file(path).and_then(|f| f.line(line).map(str::to_string))).collect()
+}
+
+/// Whether `d`'s quoted lines in `sources` are `before` (see [`quoted`]).
+pub fn quotes_same(d: &Diagnostic, sources: &SourceLines, before: &[Option<String>]) -> bool {
+    let mut before = before.iter();
+    let same = locations(d).all(|(path, line)| before.next().is_some_and(|old| sources.file(path).as_deref().and_then(|f| f.line(line)) == old.as_deref()));
+    same && before.next().is_none()
+}
+
+/// Each location `render_in` quotes a line of: the primary one, then each
+/// label's.
+fn locations(d: &Diagnostic) -> impl Iterator<Item = (&str, u32)> {
+    let primary = d.path.as_deref().zip(d.span).map(|(p, sp)| (p, sp.line));
+    primary.into_iter().chain(d.labels.iter().filter_map(|l| l.span.map(|sp| (l.path.as_str(), sp.line))))
+}
+
 /// [`render`], with the files' lines from `sources`.
 pub fn render_in(d: &Diagnostic, sources: &SourceLines) -> String {
     let mut s = String::new();

@@ -409,3 +409,30 @@ fn the_environment_follows_the_variables_streamform_yml_names() {
     let _ = s.step(&batch(&["streamform.yml"])).expect("the configuration changed");
     assert!(vars(&s).is_empty());
 }
+
+/// A diagnostic whose data is equal keeps its rendering while the lines it
+/// quotes are the same, and is rendered again when one of them changed
+/// (its span can stay put while its line does not).
+#[test]
+fn a_warning_is_rendered_again_when_the_line_it_quotes_changes() {
+    let mut files = SHOP.to_vec();
+    let sources = format!("{}  views:\n    connector: kafka\n    topic: views\n    schema:\n      url: string\n", SHOP[1].1);
+    files[1] = ("sources.yml", &sources);
+    let p = TempProject::new(&files);
+    let mut l = Labelled::new(&p);
+    let quoting = |step: &super::Step| step.delta.appeared.iter().chain(&step.delta.resolved).map(|r| r.text.clone()).filter(|t| t.contains("W0761")).collect::<Vec<_>>();
+
+    // Another line of the file: the warning's text is reused.
+    p.write("sources.yml", &format!("{sources}# the team's sources\n"));
+    let step = l.step(&["sources.yml"]).expect("a revision");
+    assert!(step.delta.warnings >= 1);
+    assert_eq!(quoting(&step), Vec::<String>::new());
+
+    // Its own line, the span unmoved: rendered again.
+    p.edit("sources.yml", "  views:\n", "  views:  # not read yet\n");
+    let step = l.step(&["sources.yml"]).expect("a revision");
+    let texts = quoting(&step);
+    assert_eq!(texts.len(), 2, "{texts:?}");
+    assert!(texts[0].contains("views:  # not read yet"), "{}", texts[0]);
+    assert!(!texts[1].contains("# not read yet"), "{}", texts[1]);
+}

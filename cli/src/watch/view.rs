@@ -13,7 +13,7 @@ use streamform::project::model_names;
 use streamform::{Database, ModelName, Project};
 
 use crate::files::Files;
-use crate::render::diagnostic::{render_in, SourceLines};
+use crate::render::diagnostic::{quoted, quotes_same, render_in, SourceLines};
 use crate::render::inspect::model_block;
 
 /// A model as last printed.
@@ -27,6 +27,8 @@ pub struct Printed {
 pub struct Rendered {
     pub diag: Diagnostic,
     pub text: String,
+    /// The source lines the text quotes (see [`quoted`]).
+    quotes: Arc<[Option<String>]>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -222,8 +224,10 @@ impl View {
         self.names = names.clone();
     }
 
-    /// Diagnostics: re-renders only what is new as data or sits in a file
-    /// whose text changed, and compares by rendered text.
+    /// Diagnostics: re-renders only what is new as data or quotes a line
+    /// that changed, and compares by rendered text. An edit of a file with
+    /// thousands of warnings (a large `streamform.yml`) re-renders only the
+    /// warnings on the lines it changed.
     fn update_diagnostics(&mut self, db: &Database, files: &Files, diags: Vec<Diagnostic>, touched: &HashSet<&str>, delta: &mut Delta) {
         let file_text = |path: &str| files.text(db, path).map(str::to_string);
         let sources = SourceLines::new(&file_text);
@@ -238,26 +242,26 @@ impl View {
         let rendered: Vec<Rendered> = diags
             .into_iter()
             .map(|d| {
-                let reuse = d.path.as_deref().is_none_or(|p| !touched.contains(p));
+                let in_touched = d.path.iter().chain(d.labels.iter().map(|l| &l.path)).any(|p| touched.contains(p.as_str()));
                 let near = (next..(next + NEAR).min(old.len())).find(|&i| old[i].diag == d);
                 let at = near.or_else(|| {
                     let cache = cache.get_or_insert_with(|| old.iter().enumerate().map(|(i, r)| (&r.diag, i)).collect());
                     cache.get(&d).copied()
                 });
-                let text = match at.filter(|_| reuse) {
+                let (text, quotes) = match at.filter(|&i| !in_touched || quotes_same(&d, &sources, &old[i].quotes)) {
                     Some(i) => {
                         used[i] = true;
-                        old[i].text.clone()
+                        (old[i].text.clone(), old[i].quotes.clone())
                     }
                     None => {
                         fresh += 1;
-                        render_in(&d, &sources)
+                        (render_in(&d, &sources), quoted(&d, &sources).into())
                     }
                 };
                 if let Some(i) = at {
                     next = i + 1;
                 }
-                Rendered { diag: d, text }
+                Rendered { diag: d, text, quotes }
             })
             .collect();
         // Appeared and resolved compare by text. When the new diagnostics
