@@ -436,3 +436,29 @@ fn a_warning_is_rendered_again_when_the_line_it_quotes_changes() {
     assert!(texts[0].contains("views:  # not read yet"), "{}", texts[0]);
     assert!(!texts[1].contains("# not read yet"), "{}", texts[1]);
 }
+
+/// Appeared and resolved, with many diagnostics at once (each text looked
+/// up by hashing) and a few (looked up one by one).
+#[test]
+fn many_warnings_appear_and_one_is_resolved() {
+    let p = TempProject::new(SHOP);
+    let mut l = Labelled::new(&p);
+    let unread = |n: usize| (0..n).map(|i| format!("  unread_{i:02}:\n    connector: kafka\n    topic: t{i}\n    schema:\n      url: string\n")).collect::<String>();
+    let warned = |step: &super::Step, code: &str| (step.delta.appeared.iter().filter(|r| r.text.contains(code)).count(), step.delta.resolved.iter().filter(|r| r.text.contains(code)).count());
+
+    p.write("sources.yml", &format!("{}{}", SHOP[1].1, unread(70)));
+    let step = l.step(&["sources.yml"]).expect("a revision");
+    assert_eq!(warned(&step, "W0761"), (70, 0));
+
+    // The last one goes: no other line moves, so no other text changes.
+    p.write("sources.yml", &format!("{}{}", SHOP[1].1, unread(69)));
+    let step = l.step(&["sources.yml"]).expect("a revision");
+    assert_eq!(warned(&step, "W0761"), (0, 1));
+    assert!(step.delta.resolved[0].text.contains("unread_69"), "{}", step.delta.resolved[0].text);
+
+    // Back: one appears.
+    p.write("sources.yml", &format!("{}{}", SHOP[1].1, unread(70)));
+    let step = l.step(&["sources.yml"]).expect("a revision");
+    assert_eq!(warned(&step, "W0761"), (1, 0));
+    assert_eq!(step.delta.appeared.len(), 1);
+}

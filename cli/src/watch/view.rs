@@ -234,18 +234,23 @@ impl View {
         let old = &self.diagnostics;
         // The report keeps its order, so most diagnostics sit where they
         // were, or a few places on after an insertion or removal: compare
-        // there first, and hash every old diagnostic only when that misses.
+        // there first. A miss is most often a new diagnostic, so every old
+        // one is hashed only after [`FEW`] misses (one that moved further is
+        // rendered again until then: the same text, at a bounded cost).
         let mut cache: Option<HashMap<&Diagnostic, usize>> = None;
         let mut next = 0;
-        let mut fresh = 0;
+        let mut misses = 0;
+        let mut fresh: Vec<usize> = Vec::new();
         let mut used = vec![false; old.len()];
         let rendered: Vec<Rendered> = diags
             .into_iter()
-            .map(|d| {
+            .enumerate()
+            .map(|(j, d)| {
                 let in_touched = d.path.iter().chain(d.labels.iter().map(|l| &l.path)).any(|p| touched.contains(p.as_str()));
                 let near = (next..(next + NEAR).min(old.len())).find(|&i| old[i].diag == d);
                 let at = near.or_else(|| {
-                    let cache = cache.get_or_insert_with(|| old.iter().enumerate().map(|(i, r)| (&r.diag, i)).collect());
+                    misses += 1;
+                    let cache = (misses > FEW).then(|| cache.get_or_insert_with(|| old.iter().enumerate().map(|(i, r)| (&r.diag, i)).collect()))?;
                     cache.get(&d).copied()
                 });
                 let (text, quotes) = match at.filter(|&i| !in_touched || quotes_same(&d, &sources, &old[i].quotes)) {
@@ -254,7 +259,7 @@ impl View {
                         (old[i].text.clone(), old[i].quotes.clone())
                     }
                     None => {
-                        fresh += 1;
+                        fresh.push(j);
                         (render_in(&d, &sources), quoted(&d, &sources).into())
                     }
                 };
@@ -264,11 +269,13 @@ impl View {
                 Rendered { diag: d, text, quotes }
             })
             .collect();
-        // Appeared and resolved compare by text. When the new diagnostics
-        // reuse every old text once, neither has any.
-        if fresh == 0 && rendered.len() == old.len() && used.iter().all(|&u| u) {
-            delta.appeared = Vec::new();
-            delta.resolved = Vec::new();
+        // Appeared and resolved compare by text. A reused text is on both
+        // sides, so only the new texts can have appeared and only the old
+        // ones not reused can be resolved; a few are looked for one by one.
+        let unused: Vec<usize> = (0..old.len()).filter(|&i| !used[i]).collect();
+        if fresh.len() + unused.len() <= FEW {
+            delta.appeared = fresh.iter().map(|&j| &rendered[j]).filter(|r| !old.iter().any(|o| o.text == r.text)).cloned().collect();
+            delta.resolved = unused.iter().map(|&i| &old[i]).filter(|o| !rendered.iter().any(|r| r.text == o.text)).cloned().collect();
         } else {
             let old_texts: HashSet<&str> = old.iter().map(|r| r.text.as_str()).collect();
             let new_texts: HashSet<&str> = rendered.iter().map(|r| r.text.as_str()).collect();
@@ -282,8 +289,12 @@ impl View {
 }
 
 /// How far past its expected place [`View::update_diagnostics`] looks for
-/// an old diagnostic before hashing them all.
+/// an old diagnostic.
 const NEAR: usize = 8;
+
+/// How many diagnostics [`View::update_diagnostics`] looks up one by one
+/// before it hashes them all.
+const FEW: usize = 64;
 
 /// The same models in the same plan order (slices equal by pointer or by
 /// model name at every position).
