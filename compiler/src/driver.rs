@@ -237,8 +237,16 @@ fn compile_model(db: &Database, project: Project, name: &str, work: Work) -> Mad
 /// `work` says) up to date (see the module doc). Does nothing when the
 /// project does not load.
 pub fn refresh(db: &Database, project: Project, work: Work) {
+    refresh_then(db, project, work, None::<fn()>);
+}
+
+/// [`refresh`], then `then` on this thread while the helper thread may
+/// still be hashing the manifest: what `then` asks of the manifest but its
+/// digest is ready, and asking for the digest waits for the hashing. In
+/// `watch`, the reprint is made while the digest is hashed.
+pub fn refresh_then<R>(db: &Database, project: Project, work: Work, then: Option<impl FnOnce() -> R>) -> Option<R> {
     if !all_load_errors(db, project).is_empty() {
-        return;
+        return then.map(|f| f());
     }
     let segments = model_segments(db, project);
     let helpers = (threads() as u32).saturating_sub(1).min(segments.saturating_sub(1));
@@ -257,19 +265,24 @@ pub fn refresh(db: &Database, project: Project, work: Work) {
         // Hashing the manifest is serial: whichever thread is first free of
         // the rest does it (the other waits on salsa's claim). Before the
         // check report here: after a first edit this thread's walk through
-        // the models has verified what the hashing reads.
+        // the models has verified what the hashing reads. With `then`, this
+        // thread goes on to it instead, and the helper hashes meanwhile.
         if work.manifest() {
             let _ = manifest_models(db, project);
             if work.entries() {
                 let _ = manifest_slices(db, project);
             }
-            let _ = manifest_digest(db, project);
+            if then.is_none() || helpers == 0 {
+                let _ = manifest_digest(db, project);
+            }
         }
         if work.checks() {
             let _ = check_report(db, project);
         }
+        let out = then.map(|f| f());
         join(workers);
-    });
+        out
+    })
 }
 
 /// Brings one segment's queries up to date: the dependency graph's, and

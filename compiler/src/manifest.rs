@@ -586,6 +586,19 @@ pub fn manifest_document(db: &dyn Db, project: Project) -> Result<ManifestJson<'
     Ok(ManifestJson { application_digest, json })
 }
 
+/// The manifest's entries in plan order, or why it cannot be built: all
+/// of [`manifest`] but its digest, so that a caller can use them while
+/// another thread hashes.
+pub fn manifest_entries(db: &dyn Db, project: Project) -> Result<&[Arc<ModelSlice>], &ManifestError> {
+    manifest_models(db, project).as_ref()?;
+    Ok(manifest_slices(db, project))
+}
+
+/// The application digest of a manifest that builds (see [`manifest`]).
+pub fn application_digest_of(db: &dyn Db, project: Project) -> Option<&str> {
+    manifest_digest(db, project).as_deref()
+}
+
 /// Every model's compact JSON, in plan order: the manifest but its entries
 /// ([`manifest_slices`]) and its digest, which [`manifest_digest`] computes
 /// apart (the driver has a helper thread hash while this thread goes on).

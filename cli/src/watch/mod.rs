@@ -100,8 +100,9 @@ impl Session {
                 touched.insert(from);
             }
         }
-        driver::refresh(&self.db, self.files.project, Work::All);
-        let delta = self.view.update(&self.db, &self.files, &touched);
+        // The reprint is made while a helper thread hashes the manifest.
+        let (db, files, view) = (&self.db, &self.files, &mut self.view);
+        let delta = driver::refresh_then(db, files.project, Work::All, Some(|| view.update(db, files, &touched))).expect("the view is updated");
         let changed_fixtures: Vec<&str> = changes.iter().map(|c| c.path.as_str()).filter(|p| p.starts_with("tests/")).collect();
         let tests = self.tests(&delta, &changed_fixtures);
         drop(touched);

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use streamform::check::{all_load_errors, check_report};
 use streamform::diagnostic::{Diagnostic, Severity};
 use streamform::graph::dependency_graph;
-use streamform::manifest::{manifest, model_identity, AppManifest, ModelSlice};
+use streamform::manifest::{application_digest_of, manifest_entries, model_identity, ModelSlice};
 use streamform::project::model_names;
 use streamform::{Database, ModelName, Project};
 
@@ -139,6 +139,10 @@ impl View {
         }
         delta.model_count = self.names.len();
         self.update_diagnostics(db, files, diags, touched, &mut delta);
+        // Last: another thread may still be hashing it.
+        if delta.loaded && manifest_entries(db, p).is_ok() {
+            delta.digest = application_digest_of(db, p).map(str::to_string);
+        }
         delta.digest_changed = delta.digest != self.digest;
         self.digest = delta.digest.clone();
         delta
@@ -148,34 +152,32 @@ impl View {
     /// order stay the same, only the slices that changed (by pointer);
     /// otherwise every model.
     fn update_models(&mut self, db: &Database, p: Project, delta: &mut Delta) {
-        let whole = manifest(db, p).as_ref().ok();
+        let whole = manifest_entries(db, p).ok();
         // Taken out so that print() can borrow self; put back below.
-        let same = whole.zip(self.whole.take()).filter(|(m, old)| same_models(&m.slices, old));
+        let same = whole.zip(self.whole.take()).filter(|(m, old)| same_models(m, old));
         if let Some((m, mut old)) = same {
-            for (new, old) in m.slices.iter().zip(old.iter_mut()) {
+            for (new, old) in m.iter().zip(old.iter_mut()) {
                 if !Arc::ptr_eq(new, old) {
                     *old = new.clone();
                     self.print(&new.model.name, new, false, delta);
                 }
             }
             self.whole = Some(old);
-            delta.digest = Some(m.application_digest.clone());
         } else {
-            self.whole = whole.map(|m| m.slices.clone());
+            self.whole = whole.map(|m| m.to_vec());
             self.update_every_model(db, p, whole, delta);
-            delta.digest = whole.map(|m| m.application_digest.clone());
         }
     }
 
     /// Every model's block: plan order, then models in or behind a cycle
     /// (no plan); then the models that failed and those removed.
-    fn update_every_model(&mut self, db: &Database, p: Project, whole: Option<&AppManifest>, delta: &mut Delta) {
+    fn update_every_model(&mut self, db: &Database, p: Project, whole: Option<&[Arc<ModelSlice>]>, delta: &mut Delta) {
         let names = model_names(db, p);
         let order = &dependency_graph(db, p).order;
         // When the whole manifest builds, its slices are every model's
         // identity in plan order (the graph's models are the project's, each
         // once): no per-model lookups, and no set of the models seen.
-        let slices = whole.map_or(&[][..], |m| &m.slices[..]);
+        let slices = whole.unwrap_or_default();
         let complete = slices.len() == names.len();
         let mut seen: HashSet<&str> = HashSet::with_capacity(if complete { 0 } else { names.len() });
         let mut failed_now: Vec<&String> = Vec::new();
