@@ -461,3 +461,21 @@ fn many_warnings_appear_and_one_is_resolved() {
     assert_eq!(warned(&step), (1, 0));
     assert_eq!(step.delta.appeared.len(), 1);
 }
+
+/// A source's watermark reaches the plans of the models that read it, not
+/// the checks of the models further down, which read of it only what
+/// `upstream_source` keeps.
+#[test]
+fn a_watermark_edit_rechecks_only_the_models_whose_plan_it_changes() {
+    let mut files = SHOP.to_vec();
+    let sources = SHOP[1].1.replace("    key: [customer_id]\n    schema:\n", "    key: [customer_id]\n    event_time: ts\n    watermark: 5s\n    schema:\n      ts: timestamp\n");
+    files[1] = ("sources.yml", &sources);
+    let p = TempProject::new(&files);
+    let mut l = Labelled::new(&p);
+    l.prime(&p, "sources.yml");
+    p.edit("sources.yml", "watermark: 5s", "watermark: 6s");
+    l.step(&["sources.yml"]).expect("a revision");
+    let executed = l.executed();
+    assert!(executed.contains("lower_model(a)"), "a reads the source:\n{executed}");
+    assert!(!executed.contains("model_checks(b)") && !executed.contains("lower_model(b)"), "b is downstream of a, whose contract is the same:\n{executed}");
+}

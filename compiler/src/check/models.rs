@@ -7,7 +7,7 @@ use crate::config::project::WindowConfig;
 use crate::backend::flink::script::rank_retentions;
 use crate::duration::Duration;
 use crate::window::{WindowShape, MAX_WINDOWS_PER_EVENT};
-use crate::config::{Connector, LatePolicy, Materialized, ModelConfig, SourceConfig};
+use crate::config::{Connector, LatePolicy, Materialized, ModelConfig};
 use crate::db::{Db, ModelName, Project, SourceFile, SourceName};
 use crate::diagnostic::{did_you_mean, Diagnostic, Span};
 use crate::model::{located_reads, lower_model, parse_model, upstream_sources};
@@ -34,11 +34,47 @@ pub struct ModelChecks {
     pub rank_retentions: Vec<Retention>,
 }
 
-fn upstream_configs<'db>(db: &'db dyn Db, name: ModelName<'db>) -> Vec<&'db SourceConfig> {
+/// What a model's checks read of a source upstream of it. Not its
+/// watermark, topic, format or columns: editing those re-runs no model's
+/// checks (a busy source can have hundreds of models downstream).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct UpstreamSource {
+    name: String,
+    span: Span,
+    connector: Connector,
+    key: Option<(Vec<String>, Span)>,
+    /// Its event-time column, when it declares one.
+    clock: Option<UpstreamClock>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct UpstreamClock {
+    column: String,
+    idle_timeout: bool,
+    late: LatePolicy,
+    late_events: Option<Span>,
+    /// A `not_null` contract covers the event-time column.
+    not_null: bool,
+}
+
+#[salsa::tracked(returns(ref))]
+fn upstream_source<'db>(db: &'db dyn Db, project: Project, name: SourceName<'db>) -> Option<UpstreamSource> {
+    let s = source_config(db, project, name).as_ref()?;
+    let clock = event_time(s).map(|time| UpstreamClock {
+        not_null: s.contracts.iter().any(|k| matches!(&k.rule, Some(crate::config::ContractRule::NotNull(cols)) if cols.contains(&time.column))),
+        column: time.column,
+        idle_timeout: time.idle_timeout.is_some(),
+        late: time.late,
+        late_events: s.late_events.map(|(_, span)| span),
+    });
+    Some(UpstreamSource { name: s.name.clone(), span: s.span, connector: s.connector, key: s.key.clone(), clock })
+}
+
+fn upstream_configs<'db>(db: &'db dyn Db, name: ModelName<'db>) -> Vec<&'db UpstreamSource> {
     let project = name.project(db);
     upstream_sources(db, name)
         .iter()
-        .filter_map(|s| source_config(db, project, SourceName::new(db, s.clone())).as_ref())
+        .filter_map(|s| upstream_source(db, project, SourceName::new(db, s.clone())).as_ref())
         .collect()
 }
 
@@ -50,7 +86,7 @@ pub fn model_checks<'db>(db: &'db dyn Db, name: ModelName<'db>) -> ModelChecks {
     let Some(file) = *project::model_source_file(db, name) else { return out };
     let c: &ModelConfig = model_config(db, name);
     let upstream = upstream_configs(db, name);
-    let has_clock = upstream.iter().any(|s| event_time(s).is_some());
+    let has_clock = upstream.iter().any(|s| s.clock.is_some());
     config_checks(&n, c, &upstream, has_clock, &mut out.config);
     let self_ref = read_checks(db, project, &n, file, &mut out.refs);
     if let Some(w) = &c.window {
@@ -209,7 +245,7 @@ fn unknown_model(db: &dyn Db, project: Project, n: &str, target: &str, sources: 
 
 /// A window declared by a window function in the model's SQL gets the
 /// checks `window:` in streamform.yml gets, pointing at the function.
-fn sql_window_checks(db: &dyn Db, n: &str, c: &ModelConfig, file: SourceFile, upstream: &[&SourceConfig], out: &mut Vec<Diagnostic>) {
+fn sql_window_checks(db: &dyn Db, n: &str, c: &ModelConfig, file: SourceFile, upstream: &[&UpstreamSource], out: &mut Vec<Diagnostic>) {
     let Ok(query) = parse_model(db, file) else { return };
     let Some(span) = declared_window_span(query) else { return };
     let path = file.path(db).clone();
@@ -228,15 +264,15 @@ fn windowed_upsert(n: &str, what: &str) -> Diagnostic {
 
 /// What a window needs of each event-time source upstream: an idle
 /// timeout, a `not_null` contract on its event time, and dropped late events.
-fn window_source_checks(n: &str, (file, decl): (&str, Option<Span>), upstream: &[&SourceConfig], out: &mut Vec<Diagnostic>) {
+fn window_source_checks(n: &str, (file, decl): (&str, Option<Span>), upstream: &[&UpstreamSource], out: &mut Vec<Diagnostic>) {
     let window_here = format!("the window of `{n}` is declared here");
     for s in upstream {
-        let Some(time) = event_time(s) else { continue };
+        let Some(time) = &s.clock else { continue };
         let et = &time.column;
         let sn = &s.name;
         let at = Some(s.span.with_len(sn.len()));
         // Only a Kafka topic has partitions that can fall silent.
-        if time.idle_timeout.is_none() && s.connector == Connector::Kafka {
+        if !time.idle_timeout && s.connector == Connector::Kafka {
             out.push(
                 Diagnostic::warning(Code::WindowWithoutIdleTimeout, format!("model `{n}` declares a window, and source `{sn}` upstream of it declares no idle_timeout; while any partition of `{sn}` is silent, event time stops and no window closes"))
                     .at(project::SOURCES_FILE, at)
@@ -244,8 +280,7 @@ fn window_source_checks(n: &str, (file, decl): (&str, Option<Span>), upstream: &
                     .help(format!("add `idle_timeout: 30s` to `{sn}`: a partition silent for that long stops holding event time back (its later events may then be late)")),
             );
         }
-        let guarded = s.contracts.iter().any(|k| matches!(&k.rule, Some(crate::config::ContractRule::NotNull(cols)) if cols.contains(et)));
-        if !guarded {
+        if !time.not_null {
             out.push(
                 Diagnostic::warning(Code::WindowWithoutEventTimeContract, format!("model `{n}` declares a window, and no `not_null` contract of source `{sn}` covers its event time `{et}`; on Flink a record without `{et}` fails the job at every restart"))
                     .at(project::SOURCES_FILE, at)
@@ -254,7 +289,7 @@ fn window_source_checks(n: &str, (file, decl): (&str, Option<Span>), upstream: &
             );
         }
         // `keep` is never the default, so it was written and has a span.
-        if let (LatePolicy::Keep, Some((_, span))) = (time.late, s.late_events) {
+        if let (LatePolicy::Keep, Some(span)) = (time.late, time.late_events) {
             out.push(
                 Diagnostic::error(Code::WindowOverKeptLateEvents, format!("model `{n}` declares a window, but source `{sn}` upstream of it keeps late events (`late_events: keep`); a window that has closed cannot take them"))
                     .at(file, decl)
@@ -307,7 +342,7 @@ struct KeyedBy<'a> {
 /// key of an unwindowed aggregate.
 /// A window emits each group once, final: arrival order does not show, so
 /// only an unwindowed aggregate's `keys` are checked.
-fn key_order_checks(n: &str, keys: &[String], root: &SourceConfig, out: &mut Vec<Diagnostic>) {
+fn key_order_checks(n: &str, keys: &[String], root: &UpstreamSource, out: &mut Vec<Diagnostic>) {
     let keys: Vec<String> = keys.iter().filter(|k| *k != "window_start" && *k != "window_end").cloned().collect();
     let order = "one group's updates may reach the sink in a different order than the tests show (final values are the same)";
     source_key_checks(n, root, KeyedBy {
@@ -326,7 +361,7 @@ fn key_order_checks(n: &str, keys: &[String], root: &SourceConfig, out: &mut Vec
 /// Rank's partition. Unlike an aggregate's, a Rank's result depends on the
 /// order its rows arrive in (which of equal rows a Top-N keeps, which of
 /// two rows at one time a deduplication keeps last).
-fn rank_order_checks(n: &str, partition: &[String], root: &SourceConfig, out: &mut Vec<Diagnostic>) {
+fn rank_order_checks(n: &str, partition: &[String], root: &UpstreamSource, out: &mut Vec<Diagnostic>) {
     let why = "rows of one partition of the ranking can arrive in another order than the tests show, and which of equal rows a Top-N keeps (or a deduplication keeps last, at equal times) follows that order";
     source_key_checks(n, root, KeyedBy {
         keys: partition,
@@ -342,7 +377,7 @@ fn rank_order_checks(n: &str, partition: &[String], root: &SourceConfig, out: &m
 
 /// A keyed node over a Kafka source: the source declares no key, or the
 /// node's keys do not include all of it.
-fn source_key_checks(n: &str, root: &SourceConfig, k: KeyedBy, out: &mut Vec<Diagnostic>) {
+fn source_key_checks(n: &str, root: &UpstreamSource, k: KeyedBy, out: &mut Vec<Diagnostic>) {
     if root.connector != Connector::Kafka {
         return;
     }
@@ -378,7 +413,7 @@ fn suggest_alias(e: &sql::Expr) -> String {
     "value".into()
 }
 
-fn config_checks(n: &str, c: &ModelConfig, upstream: &[&SourceConfig], has_clock: bool, out: &mut Vec<Diagnostic>) {
+fn config_checks(n: &str, c: &ModelConfig, upstream: &[&UpstreamSource], has_clock: bool, out: &mut Vec<Diagnostic>) {
     let f = CONFIG_FILE;
     if let Some(sink) = &c.sink {
         let missing = match sink.connector {
@@ -479,7 +514,7 @@ fn hop_windows_check(n: &str, w: &WindowConfig) -> Option<Diagnostic> {
 }
 
 /// Labels each upstream source: none of them declares event_time.
-fn without_clock(upstream: &[&SourceConfig], d: Diagnostic) -> Diagnostic {
+fn without_clock(upstream: &[&UpstreamSource], d: Diagnostic) -> Diagnostic {
     upstream.iter().fold(d, |d, s| {
         d.label(project::SOURCES_FILE, Some(s.span.with_len(s.name.len())), format!("source `{}` declares no event_time", s.name))
     })
