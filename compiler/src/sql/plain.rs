@@ -444,13 +444,19 @@ mod tests {
 
     #[test]
     fn deep_nesting_is_left_to_sqlparser() {
-        let deep = format!("SELECT {}a{} FROM source('s')", "(".repeat(100), ")".repeat(100));
-        assert!(!agrees(&deep));
-        let shallow = format!("SELECT {}a{} FROM source('s')", "(".repeat(10), ")".repeat(10));
-        assert!(agrees(&shallow));
-        // A long chain is a loop, not nesting.
-        let long = format!("SELECT {} AS x FROM source('s')", vec!["a"; 3000].join(" + "));
-        assert!(agrees(&long));
+        // On a command's stack: printing and dropping a tree of 3,000
+        // operators recurse once per operator.
+        let test = || {
+            let deep = format!("SELECT {}a{} FROM source('s')", "(".repeat(100), ")".repeat(100));
+            assert!(!agrees(&deep));
+            let shallow = format!("SELECT {}a{} FROM source('s')", "(".repeat(10), ")".repeat(10));
+            assert!(agrees(&shallow));
+            // A long chain is a loop, not nesting.
+            let long = format!("SELECT {} AS x FROM source('s')", vec!["a"; 3000].join(" + "));
+            assert!(agrees(&long));
+        };
+        let thread = std::thread::Builder::new().stack_size(crate::driver::STACK_SIZE).spawn(test).expect("a thread starts");
+        thread.join().expect("the test passes");
     }
 
     #[test]
