@@ -202,7 +202,7 @@ impl<'a> Job<'a> {
     }
 }
 
-/// A model's syntax tree and plan, as [`compile_model`] leaves them. The
+/// A model's syntax tree, plan and entries, as [`compile_model`] leaves them. The
 /// worker that made them holds a reference until the eviction after the
 /// batch has dropped the memo's, so that they are freed by the thread that
 /// allocated them, in parallel, rather than by the evicting thread while

@@ -594,7 +594,8 @@ pub fn manifest_entries(db: &dyn Db, project: Project) -> Result<&[Arc<ModelSlic
     Ok(manifest_slices(db, project))
 }
 
-/// The application digest of a manifest that builds (see [`manifest`]).
+/// The application digest, None exactly when [`manifest_models`] is an
+/// error: a cycle, or a model without identity (see [`manifest`]).
 pub fn application_digest_of(db: &dyn Db, project: Project) -> Option<&str> {
     manifest_digest(db, project).as_deref()
 }

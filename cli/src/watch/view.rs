@@ -139,8 +139,9 @@ impl View {
         }
         delta.model_count = self.names.len();
         self.update_diagnostics(db, files, diags, touched, &mut delta);
-        // Last: another thread may still be hashing it.
-        if delta.loaded && manifest_entries(db, p).is_ok() {
+        // Last: another thread may still be hashing it. None when the
+        // manifest does not build.
+        if delta.loaded {
             delta.digest = application_digest_of(db, p).map(str::to_string);
         }
         delta.digest_changed = delta.digest != self.digest;
