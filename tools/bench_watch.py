@@ -148,7 +148,9 @@ def main():
 
     # Configuration: one model's retention in streamform.yml, one source's
     # watermark in sources.yml (same length, so no span moves), and back.
-    def config_edits(file, pattern, label):
+    # `longer`: the value is written in other units (1h as 60m), so every
+    # entry below the edit moves, as most real edits move them.
+    def config_edits(file, pattern, unit, label, longer=False):
         path = os.path.join(proj, file)
         with open(path) as fh:
             orig = fh.read()
@@ -160,15 +162,18 @@ def main():
         for n in range(min(edits, 10)):
             m = found[(n * 7 + len(found) // 2) % len(found)]
             digit = str((int(m.group(1)) % 9) + 1)
-            edited = orig[:m.start(1)] + digit + orig[m.end(1):]
+            new = f"{int(digit) * 60}{unit[1]}" if longer else digit + unit[0]
+            edited = orig[:m.start(1)] + new + orig[m.end(1) + 1:]
             if edited == orig:
-                edited = orig[:m.start(1)] + str(int(digit) % 9 + 1) + orig[m.end(1):]
+                edited = orig[:m.start(1)] + str(int(digit) % 9 + 1) + unit[0] + orig[m.end(1) + 1:]
             res.append(timed(lambda: write_atomic(path, edited)))
             write_atomic(path, orig)
             revision()
         report(label, *zip(*res))
-    config_edits("streamform.yml", r"retention: (\d)h", "streamform.yml edit (a retention)")
-    config_edits("sources.yml", r"watermark: (\d)s", "sources.yml edit (a watermark)")
+    config_edits("streamform.yml", r"retention: (\d)h", ("h", "m"), "streamform.yml edit (a retention)")
+    config_edits("streamform.yml", r"retention: (\d)h", ("h", "m"), "streamform.yml, entries below move", longer=True)
+    config_edits("sources.yml", r"watermark: (\d)s", ("s", "s"), "sources.yml edit (a watermark)")
+    config_edits("sources.yml", r"watermark: (\d)s", ("s", "s"), "sources.yml, sources below move", longer=True)
 
     # A burst: 100 models saved at once (a branch switch, a search and
     # replace), from the first write to the revision that shows them all.

@@ -7,7 +7,7 @@ use salsa::{Durability, Setter};
 
 use crate::config::{self, ModelConfig, ProjectConfig, SourceConfig};
 use crate::db::{Database, Db, ModelName, ModelSlot, Project, SourceFile, SourceName};
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Diagnostic, Span};
 use crate::plan::lower::ModelSettings;
 use crate::diagnostic::Code;
 
@@ -308,22 +308,67 @@ pub fn model_config_index(db: &dyn Db, project: Project) -> BTreeMap<String, usi
     }
 }
 
-/// The located configuration of one model (defaults when unconfigured).
+/// A model's entry in streamform.yml (defaults when unconfigured) with
+/// every span [`Span::relative_to`] the entry's start: an edit elsewhere in
+/// the file that moves the entry leaves it equal. A model's own queries
+/// read it (`model_settings`, `model_checks`, `sink_checks`,
+/// `sink_nullable_key`, `hint_diagnostics`), so such an edit re-runs none of
+/// them; their diagnostics locate streamform.yml the same way, and
+/// whoever gathers them places them ([`segment_entry_starts`],
+/// [`model_entry_start`]).
 #[salsa::tracked(returns(ref))]
-pub fn model_config<'db>(db: &'db dyn Db, name: ModelName<'db>) -> Arc<ModelConfig> {
-    let project = name.project(db);
-    let n = name.text(db);
-    match (project_config(db, project), model_config_index(db, project).get(n)) {
-        (Ok(c), Some(&i)) => c.models[i].clone(),
-        _ => Arc::new(ModelConfig::unconfigured(n)),
+pub fn model_entry<'db>(db: &'db dyn Db, name: ModelName<'db>) -> Arc<ModelConfig> {
+    match written_entry(db, name) {
+        Some(c) => Arc::new(c.with_spans(|s| s.relative_to(c.span))),
+        None => Arc::new(ModelConfig::unconfigured(name.text(db))),
     }
+}
+
+/// The model's entry as written, if streamform.yml has one.
+fn written_entry<'db>(db: &'db dyn Db, name: ModelName<'db>) -> Option<&'db Arc<ModelConfig>> {
+    let project = name.project(db);
+    let i = *model_config_index(db, project).get(name.text(db))?;
+    project_config(db, project).as_ref().ok()?.models.get(i)
+}
+
+/// The located configuration of one model (defaults when unconfigured), as
+/// written. Not tracked: it reads all of streamform.yml, as the
+/// whole-project queries and the commands that call it do anyway; a model's
+/// own queries read [`model_entry`] instead.
+pub fn model_config(db: &dyn Db, name: ModelName<'_>) -> Arc<ModelConfig> {
+    written_entry(db, name).cloned().unwrap_or_else(|| Arc::new(ModelConfig::unconfigured(name.text(db))))
+}
+
+/// Where a model's entry starts in streamform.yml (the default span when it
+/// has none): a [`model_entry`] span, or a diagnostic of a model's own
+/// queries, [`Span::placed_at`] it is where it is written.
+pub fn model_entry_start(db: &dyn Db, name: ModelName<'_>) -> Span {
+    written_entry(db, name).map_or_else(Span::default, |c| c.span)
+}
+
+/// [`model_entry_start`] of each model of a segment, in its order: equal
+/// unless an edit moved one of their entries, so that the segment's checks
+/// are placed again only then.
+#[salsa::tracked(returns(ref))]
+pub fn segment_entry_starts(db: &dyn Db, project: Project, segment: u32) -> Vec<Span> {
+    let names = segment_models(db, project, segment);
+    let (Ok(config), Some(first)) = (project_config(db, project), names.first()) else { return vec![Span::default(); names.len()] };
+    // Both in name order: one walk of the index, not a lookup per model.
+    let mut entries = model_config_index(db, project).range::<str, _>((std::ops::Bound::Included(first.as_str()), std::ops::Bound::Unbounded)).peekable();
+    names
+        .iter()
+        .map(|n| {
+            while entries.next_if(|(e, _)| e.as_str() < n.as_str()).is_some() {}
+            entries.next_if(|(e, _)| *e == n).map_or_else(Span::default, |(_, &i)| config.models[i].span)
+        })
+        .collect()
 }
 
 /// The span-free part of a model's configuration that shapes its plan.
 /// Editing another model's entry, or whitespace, leaves it equal.
 #[salsa::tracked(returns(ref))]
 pub fn model_settings<'db>(db: &'db dyn Db, name: ModelName<'db>) -> ModelSettings {
-    let c = model_config(db, name);
+    let c = model_entry(db, name);
     ModelSettings {
         materialized: c.materialized,
         key: c.key.clone().unwrap_or_default(),
@@ -332,6 +377,13 @@ pub fn model_settings<'db>(db: &'db dyn Db, name: ModelName<'db>) -> ModelSettin
         retention: c.retention,
         window: c.window.as_ref().map(|w| w.shape),
     }
+}
+
+/// Where each source's entry starts in sources.yml: a model's checks locate
+/// a source's spans from its entry (`check::models::place_in_sources`).
+#[salsa::tracked(returns(ref))]
+pub fn source_entry_starts(db: &dyn Db, project: Project) -> BTreeMap<String, Span> {
+    sources_config(db, project).as_ref().map(|s| s.iter().map(|s| (s.name.clone(), s.span)).collect()).unwrap_or_default()
 }
 
 /// The located configuration of one source.
@@ -379,6 +431,31 @@ mod tests {
                 assert!(project.model_slots(&db).get(name).is_some() || expected.get(name).is_none(), "step {i}: `{name}` has a slot");
             }
         }
+    }
+
+    /// The segment's walk of the index finds each model's entry as a lookup
+    /// does: models with and without entries, entries of no model, names
+    /// that sort by bytes (`B` before `a`, `a_b` before `ab`).
+    #[test]
+    fn segment_entry_starts_are_each_models_entry_start() {
+        use crate::db::Database;
+        let db = Database::default();
+        let names = ["B", "a", "a_b", "ab", "c", "m1", "m10", "m2", "z"];
+        let files: Vec<SourceFile> = names.iter().map(|n| SourceFile::new(&db, format!("models/{n}.sql"), String::new())).collect();
+        let config = "name: p\nversion: 1\nmodels:\n  zz: {}\n  ab:\n    retention: 1h\n  B: {}\n  gone: {}\n  m10: {}\n  a:\n    key: [k]\n  m2: {}\n";
+        let config = SourceFile::new(&db, CONFIG_FILE.into(), config.into());
+        let project = Project::new(&db, ".".into(), Some(config), None, files, Vec::new());
+        let mut seen = Vec::new();
+        for segment in 0..model_segments(&db, project) {
+            let starts = segment_entry_starts(&db, project, segment);
+            for (n, at) in segment_models(&db, project, segment).iter().zip(starts) {
+                assert_eq!(*at, model_entry_start(&db, ModelName::new(&db, project, n.clone())), "`{n}`");
+                seen.push((n.clone(), at.line));
+            }
+        }
+        let line = |n: &str| seen.iter().find(|(m, _)| m == n).map(|(_, l)| *l);
+        assert_eq!((line("B"), line("a"), line("ab"), line("m10"), line("m2")), (Some(7), Some(10), Some(5), Some(9), Some(12)));
+        assert_eq!((line("a_b"), line("c"), line("m1"), line("z")), (Some(0), Some(0), Some(0), Some(0)));
     }
 
     #[test]

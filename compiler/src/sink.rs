@@ -17,7 +17,7 @@ use crate::model::{model_plan, parse_model};
 use crate::plan::expr::{BinOp, Expr};
 use crate::plan::lower::to_span;
 use crate::plan::node::{ModelPlan, NodeKind};
-use crate::project::{model_config, model_file, source_config, CONFIG_FILE};
+use crate::project::{model_entry, model_file, source_config, CONFIG_FILE};
 use crate::source::{applied_contracts, event_time};
 use crate::types::DataType;
 
@@ -31,7 +31,7 @@ pub fn sink_checks<'db>(db: &'db dyn Db, name: ModelName<'db>) -> Vec<Diagnostic
     let project = name.project(db);
     let Some(plan) = model_plan(db, name).as_ref() else { return Vec::new() };
     let n = &plan.name;
-    let cfg = model_config(db, name);
+    let cfg = model_entry(db, name);
     let schema = &plan.sink().schema;
     let mut out = Vec::new();
     // Only a sink's table needs its key among its columns: a model without
@@ -132,7 +132,7 @@ fn with_cast_keyword(text: &str, expr: &sql::Expr, at: Span) -> Span {
 pub fn sink_nullable_key<'db>(db: &'db dyn Db, name: ModelName<'db>) -> Vec<String> {
     let project = name.project(db);
     let Some(plan) = model_plan(db, name).as_ref() else { return Vec::new() };
-    let kafka = model_config(db, name).sink.as_ref().is_some_and(|s| s.connector == Connector::Kafka);
+    let kafka = model_entry(db, name).sink.as_ref().is_some_and(|s| s.connector == Connector::Kafka);
     if plan.materialized != Materialized::Upsert || !kafka {
         return Vec::new();
     }

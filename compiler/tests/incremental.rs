@@ -6,6 +6,7 @@ mod common;
 use common::Fixture;
 use expect_test::expect;
 use salsa::Setter;
+use streamform::diagnostic::Code;
 
 const SHOP: &str = r#"
 //- /streamform.yml
@@ -175,10 +176,10 @@ fn config_edit_of_another_model() {
     f.edit("streamform.yml", "topic: c-out", "topic: c-out-v2");
     assert_ne!(f.manifest(), before);
     let executed = f.executed();
-    // Every model's located config is re-read (it holds spans); only c's
-    // span-free settings changed, so only c re-lowers.
+    // Every model's entry is re-read (the file changed) and comes out equal
+    // but c's, whose span-free settings changed: only c re-lowers.
     for m in ["a", "b"] {
-        assert_eq!(Fixture::executed_for(&executed, m), [format!("model_config({m})")]);
+        assert_eq!(Fixture::executed_for(&executed, m), [format!("model_entry({m})")]);
     }
     expect![[r#"
         digest_through(project)
@@ -188,10 +189,10 @@ fn config_edit_of_another_model() {
         manifest_models(project)
         manifest_segment(project)
         manifest_slices(project)
-        model_config(a)
-        model_config(b)
-        model_config(c)
         model_config_index(project)
+        model_entry(a)
+        model_entry(b)
+        model_entry(c)
         model_identity(c)
         model_json(c)
         model_plan(c)
@@ -210,14 +211,68 @@ fn config_whitespace_edit() {
     let executed = f.executed();
     assert_no_identity_query(&executed);
     expect![[r#"
-        model_config(a)
-        model_config(b)
-        model_config(c)
         model_config_index(project)
-        model_settings(a)
-        model_settings(b)
-        model_settings(c)
+        model_entry(a)
+        model_entry(b)
+        model_entry(c)
         project_config(project)"#]].assert_eq(&executed);
+}
+
+/// An edit that moves the entries below it in streamform.yml or sources.yml
+/// (lines added above them) re-runs none of their models' own checks, and
+/// the check report locates their diagnostics where they now are: the same
+/// report as a compile of the edited project from cold.
+#[test]
+fn moving_model_entries_re_checks_no_model() {
+    moving_entries("streamform.yml", "models:\n", &[Code::SinkNullKeyDropped, Code::RetentionWithoutEventTime, Code::HintUnknownNode]);
+}
+
+#[test]
+fn moving_source_entries_re_checks_no_model() {
+    moving_entries("sources.yml", "sources:\n", &[Code::AggregateOverUnkeyedKafka, Code::RetentionWithoutEventTime]);
+}
+
+/// Adds two lines after `after` in `file`; `codes` must be located in it.
+fn moving_entries(file: &str, after: &str, codes: &[Code]) {
+    // b gets a sink check (a key that may be null), a model check (a
+    // retention without event time, labelled at the source) and a hint (a
+    // node b does not have), all in its entry; a's aggregate over an
+    // unkeyed source is located at the source.
+    let project = SHOP.replace(
+        "  b:\n    materialized: upsert\n    key: [customer_id]\n",
+        "  b:\n    materialized: upsert\n    key: [customer_id]\n    retention: 1h\n    sink: {connector: kafka, topic: b-out}\n    nodes:\n      aggregate.3: {was: b::aggregate::0}\n",
+    );
+    let mut f = Fixture::new(&project);
+    f.warm_up();
+    let before = streamform::check::check_report(&f.db, f.project).clone();
+    // Each diagnostic's spans in `file` (primary and labels), by code.
+    let in_file = |r: &streamform::check::CheckReport| -> Vec<(String, u32, u32)> {
+        let mut out = Vec::new();
+        for d in &r.diagnostics {
+            let spans = std::iter::once((d.path.as_deref(), d.span)).chain(d.labels.iter().map(|l| (Some(l.path.as_str()), l.span)));
+            out.extend(spans.filter(|(p, _)| *p == Some(file)).filter_map(|(_, s)| s).map(|s| (d.code.to_string(), s.line, s.offset)));
+        }
+        out
+    };
+    let located: Vec<String> = in_file(&before).into_iter().map(|(c, ..)| c).collect();
+    for code in codes {
+        assert!(located.contains(&code.to_string()), "{code} not located in {file}: {before:?}");
+    }
+    f.db.take_executed();
+    let added = "  # Two lines above every entry.\n\n";
+    f.edit(file, after, &format!("{after}{added}"));
+    let after_edit = streamform::check::check_report(&f.db, f.project).clone();
+    let executed = f.executed();
+    for query in ["model_checks(", "sink_checks(", "hint_diagnostics(", "parse_model(", "lower_model(", "model_settings("] {
+        assert!(!executed.lines().any(|l| l.starts_with(query)), "{executed}");
+    }
+    let moved: Vec<(String, u32, u32)> = in_file(&before).into_iter().map(|(c, line, offset)| (c, line + 2, offset + added.len() as u32)).collect();
+    assert_eq!(in_file(&after_edit), moved);
+    let anchored = |p: &str| p.contains('#');
+    assert!(!after_edit.diagnostics.iter().any(|d| d.path.as_deref().is_some_and(anchored) || d.labels.iter().any(|l| anchored(&l.path))), "{after_edit:?}");
+    let cold = Fixture::new(&project.replacen(after, &format!("{after}{added}"), 1));
+    assert_eq!(cold.text(file), f.text(file));
+    assert_eq!(&after_edit, streamform::check::check_report(&cold.db, cold.project));
 }
 
 #[test]
@@ -434,8 +489,8 @@ fn adding_a_model_re_runs_one_segment() {
         manifest_segment ×1
         manifest_slices ×1
         model_checks ×1
-        model_config ×1
         model_count_error ×1
+        model_entry ×1
         model_file_bucket ×232
         model_file_buckets ×1
         model_identity ×1
@@ -451,6 +506,7 @@ fn adding_a_model_re_runs_one_segment() {
         project_model_diagnostics ×1
         ref_chain ×1
         segment_checks ×1
+        segment_entry_starts ×1
         segment_model_entries ×1
         segment_models ×5
         segment_upstream ×1
@@ -492,6 +548,7 @@ fn removing_a_model_re_runs_one_segment() {
         model_source_file ×1
         project_model_diagnostics ×1
         segment_checks ×1
+        segment_entry_starts ×1
         segment_model_entries ×1
         segment_models ×5
         segment_upstream ×1

@@ -101,18 +101,33 @@ pub(crate) struct SegmentChecks {
 #[salsa::tracked(returns(ref))]
 pub(crate) fn segment_checks(db: &dyn Db, project: Project, segment: u32) -> SegmentChecks {
     let mut out = SegmentChecks::default();
-    for n in project::segment_models(db, project, segment) {
+    let starts = project::segment_entry_starts(db, project, segment);
+    let sources = project::source_entry_starts(db, project);
+    for (n, &at) in project::segment_models(db, project, segment).iter().zip(starts) {
         let key = ModelName::new(db, project, n.clone());
         let c = model_checks(db, key);
-        let cfg = project::model_config(db, key);
+        // A model's own checks locate streamform.yml from its entry
+        // (`project::model_entry`) and sources.yml from each source's, and
+        // are placed here: an edit that moves entries re-runs no model's
+        // checks, only the segments that hold them.
+        let cfg = project::model_entry(db, key);
         // The model's own allow list here; the project's in `check_report`.
         let mut own = |to: &mut Vec<Diagnostic>, diags: &[Diagnostic]| {
             let start = to.len();
-            to.extend(diags.iter().cloned());
+            to.extend(diags.iter().map(|d| {
+                let mut d = d.clone().placed(CONFIG_FILE, at);
+                models::place_in_sources(&mut d, sources);
+                d
+            }));
             if !cfg.allow.is_empty() {
                 let mut added = to.split_off(start);
+                let set_aside = out.allowed.len();
+                // An entry allows by code; its own span is placed after.
                 warnings::set_aside(&[], Some(cfg), &mut added, &mut out.allowed);
                 to.extend(added);
+                for a in &mut out.allowed[set_aside..] {
+                    a.entry.span = a.entry.span.placed_at(at);
+                }
             }
         };
         own(&mut out.config, &c.config);

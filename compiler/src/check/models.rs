@@ -1,6 +1,8 @@
 //! Static validation of one model: its configuration, what it reads, its
 //! window's sources, and the warnings that need its plan.
 
+use std::collections::BTreeMap;
+
 use sqlparser::ast::{self as sql, Spanned};
 
 use crate::config::project::WindowConfig;
@@ -13,7 +15,7 @@ use crate::diagnostic::{did_you_mean, Diagnostic, Span};
 use crate::model::{located_reads, lower_model, parse_model, upstream_sources};
 use crate::plan::lower::{declared_window_span, to_span, unwindowed_aggregate_keys};
 use crate::plan::node::{ModelPlan, Operator, Retention};
-use crate::project::{self, model_config, source_config, CONFIG_FILE};
+use crate::project::{self, model_entry, source_config, CONFIG_FILE, SOURCES_FILE};
 use crate::source::event_time;
 use crate::diagnostic::Code;
 
@@ -65,9 +67,37 @@ fn upstream_source<'db>(db: &'db dyn Db, project: Project, name: SourceName<'db>
         column: time.column,
         idle_timeout: time.idle_timeout.is_some(),
         late: time.late,
-        late_events: s.late_events.map(|(_, span)| span),
+        late_events: s.late_events.map(|(_, span)| span.relative_to(s.span)),
     });
-    Some(UpstreamSource { name: s.name.clone(), span: s.span, connector: s.connector, key: s.key.clone(), clock })
+    Some(UpstreamSource { name: s.name.clone(), span: s.span.relative_to(s.span), connector: s.connector, key: s.key.clone().map(|(k, at)| (k, at.relative_to(s.span))), clock })
+}
+
+impl UpstreamSource {
+    /// The path a model's checks locate this source's spans in: sources.yml,
+    /// anchored at the source ([`place_in_sources`] makes it sources.yml).
+    fn file(&self) -> String {
+        format!("{SOURCES_FILE}#{}", self.name)
+    }
+}
+
+/// Places the spans a model's checks locate in sources.yml: they are
+/// relative to the entry of the source their path names
+/// (`sources.yml#<source>`), so that an edit that moves a source's entry
+/// re-runs no check of the models that read it. `starts`: where each
+/// source's entry starts ([`project::source_entry_starts`]).
+pub(crate) fn place_in_sources(d: &mut Diagnostic, starts: &BTreeMap<String, Span>) {
+    let place = |path: &mut String, span: &mut Option<Span>| {
+        let Some(source) = path.strip_prefix(SOURCES_FILE).and_then(|p| p.strip_prefix('#')) else { return };
+        let base = starts.get(source).copied().unwrap_or_default();
+        *span = span.map(|s| s.placed_at(base));
+        *path = SOURCES_FILE.to_string();
+    };
+    if let Some(path) = &mut d.path {
+        place(path, &mut d.span);
+    }
+    for l in &mut d.labels {
+        place(&mut l.path, &mut l.span);
+    }
 }
 
 fn upstream_configs<'db>(db: &'db dyn Db, name: ModelName<'db>) -> Vec<&'db UpstreamSource> {
@@ -84,7 +114,7 @@ pub fn model_checks<'db>(db: &'db dyn Db, name: ModelName<'db>) -> ModelChecks {
     let n = name.text(db).clone();
     let mut out = ModelChecks::default();
     let Some(file) = *project::model_source_file(db, name) else { return out };
-    let c: &ModelConfig = model_config(db, name);
+    let c: &ModelConfig = model_entry(db, name);
     let upstream = upstream_configs(db, name);
     let has_clock = upstream.iter().any(|s| s.clock.is_some());
     config_checks(&n, c, &upstream, has_clock, &mut out.config);
@@ -271,11 +301,12 @@ fn window_source_checks(n: &str, (file, decl): (&str, Option<Span>), upstream: &
         let et = &time.column;
         let sn = &s.name;
         let at = Some(s.span.with_len(sn.len()));
+        let source_file = s.file();
         // Only a Kafka topic has partitions that can fall silent.
         if !time.idle_timeout && s.connector == Connector::Kafka {
             out.push(
                 Diagnostic::warning(Code::WindowWithoutIdleTimeout, format!("model `{n}` declares a window, and source `{sn}` upstream of it declares no idle_timeout; while any partition of `{sn}` is silent, event time stops and no window closes"))
-                    .at(project::SOURCES_FILE, at)
+                    .at(source_file.clone(), at)
                     .label(file, decl, &window_here)
                     .help(format!("add `idle_timeout: 30s` to `{sn}`: a partition silent for that long stops holding event time back (its later events may then be late)")),
             );
@@ -283,7 +314,7 @@ fn window_source_checks(n: &str, (file, decl): (&str, Option<Span>), upstream: &
         if !time.not_null {
             out.push(
                 Diagnostic::warning(Code::WindowWithoutEventTimeContract, format!("model `{n}` declares a window, and no `not_null` contract of source `{sn}` covers its event time `{et}`; on Flink a record without `{et}` fails the job at every restart"))
-                    .at(project::SOURCES_FILE, at)
+                    .at(source_file.clone(), at)
                     .label(file, decl, &window_here)
                     .help(format!("add a contract `{{name: has_{et}, not_null: [{et}]}}` and a `quarantine:` topic to `{sn}`, so such records are set aside")),
             );
@@ -293,7 +324,7 @@ fn window_source_checks(n: &str, (file, decl): (&str, Option<Span>), upstream: &
             out.push(
                 Diagnostic::error(Code::WindowOverKeptLateEvents, format!("model `{n}` declares a window, but source `{sn}` upstream of it keeps late events (`late_events: keep`); a window that has closed cannot take them"))
                     .at(file, decl)
-                    .label(project::SOURCES_FILE, Some(span.with_len(4)), format!("`{sn}` keeps late events here"))
+                    .label(source_file.clone(), Some(span.with_len(4)), format!("`{sn}` keeps late events here"))
                     .help(format!("set `late_events: drop` on `{sn}`, or remove the window from `{n}`")),
             );
         }
@@ -385,12 +416,12 @@ fn source_key_checks(n: &str, root: &UpstreamSource, k: KeyedBy, out: &mut Vec<D
     match &root.key {
         None => out.push(
             Diagnostic::warning(k.unkeyed, format!("model `{n}` {} source `{sn}`, which declares no key; if its topic has several partitions, {}", k.verb, k.why_unkeyed))
-                .at(project::SOURCES_FILE, Some(root.span.with_len(sn.len())))
+                .at(root.file(), Some(root.span.with_len(sn.len())))
                 .help(format!("declare `key:` on `{sn}`: the columns its producers partition messages by")),
         ),
         Some((skey, span)) if !skey.iter().all(|c| k.keys.contains(c)) => out.push(
             Diagnostic::warning(k.misses, format!("model `{n}` {} [{}], which does not include all of source `{sn}`'s key ({}); {}", k.grouped, k.keys.join(", "), skey.join(", "), k.why_misses))
-                .at(project::SOURCES_FILE, Some(*span))
+                .at(root.file(), Some(*span))
                 .help(k.help_misses),
         ),
         _ => {}
@@ -516,7 +547,7 @@ fn hop_windows_check(n: &str, w: &WindowConfig) -> Option<Diagnostic> {
 /// Labels each upstream source: none of them declares event_time.
 fn without_clock(upstream: &[&UpstreamSource], d: Diagnostic) -> Diagnostic {
     upstream.iter().fold(d, |d, s| {
-        d.label(project::SOURCES_FILE, Some(s.span.with_len(s.name.len())), format!("source `{}` declares no event_time", s.name))
+        d.label(s.file(), Some(s.span.with_len(s.name.len())), format!("source `{}` declares no event_time", s.name))
     })
 }
 

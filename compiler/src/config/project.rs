@@ -182,6 +182,30 @@ pub struct ModelConfig {
 }
 
 impl ModelConfig {
+    /// The entry with every span moved by `f`
+    /// ([`Span::relative_to`] its start, and back).
+    pub fn with_spans(&self, f: impl Fn(Span) -> Span) -> ModelConfig {
+        let mut c = self.clone();
+        // Every field named, so that a new located field is not missed.
+        let ModelConfig { name: _, span, materialized: _, key: _, key_span, key_entry_spans, sink, retention: _, retention_span, window, renamed_from: _, nodes, allow } = &mut c;
+        *span = f(*span);
+        *key_span = key_span.map(&f);
+        key_entry_spans.iter_mut().for_each(|s| *s = f(*s));
+        if let Some(SinkConfig { span, delivery, .. }) = sink {
+            *span = f(*span);
+            if let Some((_, s)) = delivery {
+                *s = f(*s);
+            }
+        }
+        *retention_span = retention_span.map(&f);
+        if let Some(WindowConfig { span, shape: _ }) = window {
+            *span = f(*span);
+        }
+        nodes.iter_mut().for_each(|h| h.span = f(h.span));
+        allow.iter_mut().for_each(|a| a.span = f(a.span));
+        c
+    }
+
     pub fn unconfigured(name: &str) -> ModelConfig {
         ModelConfig {
             name: name.to_string(),

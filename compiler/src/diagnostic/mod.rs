@@ -24,6 +24,19 @@ impl Span {
         self
     }
 
+    /// This span counted from `base` (lines and bytes; the column stays,
+    /// as lines above do not move it). [`Span::placed_at`] the same base
+    /// gives it back, so a span relative to the start of its entry in a
+    /// configuration file is the same wherever an edit above moves the entry.
+    pub fn relative_to(self, base: Span) -> Span {
+        Span { line: self.line.wrapping_sub(base.line), offset: self.offset.wrapping_sub(base.offset), ..self }
+    }
+
+    /// A span made [`Span::relative_to`] `base`, placed back at `base`.
+    pub fn placed_at(self, base: Span) -> Span {
+        Span { line: self.line.wrapping_add(base.line), offset: self.offset.wrapping_add(base.offset), ..self }
+    }
+
     /// Where the marked text ends in `text`, the file it marks: the 1-based
     /// line and column (in characters) just past it.
     pub fn end(&self, text: &str) -> (u32, u32) {
@@ -143,6 +156,23 @@ impl Diagnostic {
     /// Adds a secondary location: `message` says what is written there.
     pub fn label(mut self, path: impl Into<String>, span: Option<Span>, message: impl Into<String>) -> Diagnostic {
         self.labels.push(Label { path: path.into(), span, message: message.into() });
+        self
+    }
+
+    /// Places the spans in `path` (the primary one and labels) that were
+    /// made [`Span::relative_to`] `base`.
+    pub fn place(&mut self, path: &str, base: Span) {
+        if self.path.as_deref() == Some(path) {
+            self.span = self.span.map(|s| s.placed_at(base));
+        }
+        for l in self.labels.iter_mut().filter(|l| l.path == path) {
+            l.span = l.span.map(|s| s.placed_at(base));
+        }
+    }
+
+    /// [`Diagnostic::place`], by value.
+    pub fn placed(mut self, path: &str, base: Span) -> Diagnostic {
+        self.place(path, base);
         self
     }
 

@@ -7,7 +7,7 @@ use crate::db::{Db, ModelName};
 use crate::diagnostic::Diagnostic;
 use crate::model::model_plan;
 use crate::plan::node::Operator;
-use crate::project::{model_config, CONFIG_FILE};
+use crate::project::{model_entry, CONFIG_FILE};
 use crate::diagnostic::Code;
 
 /// `aggregate.0` → `("aggregate", 0)`; `None` unless a kind and a plain
@@ -25,7 +25,7 @@ fn node_id_ok(id: &str) -> bool {
 /// The diagnostics of one model's `nodes:` hints.
 #[salsa::tracked(returns(ref))]
 pub fn hint_diagnostics<'db>(db: &'db dyn Db, name: ModelName<'db>) -> Vec<Diagnostic> {
-    let config = model_config(db, name);
+    let config = model_entry(db, name);
     if config.nodes.is_empty() {
         return Vec::new();
     }

@@ -16,7 +16,7 @@ use crate::duration::Duration;
 use crate::graph::dependency_graph;
 use crate::model::{model_contract, model_plan, model_reads};
 use crate::plan::node::{Column, ModelPlan, NodeKind, Retention};
-use crate::project::{model_config, project_config, source_config, CONFIG_FILE};
+use crate::project::{model_config, model_entry_start, project_config, source_config, CONFIG_FILE};
 use crate::sink::{sink_checks, sink_nullable_key};
 use crate::source::{applied_contracts, event_time};
 use crate::target::{resolved_target, Secret, TargetName};
@@ -257,7 +257,7 @@ impl Parts {
             return;
         }
         let sink = p.sink();
-        let cfg = model_config(db, name);
+        let cfg = &*model_config(db, name);
         if let Some(n) = p.nodes.iter().find(|n| n.state.is_some()) {
             if let Some(Retention::After(d)) = n.state.as_ref().map(|s| s.retention) {
                 let how = if matches!(n.kind, NodeKind::Rank { .. }) { "the job's table.exec.state.ttl" } else { "a STATE_TTL hint" };
@@ -275,7 +275,8 @@ impl Parts {
             Some(sc) => {
                 // The refusals are `check`'s too (crate::sink), so a project
                 // that checks never meets them here.
-                let checks = sink_checks(db, name);
+                let at = model_entry_start(db, name);
+                let checks: Vec<Diagnostic> = sink_checks(db, name).iter().map(|d| d.clone().placed(CONFIG_FILE, at)).collect();
                 self.errors.extend(checks.iter().filter(|d| d.is_error()).map(|d| d.message.clone()));
                 let eo = project_config(db, project).as_ref().ok().and_then(|c| delivery::exactly_once(c, t, &p.name, sc));
                 self.body.push(sink_ddl(&p.name, sc, p.materialized, &p.key, &sink.schema, t, eo.as_ref()));
