@@ -189,12 +189,12 @@ pub fn timeout_diagnostics(config: &ProjectConfig) -> Vec<Diagnostic> {
 /// Iceberg sinks commit at checkpoints whatever is written.
 pub fn sink_delivery_diagnostics(config: &ProjectConfig) -> Vec<Diagnostic> {
     let mut out = Vec::new();
-    for m in &config.models {
+    for (m, start) in config.models_placed() {
         let Some(s) = &m.sink else { continue };
         if let (Some((d, span)), false) = (s.delivery, s.connector == Connector::Kafka) {
             out.push(
                 Diagnostic::error(Code::DeliveryOnNonKafkaSink, format!("model `{}` sets `delivery: {}` on its {} sink; only a Kafka sink takes a delivery guarantee", m.name, d.as_str(), s.connector.as_str()))
-                    .at(CONFIG_FILE, Some(span))
+                    .at(CONFIG_FILE, Some(span.placed_at(start)))
                     .help(format!("remove `delivery` from `models.{}.sink`: Flink's {} sink commits its files at each checkpoint, so a restart writes nothing twice", m.name, s.connector.as_str())),
             );
         }

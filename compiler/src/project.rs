@@ -319,16 +319,16 @@ pub fn model_config_index(db: &dyn Db, project: Project) -> BTreeMap<String, usi
 #[salsa::tracked(returns(ref))]
 pub fn model_entry<'db>(db: &'db dyn Db, name: ModelName<'db>) -> Arc<ModelConfig> {
     match written_entry(db, name) {
-        Some(c) => Arc::new(c.with_spans(|s| s.relative_to(c.span))),
+        Some((c, i)) => c.models[i].clone(),
         None => Arc::new(ModelConfig::unconfigured(name.text(db))),
     }
 }
 
-/// The model's entry as written, if streamform.yml has one.
-fn written_entry<'db>(db: &'db dyn Db, name: ModelName<'db>) -> Option<&'db Arc<ModelConfig>> {
+/// streamform.yml and the place of the model's entry in it, if it has one.
+fn written_entry<'db>(db: &'db dyn Db, name: ModelName<'db>) -> Option<(&'db ProjectConfig, usize)> {
     let project = name.project(db);
     let i = *model_config_index(db, project).get(name.text(db))?;
-    project_config(db, project).as_ref().ok()?.models.get(i)
+    Some((project_config(db, project).as_ref().ok()?, i))
 }
 
 /// The located configuration of one model (defaults when unconfigured), as
@@ -336,14 +336,14 @@ fn written_entry<'db>(db: &'db dyn Db, name: ModelName<'db>) -> Option<&'db Arc<
 /// whole-project queries and the commands that call it do anyway; a model's
 /// own queries read [`model_entry`] instead.
 pub fn model_config(db: &dyn Db, name: ModelName<'_>) -> Arc<ModelConfig> {
-    written_entry(db, name).cloned().unwrap_or_else(|| Arc::new(ModelConfig::unconfigured(name.text(db))))
+    Arc::new(written_entry(db, name).map_or_else(|| ModelConfig::unconfigured(name.text(db)), |(c, i)| c.model_at(i)))
 }
 
 /// Where a model's entry starts in streamform.yml (the default span when it
 /// has none): a [`model_entry`] span, or a diagnostic of a model's own
 /// queries, [`Span::placed_at`] it is where it is written.
 pub fn model_entry_start(db: &dyn Db, name: ModelName<'_>) -> Span {
-    written_entry(db, name).map_or_else(Span::default, |c| c.span)
+    written_entry(db, name).map_or_else(Span::default, |(c, i)| c.model_starts[i])
 }
 
 /// [`model_entry_start`] of each model of a segment, in its order: equal
@@ -359,7 +359,7 @@ pub fn segment_entry_starts(db: &dyn Db, project: Project, segment: u32) -> Vec<
         .iter()
         .map(|n| {
             while entries.next_if(|(e, _)| e.as_str() < n.as_str()).is_some() {}
-            entries.next_if(|(e, _)| *e == n).map_or_else(Span::default, |(_, &i)| config.models[i].span)
+            entries.next_if(|(e, _)| *e == n).map_or_else(Span::default, |(_, &i)| config.model_starts[i])
         })
         .collect()
 }

@@ -48,6 +48,7 @@ pub fn set_aside(project: &[AllowEntry], model: Option<&ModelConfig>, diags: &mu
 /// W0325 for every entry that allows none of `allowed`, except entries for
 /// `unseen` codes, which the caller cannot see (only `build` gives them).
 pub fn unmatched(config: &ProjectConfig, has_file: impl Fn(&str) -> bool, allowed: &[AllowedWarning], unseen: &[Code]) -> Vec<Diagnostic> {
+    // `e` is located where it is written (a model's entry placed).
     let used = |model: Option<&str>, e: &AllowEntry| allowed.iter().any(|a| a.model.as_deref() == model && a.entry.span == e.span);
     let mut out = Vec::new();
     let mut report = |model: Option<&str>, e: &AllowEntry| {
@@ -63,9 +64,9 @@ pub fn unmatched(config: &ProjectConfig, has_file: impl Fn(&str) -> bool, allowe
     for e in &config.allow {
         report(None, e);
     }
-    for m in config.models.iter().filter(|m| has_file(&m.name)) {
+    for (m, start) in config.models_placed().filter(|(m, _)| has_file(&m.name)) {
         for e in &m.allow {
-            report(Some(&m.name), e);
+            report(Some(&m.name), &AllowEntry { span: e.span.placed_at(start), ..e.clone() });
         }
     }
     out

@@ -300,9 +300,9 @@ pub fn project_model_diagnostics(db: &dyn Db, project: Project) -> Vec<Diagnosti
     // Sets: a project has thousands of models and hundreds of sources, and
     // each configured model is looked up several times.
     let name_set: HashSet<&str> = names.iter().map(String::as_str).collect();
-    for m in &config.models {
+    for (m, start) in config.models_placed() {
         if !name_set.contains(m.name.as_str()) {
-            let mut d = Diagnostic::error(Code::ConfiguredModelWithoutSql, format!("streamform.yml configures model `{}`, but there is no models/{}.sql", m.name, m.name)).at(CONFIG_FILE, Some(m.span.with_len(m.name.len())));
+            let mut d = Diagnostic::error(Code::ConfiguredModelWithoutSql, format!("streamform.yml configures model `{}`, but there is no models/{}.sql", m.name, m.name)).at(CONFIG_FILE, Some(start.with_len(m.name.len())));
             d.help = Some(match did_you_mean(&m.name, names.iter().map(String::as_str)) {
                 Some(s) => format!("did you mean `{s}`? configuration applies to the model whose file stem matches"),
                 None => format!("create models/{}.sql, or remove the entry", m.name),
@@ -328,8 +328,9 @@ pub fn project_model_diagnostics(db: &dyn Db, project: Project) -> Vec<Diagnosti
 
 fn sink_collisions(config: &ProjectConfig, names: &HashSet<&str>, sources: &HashSet<&str>, out: &mut Vec<Diagnostic>) {
     let mut written: BTreeMap<(Connector, String), &str> = BTreeMap::new();
-    for m in config.models.iter().filter(|m| names.contains(m.name.as_str())) {
+    for (m, start) in config.models_placed().filter(|(m, _)| names.contains(m.name.as_str())) {
         let Some(sink) = &m.sink else { continue };
+        let at = Some(sink.span.placed_at(start));
         let table = format!("sink_{}", m.name);
         let clash = if names.contains(table.as_str()) {
             Some(format!("the model `{table}`"))
@@ -341,7 +342,7 @@ fn sink_collisions(config: &ProjectConfig, names: &HashSet<&str>, sources: &Hash
         if let Some(other) = clash {
             out.push(
                 Diagnostic::error(Code::SinkTableNameTaken, format!("the sink of model `{}` becomes the Flink table `{table}`, which {other} also names", m.name))
-                    .at(CONFIG_FILE, Some(sink.span))
+                    .at(CONFIG_FILE, at)
                     .help(format!("rename the model `{}` or {other}, so every Flink table and view has its own name", m.name)),
             );
         }
@@ -354,7 +355,7 @@ fn sink_collisions(config: &ProjectConfig, names: &HashSet<&str>, sources: &Hash
                         Connector::File => "path",
                         Connector::Iceberg => "table",
                     }))
-                    .at(CONFIG_FILE, Some(sink.span))
+                    .at(CONFIG_FILE, at)
                     .help("give each model's sink its own destination, unless its readers expect both changelogs in one stream: they cannot tell the two apart"),
                 );
             } else {

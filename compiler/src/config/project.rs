@@ -15,9 +15,14 @@ pub const SUPPORTED_VERSION: i128 = 1;
 pub struct ProjectConfig {
     pub name: String,
     pub version: u32,
-    /// In file order.
-    /// Shared with each model's [`crate::project::model_config`].
+    /// In file order, each located relative to the start of its entry
+    /// ([`Span::relative_to`] the span at the same place in `model_starts`):
+    /// an edit that moves an entry leaves it equal. Shared with each model's
+    /// [`crate::project::model_entry`]; [`ProjectConfig::model_at`] is the
+    /// entry as written.
     pub models: Vec<std::sync::Arc<ModelConfig>>,
+    /// Where each of `models` starts in the file (its name).
+    pub model_starts: Vec<Span>,
     /// In file order.
     pub targets: Vec<Target>,
     /// `delivery:`: the guarantee of every Kafka sink that names none.
@@ -36,6 +41,17 @@ pub struct AllowEntry {
 }
 
 impl ProjectConfig {
+    /// The `i`th model entry located where it is written.
+    pub fn model_at(&self, i: usize) -> ModelConfig {
+        let start = self.model_starts[i];
+        self.models[i].with_spans(|s| s.placed_at(start))
+    }
+
+    /// Each model entry and where it starts.
+    pub fn models_placed(&self) -> impl Iterator<Item = (&ModelConfig, Span)> {
+        self.models.iter().map(|m| &**m).zip(self.model_starts.iter().copied())
+    }
+
     /// The target a command works on: the one named, or the only one
     /// declared. `no_targets_help` ends the error when none is declared
     /// and none was named (what the command can do instead).
@@ -186,8 +202,14 @@ impl ModelConfig {
     /// ([`Span::relative_to`] its start, and back).
     pub fn with_spans(&self, f: impl Fn(Span) -> Span) -> ModelConfig {
         let mut c = self.clone();
+        c.move_spans(f);
+        c
+    }
+
+    /// [`ModelConfig::with_spans`], in place.
+    pub fn move_spans(&mut self, f: impl Fn(Span) -> Span) {
         // Every field named, so that a new located field is not missed.
-        let ModelConfig { name: _, span, materialized: _, key: _, key_span, key_entry_spans, sink, retention: _, retention_span, window, renamed_from: _, nodes, allow } = &mut c;
+        let ModelConfig { name: _, span, materialized: _, key: _, key_span, key_entry_spans, sink, retention: _, retention_span, window, renamed_from: _, nodes, allow } = self;
         *span = f(*span);
         *key_span = key_span.map(&f);
         key_entry_spans.iter_mut().for_each(|s| *s = f(*s));
@@ -203,7 +225,6 @@ impl ModelConfig {
         }
         nodes.iter_mut().for_each(|h| h.span = f(h.span));
         allow.iter_mut().for_each(|a| a.span = f(a.span));
-        c
     }
 
     pub fn unconfigured(name: &str) -> ModelConfig {
@@ -327,7 +348,7 @@ const SINK_KEYS: &[&str] = &["connector", "topic", "path", "table", "format", "d
 pub fn decode_project(path: &str, text: &str) -> Result<ProjectConfig, Vec<Diagnostic>> {
     let root = yaml::parse(text).map_err(|e| vec![super::decode::invalid_yaml(path, text, &e)])?;
     let mut d = Decoder::new(path);
-    let mut config = ProjectConfig { name: String::new(), version: 0, models: Vec::new(), targets: Vec::new(), delivery: None, allow: Vec::new() };
+    let mut config = ProjectConfig { name: String::new(), version: 0, models: Vec::new(), model_starts: Vec::new(), targets: Vec::new(), delivery: None, allow: Vec::new() };
     for (k, v) in root.as_map().unwrap_or(&[]) {
         d.check_references(text, v, k.as_str() == Some("targets"));
     }
@@ -370,13 +391,17 @@ pub fn decode_project(path: &str, text: &str) -> Result<ProjectConfig, Vec<Diagn
                 continue;
             }
             previous = Some(name.clone());
-            if let Some(m) = decode_model(&mut d, &name, key.span, node) {
+            if let Some(mut m) = decode_model(&mut d, &name, key.span, node) {
+                let start = m.span;
+                m.move_spans(|s| s.relative_to(start));
                 config.models.push(std::sync::Arc::new(m));
+                config.model_starts.push(start);
             }
         }
     }
     // Kept for the whole run, one entry per model: not the doubled capacity.
     config.models.shrink_to_fit();
+    config.model_starts.shrink_to_fit();
     if let Some(targets) = top.get("targets") {
         for (name, key, node) in d.named_map(targets, "targets") {
             if let Some(t) = decode_target(&mut d, &name, key.span, node) {
