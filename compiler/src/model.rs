@@ -11,7 +11,7 @@ use crate::db::{Db, ModelName, Project, SourceFile, SourceName};
 use crate::diagnostic::{Diagnostic, Span};
 use crate::plan::lower::{self, to_span, Inputs, ModelSettings, SourceInput, Upstream, UpstreamModel};
 use crate::plan::node::{Column, ModelPlan};
-use crate::project::{self, model_settings, source_config};
+use crate::project::{self, source_config};
 use crate::source::{applied_contracts, event_time};
 use crate::sql::calls::{call_args, quoted_name, window_input};
 use crate::sql::parse::{parse_model_sql, ParsedQuery};
@@ -332,9 +332,9 @@ fn lower(db: &dyn Db, name: ModelName<'_>) -> Lowered {
         };
         return Lowered { plan: None, error: Some(d), more: Vec::new(), aggregate_keys: None };
     }
-    let settings: &ModelSettings = model_settings(db, name);
+    let settings: ModelSettings = project::settings_of(project::model_entry(db, name));
     let inputs = DbInputs { db, project };
-    match lower::lower_model(n, query, settings, &inputs) {
+    match lower::lower_model(n, query, &settings, &inputs) {
         Ok(plan) => Lowered { plan: Some(Arc::new(plan)), error: None, more: Vec::new(), aggregate_keys: None },
         Err(errors) => {
             let aggregate_keys = errors[0].aggregate_keys.clone();

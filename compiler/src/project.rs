@@ -311,7 +311,7 @@ pub fn model_config_index(db: &dyn Db, project: Project) -> BTreeMap<String, usi
 /// A model's entry in streamform.yml (defaults when unconfigured) with
 /// every span [`Span::relative_to`] the entry's start: an edit elsewhere in
 /// the file that moves the entry leaves it equal. A model's own queries
-/// read it (`model_settings`, `model_checks`, `sink_checks`,
+/// read it (`lower_model`, `model_checks`, `sink_checks`,
 /// `sink_nullable_key`, `hint_diagnostics`), so such an edit re-runs none of
 /// them; their diagnostics locate streamform.yml the same way, and
 /// whoever gathers them places them ([`segment_entry_starts`],
@@ -364,11 +364,10 @@ pub fn segment_entry_starts(db: &dyn Db, project: Project, segment: u32) -> Vec<
         .collect()
 }
 
-/// The span-free part of a model's configuration that shapes its plan.
-/// Editing another model's entry, or whitespace, leaves it equal.
-#[salsa::tracked(returns(ref))]
-pub fn model_settings<'db>(db: &'db dyn Db, name: ModelName<'db>) -> ModelSettings {
-    let c = model_entry(db, name);
+/// The part of a model's entry that shapes its plan. A plain function: its
+/// one reader, the model's lowering, reads the entry, which an edit of
+/// another entry or one that moves it leaves equal.
+pub fn settings_of(c: &ModelConfig) -> ModelSettings {
     ModelSettings {
         materialized: c.materialized,
         key: c.key.clone().unwrap_or_default(),

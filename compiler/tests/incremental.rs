@@ -196,7 +196,6 @@ fn config_edit_of_another_model() {
         model_identity(c)
         model_json(c)
         model_plan(c)
-        model_settings(c)
         project_config(project)
         segment_model_entries(project)
         slice_segment(project)"#]].assert_eq(&executed);
@@ -500,7 +499,6 @@ fn adding_a_model_re_runs_one_segment() {
         model_plan ×1
         model_reads ×1
         model_segment_starts ×1
-        model_settings ×1
         model_source_file ×2
         parse_model ×1
         project_model_diagnostics ×1
