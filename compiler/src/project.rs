@@ -312,7 +312,7 @@ pub fn model_config_index(db: &dyn Db, project: Project) -> BTreeMap<String, usi
 /// every span [`Span::relative_to`] the entry's start: an edit elsewhere in
 /// the file that moves the entry leaves it equal. A model's own queries
 /// read it (`lower_model`, `model_checks`, `sink_checks`,
-/// `sink_nullable_key`, `hint_diagnostics`), so such an edit re-runs none of
+/// `sink_nullable_key`), so such an edit re-runs none of
 /// them; their diagnostics locate streamform.yml the same way, and
 /// whoever gathers them places them ([`segment_entry_starts`],
 /// [`model_entry_start`]).

@@ -134,7 +134,7 @@ pub(crate) fn segment_checks(db: &dyn Db, project: Project, segment: u32) -> Seg
         own(&mut out.refs, &c.refs);
         own(&mut out.window, &c.window);
         own(&mut out.planning, &c.planning);
-        own(&mut out.planning, crate::upgrade::hints::hint_diagnostics(db, key));
+        own(&mut out.planning, &c.hints);
         own(&mut out.planning, sink_checks(db, key));
         own(&mut out.key_order, &c.key_order);
         out.ranks.extend(c.rank_retentions.iter().map(|r| (n.clone(), *r)));

@@ -34,6 +34,8 @@ pub struct ModelChecks {
     pub key_order: Vec<Diagnostic>,
     /// The retention of each Rank node (models that rank rows must agree: E0323).
     pub rank_retentions: Vec<Retention>,
+    /// The `nodes:` hints' (`upgrade::hints`).
+    pub hints: Vec<Diagnostic>,
 }
 
 /// What a model's checks read of a source upstream of it. Not its
@@ -112,7 +114,7 @@ fn upstream_configs<'db>(db: &'db dyn Db, name: ModelName<'db>) -> Vec<&'db Upst
 pub fn model_checks<'db>(db: &'db dyn Db, name: ModelName<'db>) -> ModelChecks {
     let project = name.project(db);
     let n = name.text(db).clone();
-    let mut out = ModelChecks::default();
+    let mut out = ModelChecks { hints: crate::upgrade::hints::hint_diagnostics(db, name), ..ModelChecks::default() };
     let Some(file) = *project::model_source_file(db, name) else { return out };
     let c: &ModelConfig = model_entry(db, name);
     let upstream = upstream_configs(db, name);

@@ -22,9 +22,11 @@ fn node_id_ok(id: &str) -> bool {
     split_id(id).is_some_and(|(model, kind, ordinal)| !model.is_empty() && node_key(&format!("{kind}.{ordinal}")).is_some())
 }
 
-/// The diagnostics of one model's `nodes:` hints.
-#[salsa::tracked(returns(ref))]
-pub fn hint_diagnostics<'db>(db: &'db dyn Db, name: ModelName<'db>) -> Vec<Diagnostic> {
+/// The diagnostics of one model's `nodes:` hints, located from its entry
+/// (`project::model_entry`). Not tracked: `check::models::model_checks`
+/// makes them with the model's other checks, which read the same entry
+/// and plan.
+pub fn hint_diagnostics(db: &dyn Db, name: ModelName<'_>) -> Vec<Diagnostic> {
     let config = model_entry(db, name);
     if config.nodes.is_empty() {
         return Vec::new();

@@ -6,8 +6,8 @@
 //! This file holds the diff's types (classifications, change kinds, node
 //! and model diffs, notices), the hints from streamform.yml, and [`diff`],
 //! the entry point. Everything here is a pure function of two manifests
-//! and the project's hints, except [`hints::hint_diagnostics`] (a query
-//! `check` reports):
+//! and the project's hints, except [`hints::hint_diagnostics`] (part of a model's
+//! checks, which `check` reports):
 //!
 //! - [`reader`]: the strict reader of a running manifest or applied record,
 //!   which also verifies every digest in it;
