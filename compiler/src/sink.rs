@@ -139,6 +139,16 @@ pub fn sink_nullable_key<'db>(db: &'db dyn Db, name: ModelName<'db>) -> Vec<Stri
     plan.key.iter().filter(|k| !never_null(db, project, plan, k, 0)).cloned().collect()
 }
 
+/// What [`never_null`] reads of a source: the column its clock reads and
+/// the predicates of the contracts that apply to it. Without the source's
+/// spans, so that an edit that moves its entry in sources.yml re-runs no
+/// model's [`sink_nullable_key`].
+#[salsa::tracked(returns(ref))]
+fn source_non_null<'db>(db: &'db dyn Db, project: Project, name: SourceName<'db>) -> (Option<String>, Vec<Expr>) {
+    let clock = source_config(db, project, name).as_ref().and_then(event_time).and_then(|t| t.clock().map(str::to_string));
+    (clock, applied_contracts(db, project, name).rules.into_iter().map(|(_, e)| e).collect())
+}
+
 /// Whether output column `col` of `plan` is never null: it comes unchanged
 /// from a column that a filter, a contract or the event-time rule requires.
 fn never_null(db: &dyn Db, project: Project, plan: &ModelPlan, col: &str, depth: usize) -> bool {
@@ -160,9 +170,8 @@ fn never_null(db: &dyn Db, project: Project, plan: &ModelPlan, col: &str, depth:
             NodeKind::Rank { number: true, .. } if node.schema.last().is_some_and(|c| c.name == col) => return true,
             NodeKind::Rank { .. } => {}
             NodeKind::Source(read) => {
-                let source = SourceName::new(db, read.source.clone());
-                let timed = source_config(db, project, source).as_ref().and_then(event_time).is_some_and(|t| t.clock() == Some(col.as_str()));
-                return timed || applied_contracts(db, project, source).rules.iter().any(|(_, e)| rejects_null(e, &col));
+                let (clock, rules) = source_non_null(db, project, SourceName::new(db, read.source.clone()));
+                return clock.as_deref() == Some(col.as_str()) || rules.iter().any(|e| rejects_null(e, &col));
             }
         }
     }
