@@ -7,7 +7,7 @@ use crate::config::{Connector, SinkConfig, SourceConfig};
 use crate::db::{Db, ModelName, Project};
 use crate::graph::dependency_graph;
 use crate::model::named_reads;
-use crate::project::{model_config, model_names, project_config, sources_config};
+use crate::project::{model_entry, model_names, project_config, sources_config};
 
 pub const GRAPH_VERSION: u32 = 1;
 
@@ -110,7 +110,8 @@ pub fn graph_document(db: &dyn Db, project: Project) -> Option<GraphDocument> {
     let mut edges = Vec::new();
     for n in model_names(db, project) {
         let name = ModelName::new(db, project, n.clone());
-        let cfg = model_config(db, name);
+        // No location is shown: the entry as its model reads it.
+        let cfg = model_entry(db, name);
         let r = named_reads(db, name);
         let reads = GraphReads { sources: r.sources.clone(), models: r.models.clone() };
         for s in &reads.sources {

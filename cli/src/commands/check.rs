@@ -3,7 +3,7 @@
 
 use streamform::check::{all_load_errors, check_report};
 use streamform::driver::{self, Work};
-use streamform::project::{model_config, model_file, model_names, project_config, sources_config};
+use streamform::project::{model_entry, model_file, model_names, project_config, sources_config};
 use streamform::ModelName;
 
 use crate::commands::print_diagnostics_stderr;
@@ -50,7 +50,7 @@ pub fn run(project: &str, strict: bool, verbose: bool, format: Format) -> u8 {
         .iter()
         .map(|n| {
             let name = ModelName::new(db, p, n.clone());
-            ModelRow { name: n, path: model_file(db, p, n).map_or("", |f| f.path(db).as_str()), config: model_config(db, name) }
+            ModelRow { name: n, path: model_file(db, p, n).map_or("", |f| f.path(db).as_str()), config: model_entry(db, name) }
         })
         .collect();
     let mut sources: Vec<_> = sources_config(db, p).as_ref().map(|s| s.iter().collect()).unwrap_or_default();

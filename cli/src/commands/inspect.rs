@@ -5,7 +5,7 @@ use streamform::driver::{self, Work};
 use streamform::identity::digest::short;
 use streamform::manifest::{manifest, manifest_document, model_identity, ManifestError, ModelDocument};
 use streamform::model::{lower_model, model_plan, source_input};
-use streamform::project::{model_config, model_names, source_config};
+use streamform::project::{model_entry, model_names, source_config};
 use streamform::source::event_time;
 
 use super::{print_diagnostics_stderr, report_load_errors};
@@ -181,7 +181,7 @@ pub fn explain(project: &str, model: Option<&str>, select: &[String], json: bool
             out.push_str(&to_pretty_json(&ModelDocument { manifest_version: 1, model: &slice.model, nodes: &slice.nodes }));
         } else {
             let plan = model_plan(db, name).as_ref().expect("compiled");
-            let cfg = model_config(db, name);
+            let cfg = model_entry(db, name);
             let sink = cfg.sink.as_ref().map(|s| (s.connector.as_str(), s.target().unwrap_or("")));
             let facts = |src: &str| source_facts(&loaded, src);
             out.push_str(&model_explain(plan, sink, &facts));

@@ -12,7 +12,7 @@ use crate::render::diagnostic::{render_in, SourceLines};
 pub struct ModelRow<'a> {
     pub name: &'a str,
     pub path: &'a str,
-    pub config: std::sync::Arc<ModelConfig>,
+    pub config: &'a ModelConfig,
 }
 
 /// Everything the report shows about a loaded project.
@@ -69,7 +69,7 @@ pub fn text(v: &CheckView, file_text: &dyn Fn(&str) -> Option<String>) -> String
             s.push_str("  ");
             push_padded(&mut s, m.name, 24);
             s.push(' ');
-            push_padded(&mut s, &materialization(&m.config), 24);
+            push_padded(&mut s, &materialization(m.config), 24);
             s.push(' ');
             s.push_str(m.path);
             s.push('\n');

@@ -16,7 +16,7 @@ use crate::duration::Duration;
 use crate::graph::dependency_graph;
 use crate::model::{model_contract, model_plan, model_reads};
 use crate::plan::node::{Column, ModelPlan, NodeKind, Retention};
-use crate::project::{model_config, model_entry_start, project_config, source_config, CONFIG_FILE};
+use crate::project::{model_config, model_entry, model_entry_start, project_config, source_config, CONFIG_FILE};
 use crate::sink::{sink_checks, sink_nullable_key};
 use crate::source::{applied_contracts, event_time};
 use crate::target::{resolved_target, Secret, TargetName};
@@ -339,7 +339,9 @@ pub fn reveal(script: &str, secrets: &[Secret]) -> String {
     out
 }
 
+/// A model's sink, for its connector and destination (its spans are
+/// relative to the model's entry).
 fn sink_of(db: &dyn Db, project: Project, model: &str) -> Option<crate::config::SinkConfig> {
-    model_config(db, ModelName::new(db, project, model.to_string())).sink.clone()
+    model_entry(db, ModelName::new(db, project, model.to_string())).sink.clone()
 }
 
