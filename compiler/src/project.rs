@@ -352,16 +352,9 @@ pub fn model_entry_start(db: &dyn Db, name: ModelName<'_>) -> Span {
 #[salsa::tracked(returns(ref))]
 pub fn segment_entry_starts(db: &dyn Db, project: Project, segment: u32) -> Vec<Span> {
     let names = segment_models(db, project, segment);
-    let (Ok(config), Some(first)) = (project_config(db, project), names.first()) else { return vec![Span::default(); names.len()] };
-    // Both in name order: one walk of the index, not a lookup per model.
-    let mut entries = model_config_index(db, project).range::<str, _>((std::ops::Bound::Included(first.as_str()), std::ops::Bound::Unbounded)).peekable();
-    names
-        .iter()
-        .map(|n| {
-            while entries.next_if(|(e, _)| e.as_str() < n.as_str()).is_some() {}
-            entries.next_if(|(e, _)| *e == n).map_or_else(Span::default, |(_, &i)| config.model_starts[i])
-        })
-        .collect()
+    let Ok(config) = project_config(db, project) else { return vec![Span::default(); names.len()] };
+    let index = model_config_index(db, project);
+    names.iter().map(|n| index.get(n).map_or_else(Span::default, |&i| config.model_starts[i])).collect()
 }
 
 /// The part of a model's entry that shapes its plan. A plain function: its
@@ -432,7 +425,7 @@ mod tests {
         }
     }
 
-    /// The segment's walk of the index finds each model's entry as a lookup
+    /// Each segment finds each model's entry start as the model's own lookup
     /// does: models with and without entries, entries of no model, names
     /// that sort by bytes (`B` before `a`, `a_b` before `ab`).
     #[test]
