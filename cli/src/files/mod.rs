@@ -18,10 +18,11 @@
 //!
 //! - Every file's path is HIGH, a new file's too (a path never changes: a
 //!   rename is a new input). The `Project` input is HIGH but for its list
-//!   of model files, which is MEDIUM.
-//! - Configuration text (`streamform.yml`, `sources.yml`) is HIGH, also
-//!   after an edit: every model reads it.
-//! - Model text starts HIGH, fixture text MEDIUM. A file once edited (or
+//!   of model files, which is LOW.
+//! - Configuration text (`streamform.yml`, `sources.yml`) is MEDIUM, also
+//!   after an edit: every model reads it, but what reads only models' SQL
+//!   (parsing, the reads, the `ref()` chains) does not, and stays HIGH.
+//! - Model text starts HIGH, fixture text LOW. A file once edited (or
 //!   new) becomes LOW, so later edits to it re-verify only the queries that
 //!   read it; unedited files keep theirs. (The first edit of a file still
 //!   reports a change at the durability it had: salsa invalidates by the
@@ -32,11 +33,14 @@
 //!   `ref()`, without reading the list. A slot starts HIGH and is set LOW;
 //!   a new name's slot is made LOW.
 //!
-//! So a model's queries read only HIGH inputs until its file is edited,
-//! and adding or removing a model (a MEDIUM change) re-verifies only the
-//! queries over the list of models, not every model's. Removing a model
-//! the project started with reports a HIGH change once, as a first edit
-//! does.
+//! So a model's queries read only HIGH and MEDIUM inputs until its file is
+//! edited; adding or removing a model (a LOW change) re-verifies only the
+//! queries over the list of models and the edited files, not every model's;
+//! and a configuration edit (a MEDIUM change) re-verifies what reads the
+//! configuration but not what reads a model's SQL alone. The three levels
+//! are ordered so: model list and edited files below configuration below
+//! unedited SQL. Removing a model the project started with reports a HIGH
+//! change once, as a first edit does.
 
 mod apply;
 mod buffers;
@@ -153,7 +157,11 @@ impl Files {
 }
 
 /// The durability of the list of model files (see the module doc).
-const MODEL_LIST: Durability = Durability::MEDIUM;
+const MODEL_LIST: Durability = Durability::LOW;
+
+/// The durability of configuration text, before and after an edit (see
+/// the module doc).
+const CONFIG_TEXT: Durability = Durability::MEDIUM;
 
 /// The value of each variable `config` names that is set: the only read
 /// of the process environment, and only of these names.
@@ -170,15 +178,16 @@ fn new_input(db: &Database, path: String, text: String, durability: Durability) 
 /// The text durability of a file as first scanned.
 fn initial_durability(path: &str) -> Durability {
     match classify_path(path) {
-        Some(FileKind::Config | FileKind::Sources | FileKind::Model) => Durability::HIGH,
-        _ => Durability::MEDIUM,
+        Some(FileKind::Config | FileKind::Sources) => CONFIG_TEXT,
+        Some(FileKind::Model) => Durability::HIGH,
+        _ => Durability::LOW,
     }
 }
 
 /// The text durability of a file once edited, or new since the scan.
 fn edited_durability(path: &str) -> Durability {
     match classify_path(path) {
-        Some(FileKind::Config | FileKind::Sources) => Durability::HIGH,
+        Some(FileKind::Config | FileKind::Sources) => CONFIG_TEXT,
         _ => Durability::LOW,
     }
 }
