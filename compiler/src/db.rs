@@ -1,8 +1,10 @@
 //! The salsa database and the inputs every derived fact is computed from.
 
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use salsa::Database as _;
+
+use crate::config::entries::EntryCache;
 
 /// One project file: its project-relative path (`models/a.sql`) and text.
 #[salsa::input(debug)]
@@ -124,7 +126,11 @@ pub struct SourceName<'db> {
 }
 
 #[salsa::db]
-pub trait Db: salsa::Database {}
+pub trait Db: salsa::Database {
+    /// streamform.yml's model entries as last decoded, when kept (see
+    /// [`Database::keep_config_entries`]).
+    fn config_entries(&self) -> Option<&Mutex<EntryCache>>;
+}
 
 /// The database. Optionally records which queries executed, and which
 /// memos salsa found still valid, for tests and for `watch`'s statistics.
@@ -133,6 +139,7 @@ pub trait Db: salsa::Database {}
 pub struct Database {
     storage: salsa::Storage<Self>,
     log: Option<Arc<Mutex<QueryLog>>>,
+    entries: Arc<OnceLock<Mutex<EntryCache>>>,
 }
 
 #[derive(Default)]
@@ -143,7 +150,7 @@ struct QueryLog {
 
 impl Default for Database {
     fn default() -> Self {
-        Database { storage: salsa::Storage::new(None), log: None }
+        Database { storage: salsa::Storage::new(None), log: None, entries: Default::default() }
     }
 }
 
@@ -158,7 +165,15 @@ impl Database {
             salsa::EventKind::DidValidateMemoizedValue { database_key } => sink.lock().unwrap().validated.push(database_key),
             _ => {}
         };
-        Database { storage: salsa::Storage::new(Some(Box::new(hook))), log: Some(log) }
+        Database { storage: salsa::Storage::new(Some(Box::new(hook))), log: Some(log), entries: Default::default() }
+    }
+
+    /// Keeps streamform.yml's decoded model entries from one decode of it
+    /// to the next, so that an edit decodes again only the entries it
+    /// changed (see [`crate::config::entries`]): for a database that lives
+    /// across edits. The result is the same either way.
+    pub fn keep_config_entries(&self) {
+        let _ = self.entries.set(Mutex::default());
     }
 
     /// `query(key)` for each query executed since the last call.
@@ -187,4 +202,8 @@ impl Database {
 impl salsa::Database for Database {}
 
 #[salsa::db]
-impl Db for Database {}
+impl Db for Database {
+    fn config_entries(&self) -> Option<&Mutex<EntryCache>> {
+        self.entries.get()
+    }
+}

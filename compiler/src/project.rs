@@ -53,7 +53,11 @@ pub fn project_config(db: &dyn Db, project: Project) -> Result<ProjectConfig, Ve
         return Err(vec![Diagnostic::error(Code::NoProjectFile, format!("no streamform.yml found in {}", project.root(db)))
             .help("run `streamform init` to create a project here, or pass -p DIR; without -p, Streamform looks for streamform.yml here and in every directory above")]);
     };
-    config::decode_project(file.path(db), file.text(db))
+    match db.config_entries() {
+        // A poisoned lock holds entries each decoded whole: still right.
+        Some(entries) => entries.lock().unwrap_or_else(|e| e.into_inner()).decode_project(file.path(db), file.text(db)),
+        None => config::decode_project(file.path(db), file.text(db)),
+    }
 }
 
 /// Parsed sources.yml (no file = no sources).

@@ -79,8 +79,10 @@ pub struct Files {
 impl Files {
     /// Scans the project directory into new inputs, for a database that
     /// lives across edits (`watch`, the language server): each model name
-    /// also gets its own input (see [`keep_model_slots`]).
+    /// also gets its own input (see [`keep_model_slots`]), and the database
+    /// keeps `streamform.yml`'s decoded entries between edits.
     pub fn load_live(db: &Database, root: &str) -> Files {
+        db.keep_config_entries();
         let files = Files::load(db, root);
         keep_model_slots(db, files.project, Durability::HIGH);
         files

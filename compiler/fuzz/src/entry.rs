@@ -9,6 +9,8 @@ use std::collections::BTreeMap;
 
 use streamform::backend::flink::{flink_script, TargetName};
 use streamform::check::{check_report, fixture_checks};
+use streamform::config::decode_project;
+use streamform::config::entries::EntryCache;
 use salsa::Setter;
 use streamform::db::{Database, Environment, Project, SourceFile, SourceName};
 use streamform::deploy::{journal, uids};
@@ -83,6 +85,8 @@ struct Session {
 const RESET: u32 = 1000;
 
 thread_local! {
+    /// `streamform.yml`'s entries, kept from one input to the next.
+    static ENTRIES: std::cell::RefCell<EntryCache> = std::cell::RefCell::new(EntryCache::default());
     static SESSIONS: std::cell::RefCell<BTreeMap<&'static str, Session>> = const { std::cell::RefCell::new(BTreeMap::new()) };
 }
 
@@ -193,6 +197,11 @@ pub fn config(data: &[u8]) {
             panic!("{e}");
         }
     }
+    // Decoded entry by entry (as `watch` decodes it, on the entries of
+    // the inputs before), it is what the whole file's decode is.
+    ENTRIES.with_borrow_mut(|entries| {
+        assert_eq!(entries.decode_project("streamform.yml", config), decode_project("streamform.yml", config), "decoded entry by entry");
+    });
     session("config", MODELS, &[("streamform.yml", config), ("sources.yml", sources)], compile);
 }
 

@@ -1,6 +1,7 @@
 //! Project configuration files, decoded with locations.
 
 pub(crate) mod decode;
+pub mod entries;
 pub mod project;
 pub mod sources;
 

@@ -347,12 +347,17 @@ const SINK_KEYS: &[&str] = &["connector", "topic", "path", "table", "format", "d
 /// Decodes streamform.yml. Errors here mean the project cannot be loaded.
 pub fn decode_project(path: &str, text: &str) -> Result<ProjectConfig, Vec<Diagnostic>> {
     let root = yaml::parse(text).map_err(|e| vec![super::decode::invalid_yaml(path, text, &e)])?;
+    decode_root(path, text, &root)
+}
+
+/// [`decode_project`] of the document `root` that `text` parses to.
+pub(super) fn decode_root(path: &str, text: &str, root: &yaml::Node) -> Result<ProjectConfig, Vec<Diagnostic>> {
     let mut d = Decoder::new(path);
     let mut config = ProjectConfig { name: String::new(), version: 0, models: Vec::new(), model_starts: Vec::new(), targets: Vec::new(), delivery: None, allow: Vec::new() };
     for (k, v) in root.as_map().unwrap_or(&[]) {
         d.check_references(text, v, k.as_str() == Some("targets"));
     }
-    let Some(top) = d.map(&root, "streamform.yml", TOP_KEYS) else { return Err(d.errors) };
+    let Some(top) = d.map(root, "streamform.yml", TOP_KEYS) else { return Err(d.errors) };
     if let Some(n) = d.required(&top, "name", "streamform.yml") {
         config.name = d.string(n, "name").unwrap_or_default();
     }
@@ -419,7 +424,7 @@ pub fn decode_project(path: &str, text: &str) -> Result<ProjectConfig, Vec<Diagn
 /// A model setting written at the indentation of a model's name (`sink:`
 /// under `models:` rather than under `totals:`): its value is not a
 /// model's configuration, which is a map of settings (or nothing).
-fn misplaced_setting(name: &str, node: &yaml::Node) -> bool {
+pub(super) fn misplaced_setting(name: &str, node: &yaml::Node) -> bool {
     MODEL_KEYS.contains(&name)
         && match &node.value {
             Value::Map(pairs) => pairs.iter().any(|(k, _)| k.as_str().is_some_and(|k| !MODEL_KEYS.contains(&k))),
@@ -428,7 +433,7 @@ fn misplaced_setting(name: &str, node: &yaml::Node) -> bool {
         }
 }
 
-fn decode_model(d: &mut Decoder, name: &str, span: Span, node: &yaml::Node) -> Option<ModelConfig> {
+pub(super) fn decode_model(d: &mut Decoder, name: &str, span: Span, node: &yaml::Node) -> Option<ModelConfig> {
     let mut m = ModelConfig::unconfigured(name);
     m.span = span;
     if node.value == Value::Null {

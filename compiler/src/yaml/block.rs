@@ -51,6 +51,34 @@ impl Line<'_> {
 /// The document as the parser would build it, or `None` when it is not
 /// plainly in the subset.
 pub fn document(text: &str) -> Option<Node> {
+    let lines = content_lines(text)?;
+    if lines.first()?.indent != 0 {
+        return None;
+    }
+    let mut reader = Reader { lines: &lines, at: 0 };
+    let root = reader.map(0, 1)?;
+    (reader.at == lines.len()).then_some(root)
+}
+
+/// One entry of a block map at nesting `depth` (the root map is 1), cut
+/// from a document in the subset: its key's line and the deeper lines
+/// below it. Read as [`document`] reads it there, but with every span
+/// counted from the start of `text`, as line 1: [`Span::relative_to`] its
+/// key, each span is what it is in the document relative to the same key.
+/// `None` when it is not plainly one entry in the subset.
+pub fn entry(text: &str, depth: usize) -> Option<(Node, Node)> {
+    let lines = content_lines(text)?;
+    let mut reader = Reader { lines: &lines, at: 0 };
+    let node = reader.map(lines.first()?.indent, depth)?;
+    match node.value {
+        Value::Map(mut pairs) if reader.at == lines.len() && pairs.len() == 1 => pairs.pop(),
+        _ => None,
+    }
+}
+
+/// The lines of `text` with content, or `None` when a character or a line
+/// is outside the subset.
+fn content_lines(text: &str) -> Option<Vec<Line<'_>>> {
     // Printable ASCII only, comments too: the parser refuses control
     // characters anywhere, and reads a lone `\r` as a line break.
     if text.len() >= u32::MAX as usize || !text.bytes().all(|b| matches!(b, b' '..=b'~' | b'\n' | b'\t')) {
@@ -71,12 +99,7 @@ pub fn document(text: &str) -> Option<Node> {
         }
         lines.push(Line { text: line, offset: start, number: i as u32 + 1, indent: line.len() - content.len() });
     }
-    if lines.first()?.indent != 0 {
-        return None;
-    }
-    let mut reader = Reader { lines: &lines, at: 0 };
-    let root = reader.map(0, 1)?;
-    (reader.at == lines.len()).then_some(root)
+    Some(lines)
 }
 
 struct Reader<'l, 't> {
