@@ -71,19 +71,14 @@ impl EntryCache {
                     }
                 },
             };
-            // The key's line and offset in the file: spans relative to it
-            // placed there are where they are written.
-            starts.push(Span { line: e.line, col: 0, offset: (e.start + split.indent) as u32, len: 0 });
+            // The entry's start: its key (spans relative to it), placed at
+            // the key's line and offset in the file.
+            starts.push(model.span.placed_at(Span { line: e.line, col: 0, offset: (e.start + split.indent) as u32, len: 0 }));
             models.push(model.clone());
-            // A second entry of one text is a second entry of one name.
-            if kept.insert(key, model).is_some() {
-                failed = true;
-                break;
-            }
+            kept.insert(key, model);
         }
-        let names: std::collections::HashSet<&str> = models.iter().map(|m| m.name.as_str()).collect();
-        failed |= names.len() != models.len();
-        drop(names);
+        // Two entries of one name (of one text, too) are the whole decode's error.
+        failed |= models.iter().map(|m| m.name.as_str()).collect::<std::collections::HashSet<_>>().len() != models.len();
         // What was not used now is dropped; on a failure what was kept
         // stays for the next decode.
         if failed {
@@ -91,8 +86,7 @@ impl EntryCache {
             return None;
         }
         self.entries = kept;
-        // Each entry's start: its key, placed where the entry's lines are.
-        config.model_starts = models.iter().zip(starts).map(|(m, base)| m.span.placed_at(base)).collect();
+        config.model_starts = starts;
         config.models = models;
         Some(config)
     }
@@ -134,19 +128,17 @@ fn split(text: &str) -> Option<Split> {
         let content = line.trim_start_matches(' ');
         let blank = content.is_empty() || content.starts_with('#');
         if !in_section {
-            if section.is_none() && section_end.is_none() && is_models_key(line) {
-                in_section = true;
-            }
+            in_section = is_models_key(line);
             continue;
         }
         if blank {
             continue;
         }
         let indent = line.len() - content.len();
+        // A top-level line ends the section; what follows is the rest's.
         if indent == 0 {
-            in_section = false;
             section_end = Some(start);
-            continue;
+            break;
         }
         let first = *section.get_or_insert(indent);
         if indent < first {
