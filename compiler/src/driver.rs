@@ -283,6 +283,14 @@ pub fn refresh_then<R>(db: &Database, project: Project, work: Work, then: Option
     })
 }
 
+/// Frees what the last revision left to free: the memos it replaced and
+/// those past an LRU capacity, which salsa otherwise frees at the next
+/// input change, before anything of that edit is computed. A long-lived
+/// front end calls it once it has answered.
+pub fn tidy(db: &mut Database) {
+    db.trigger_lru_eviction();
+}
+
 /// Brings one segment's queries up to date: the dependency graph's, and
 /// the check report's or the manifest's (as `work` says).
 fn refresh_segment(db: &Database, project: Project, segment: u32, work: Work) {

@@ -170,6 +170,9 @@ impl Server {
                     if let Ok(Computed { revision, by_file: Some(by_file) }) = done {
                         if revision == self.revision {
                             self.publish(revision, by_file);
+                            // The worker's handle is gone: free now what the
+                            // next edit would otherwise wait for.
+                            driver::tidy(&mut self.world.db);
                         }
                     }
                 }

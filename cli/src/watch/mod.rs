@@ -109,6 +109,14 @@ impl Session {
         Some(Step { changes, delta, tests, notes, elapsed: t.elapsed() })
     }
 
+    /// After a revision is printed: what it replaced and what the LRU
+    /// evicts is freed now, while nobody waits, rather than at the start
+    /// of the next edit (about 15 ms after a revision that re-planned a
+    /// thousand models).
+    pub fn tidy(&mut self) {
+        driver::tidy(&mut self.db);
+    }
+
     fn tests(&mut self, delta: &Delta, changed_fixtures: &[&str]) -> Option<TestOutcome> {
         if !delta.loaded {
             return None;
@@ -151,6 +159,7 @@ pub fn run(project: &str, opts: Options) -> u8 {
     let mut session = Session::new(db, project, opts.test);
     let first = session.initial();
     emit(&opts, &first, true);
+    session.tidy();
     if trace {
         trace_executed(&session.db);
     }
@@ -167,6 +176,7 @@ pub fn run(project: &str, opts: Options) -> u8 {
         };
         if let Some(step) = session.step(&batch) {
             emit(&opts, &step, false);
+            session.tidy();
         }
         if trace {
             trace_executed(&session.db);

@@ -112,8 +112,11 @@ impl Labelled {
         self.session.db.take_executed();
     }
 
+    /// A revision as `watch` runs it: the step, then the tidying.
     fn step(&mut self, paths: &[&str]) -> Option<super::Step> {
-        self.session.step(&batch(paths))
+        let step = self.session.step(&batch(paths));
+        self.session.tidy();
+        step
     }
 }
 
