@@ -6,9 +6,10 @@
 //! [`EntryCache::decode_project`] cuts the `models:` section into entries
 //! by their lines ([`split`]), decodes each entry's text alone, or takes it
 //! from the previous decode when its text is the same, and decodes the rest
-//! of the file with those lines blanked. Each entry's spans are counted from
-//! its key ([`ProjectConfig::models`] holds them so anyway), so an entry's
-//! decode is the same wherever it sits in the file. The result is
+//! of the file as if those lines were blank (without reading them). Each
+//! entry's spans are counted from its key ([`ProjectConfig::models`] holds
+//! them so anyway), so an entry's decode is the same wherever it sits in the
+//! file. The result is
 //! [`decode_project`]'s, always: whatever this cannot read plainly (a file
 //! outside the block subset of [`crate::yaml::block`], an entry with an
 //! error, two entries of one name, a `${…}`), it leaves to it.
@@ -24,7 +25,12 @@ use crate::yaml::block;
 /// The entries of the last decode, by their text.
 #[derive(Default)]
 pub struct EntryCache {
-    entries: HashMap<Box<str>, Arc<ModelConfig>>,
+    /// Each entry with the number of the last decode that used it: what a
+    /// decode did not use is dropped at its end, without building the map
+    /// again (hashing every entry's text twice).
+    entries: HashMap<Box<str>, (Arc<ModelConfig>, u64)>,
+    /// The number of the current decode.
+    generation: u64,
     /// How many entries the last decode read from their text (for tests).
     decoded: usize,
 }
@@ -47,45 +53,45 @@ impl EntryCache {
     }
 
     fn decode_split(&mut self, path: &str, text: &str, split: &Split) -> Option<ProjectConfig> {
-        let mut config = decode_root(path, &split.rest, &block::document(&split.rest)?).ok()?;
-        // The section is blanked: `models:` is empty in the rest.
+        // The rest's values are checked for `${...}` in `text`; an entry
+        // with one is left to the whole decode (`decode_entry`).
+        let rest = block::document_without(text, split.section.clone(), split.lines_before_end)?;
+        let mut config = decode_root(path, text, &rest).ok()?;
+        // The section reads as blank: `models:` is empty in the rest.
         if !config.models.is_empty() {
             return None;
         }
-        let mut kept = HashMap::with_capacity(split.entries.len());
+        self.generation += 1;
+        let generation = self.generation;
         let mut models = Vec::with_capacity(split.entries.len());
         let mut starts = Vec::with_capacity(split.entries.len());
-        let mut failed = false;
         for e in &split.entries {
             let chunk = &text[e.start..e.end];
-            let (key, model) = match self.entries.remove_entry(chunk) {
-                Some(found) => found,
-                None => match decode_entry(path, chunk) {
-                    Some(m) => {
-                        self.decoded += 1;
-                        (Box::from(chunk), Arc::new(m))
-                    }
-                    None => {
-                        failed = true;
-                        break;
-                    }
-                },
+            let model = match self.entries.get_mut(chunk) {
+                Some((model, used)) => {
+                    *used = generation;
+                    model.clone()
+                }
+                // On a failure what the cache holds stays for the next decode.
+                None => {
+                    let model = Arc::new(decode_entry(path, chunk)?);
+                    self.decoded += 1;
+                    self.entries.insert(Box::from(chunk), (model.clone(), generation));
+                    model
+                }
             };
             // The entry's start: its key (spans relative to it), placed at
             // the key's line and offset in the file.
             starts.push(model.span.placed_at(Span { line: e.line, col: 0, offset: (e.start + split.indent) as u32, len: 0 }));
-            models.push(model.clone());
-            kept.insert(key, model);
+            models.push(model);
         }
         // Two entries of one name (of one text, too) are the whole decode's error.
-        failed |= models.iter().map(|m| m.name.as_str()).collect::<std::collections::HashSet<_>>().len() != models.len();
-        // What was not used now is dropped; on a failure what was kept
-        // stays for the next decode.
-        if failed {
-            self.entries.extend(kept);
+        let mut names = std::collections::HashSet::with_capacity(models.len());
+        if !models.iter().all(|m| names.insert(m.name.as_str())) {
             return None;
         }
-        self.entries = kept;
+        // What this decode did not use is dropped.
+        self.entries.retain(|_, (_, used)| *used == generation);
         config.model_starts = starts;
         config.models = models;
         Some(config)
@@ -103,9 +109,11 @@ struct Entry {
 
 /// The file cut at its `models:` section.
 struct Split {
-    /// The file with every line of the section's entries blanked (spaces,
-    /// so that every offset and line number of the rest stays).
-    rest: String,
+    /// The section's entries: from the first entry's line to the start of
+    /// the line that ends the section (or the end of the file).
+    section: std::ops::Range<usize>,
+    /// The number of lines before the section's end.
+    lines_before_end: u32,
     entries: Vec<Entry>,
     /// The entries' indentation: where each key starts on its line.
     indent: usize,
@@ -121,7 +129,9 @@ fn split(text: &str) -> Option<Split> {
     let mut in_section = false;
     let mut entries: Vec<Entry> = Vec::new();
     let mut section_end = None;
+    let mut lines = 0;
     for (i, raw) in text.split_inclusive('\n').enumerate() {
+        lines = i as u32;
         let start = offset;
         offset += raw.len();
         let line = raw.strip_suffix('\n').unwrap_or(raw);
@@ -137,7 +147,7 @@ fn split(text: &str) -> Option<Split> {
         let indent = line.len() - content.len();
         // A top-level line ends the section; what follows is the rest's.
         if indent == 0 {
-            section_end = Some(start);
+            section_end = Some((start, i as u32));
             break;
         }
         let first = *section.get_or_insert(indent);
@@ -151,16 +161,11 @@ fn split(text: &str) -> Option<Split> {
             entries.push(Entry { start, end: start, line: i as u32 + 1 });
         }
     }
-    let end = section_end.unwrap_or(text.len());
+    // To the end of the file: every line is before it (the last counted
+    // whether or not it ends in a line break; none follows it).
+    let (end, lines_before_end) = section_end.unwrap_or((text.len(), lines + 1));
     entries.last_mut()?.end = end;
-    let mut rest = text.as_bytes().to_vec();
-    let (from, to) = (entries[0].start, end);
-    for b in &mut rest[from..to] {
-        if *b != b'\n' {
-            *b = b' ';
-        }
-    }
-    Some(Split { rest: String::from_utf8(rest).ok()?, entries, indent: section? })
+    Some(Split { section: entries[0].start..end, lines_before_end, entries, indent: section? })
 }
 
 /// `models:` at the start of a line, with nothing after it but spaces and

@@ -51,11 +51,25 @@ impl Line<'_> {
 /// The document as the parser would build it, or `None` when it is not
 /// plainly in the subset.
 pub fn document(text: &str) -> Option<Node> {
-    let lines = content_lines(text)?;
+    read_document(&content_lines(text)?)
+}
+
+/// [`document`] of `text` with its whole lines in `blank` read as blank
+/// lines, without reading them: `blank` starts and ends at the start of a
+/// line (or the end of `text`), and `blank_lines` is the number of the
+/// lines before its end. Spans elsewhere are as in `text`.
+pub fn document_without(text: &str, blank: std::ops::Range<usize>, blank_lines: u32) -> Option<Node> {
+    let mut lines = Vec::new();
+    content_lines_into(text.get(..blank.start)?, 0, 0, &mut lines)?;
+    content_lines_into(text.get(blank.end..)?, blank.end, blank_lines, &mut lines)?;
+    read_document(&lines)
+}
+
+fn read_document(lines: &[Line<'_>]) -> Option<Node> {
     if lines.first()?.indent != 0 {
         return None;
     }
-    let mut reader = Reader { lines: &lines, at: 0 };
+    let mut reader = Reader { lines, at: 0 };
     let root = reader.map(0, 1)?;
     (reader.at == lines.len()).then_some(root)
 }
@@ -79,16 +93,23 @@ pub fn entry(text: &str, depth: usize) -> Option<(Node, Node)> {
 /// The lines of `text` with content, or `None` when a character or a line
 /// is outside the subset.
 fn content_lines(text: &str) -> Option<Vec<Line<'_>>> {
+    let mut lines = Vec::new();
+    content_lines_into(text, 0, 0, &mut lines)?;
+    Some(lines)
+}
+
+/// [`content_lines`] of `text`, which starts at byte `offset` and after
+/// `lines_before` lines of the document, appended to `out`.
+fn content_lines_into<'t>(text: &'t str, offset: usize, lines_before: u32, out: &mut Vec<Line<'t>>) -> Option<()> {
     // Printable ASCII only, comments too: the parser refuses control
     // characters anywhere, and reads a lone `\r` as a line break.
-    if text.len() >= u32::MAX as usize || !text.bytes().all(|b| matches!(b, b' '..=b'~' | b'\n' | b'\t')) {
+    if (offset + text.len()) >= u32::MAX as usize || !text.bytes().all(|b| matches!(b, b' '..=b'~' | b'\n' | b'\t')) {
         return None;
     }
-    let mut lines = Vec::new();
-    let mut offset = 0;
+    let mut at = offset;
     for (i, raw) in text.split_inclusive('\n').enumerate() {
-        let start = offset;
-        offset += raw.len();
+        let start = at;
+        at += raw.len();
         let line = raw.strip_suffix('\n').unwrap_or(raw);
         let content = line.trim_start_matches(' ');
         if content.is_empty() || content.starts_with('#') {
@@ -97,9 +118,9 @@ fn content_lines(text: &str) -> Option<Vec<Line<'_>>> {
         if line.contains('\t') || line.len() > MAX_VALUE_BYTES {
             return None;
         }
-        lines.push(Line { text: line, offset: start, number: i as u32 + 1, indent: line.len() - content.len() });
+        out.push(Line { text: line, offset: start, number: lines_before + i as u32 + 1, indent: line.len() - content.len() });
     }
-    Some(lines)
+    Some(())
 }
 
 struct Reader<'l, 't> {

@@ -164,3 +164,26 @@ fn control_characters_are_left_to_the_parser() {
         }
     }
 }
+
+/// `document_without` reads the document as `document` reads it with the
+/// skipped lines blanked: every run of whole lines of generated documents.
+#[test]
+fn lines_left_out_read_as_blank_lines() {
+    let mut p = Pick(11);
+    let mut checked = 0;
+    for _ in 0..3_000 {
+        let doc = document_text(&mut p);
+        let starts: Vec<usize> = std::iter::once(0).chain(doc.match_indices('\n').map(|(i, _)| i + 1)).filter(|&i| i <= doc.len()).collect();
+        let from = starts[p.below(starts.len())];
+        let to = *starts.iter().filter(|&&s| s >= from).nth(p.below(3)).unwrap_or(&doc.len());
+        let blanked: String = doc.char_indices().map(|(i, c)| if (from..to).contains(&i) && c != '\n' { ' ' } else { c }).collect();
+        let lines_before_end = doc[..to].matches('\n').count() as u32 + u32::from(to == doc.len() && !doc.ends_with('\n') && !doc.is_empty());
+        let expected = if doc[from..to].is_ascii() { document(&blanked) } else { None };
+        if expected.is_some() {
+            // Compared as printed: a `.nan` is not equal to itself.
+            assert_eq!(format!("{:?}", super::document_without(&doc, from..to, lines_before_end)), format!("{expected:?}"), "lines {from}..{to} of:\n{doc}");
+            checked += 1;
+        }
+    }
+    assert!(checked > 300, "only {checked} documents read");
+}
