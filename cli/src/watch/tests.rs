@@ -437,6 +437,37 @@ fn a_warning_is_rendered_again_when_the_line_it_quotes_changes() {
     assert!(!texts[1].contains("# not read yet"), "{}", texts[1]);
 }
 
+/// An edit above a warning that keeps the lines but changes one's length
+/// moves only its byte offsets, which its text does not show: it is
+/// neither appeared nor resolved. A line added above it moves its line, and
+/// it is printed again where it now is.
+#[test]
+fn a_warning_moved_in_its_file_is_printed_again_only_when_its_line_moves() {
+    let mut files = SHOP.to_vec();
+    let sources = format!("{}  views:\n    connector: kafka\n    topic: views\n    schema:\n      url: string\n", SHOP[1].1);
+    files[1] = ("sources.yml", &sources);
+    let p = TempProject::new(&files);
+    let mut l = Labelled::new(&p);
+    let unread = streamform::diagnostic::Code::UnreadSource.to_string();
+    let moved = |step: &super::Step| {
+        let texts = |rs: &[super::view::Rendered]| rs.iter().filter(|r| r.text.contains(&unread)).map(|r| r.text.clone()).collect::<Vec<_>>();
+        (texts(&step.delta.appeared), texts(&step.delta.resolved))
+    };
+    let line_of_views = |text: &str| text.lines().position(|l| l == "  views:").expect("views") + 1;
+
+    p.edit("sources.yml", "topic: orders\n", "topic: orders_v2\n");
+    let step = l.step(&["sources.yml"]).expect("a revision");
+    assert_eq!(moved(&step), (vec![], vec![]));
+
+    let before = line_of_views(&std::fs::read_to_string(p.dir.join("sources.yml")).expect("read"));
+    p.edit("sources.yml", "sources:\n", "# the team's sources\nsources:\n");
+    let step = l.step(&["sources.yml"]).expect("a revision");
+    let (appeared, resolved) = moved(&step);
+    assert_eq!((appeared.len(), resolved.len()), (1, 1), "{appeared:?} {resolved:?}");
+    assert!(appeared[0].contains(&format!("sources.yml:{}:", before + 1)), "{}", appeared[0]);
+    assert!(resolved[0].contains(&format!("sources.yml:{before}:")), "{}", resolved[0]);
+}
+
 /// Appeared and resolved, with many diagnostics at once (each text looked
 /// up by hashing) and a few (looked up one by one).
 #[test]

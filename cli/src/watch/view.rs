@@ -6,7 +6,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use streamform::check::{all_load_errors, check_report};
-use streamform::diagnostic::{Diagnostic, Severity};
+use streamform::diagnostic::{Diagnostic, Severity, Span};
 use streamform::graph::dependency_graph;
 use streamform::manifest::{application_digest_of, manifest_entries, model_identity, ModelSlice};
 use streamform::project::model_names;
@@ -240,7 +240,7 @@ impl View {
         // there first. A miss is most often a new diagnostic, so every old
         // one is hashed only after [`FEW`] misses (one that moved further is
         // rendered again until then: the same text, at a bounded cost).
-        let mut cache: Option<HashMap<&Diagnostic, usize>> = None;
+        let mut cache: Option<HashMap<Shown<'_>, usize>> = None;
         let mut next = 0;
         let mut misses = 0;
         let mut fresh: Vec<usize> = Vec::new();
@@ -250,11 +250,11 @@ impl View {
             .enumerate()
             .map(|(j, d)| {
                 let in_touched = d.path.iter().chain(d.labels.iter().map(|l| &l.path)).any(|p| touched.contains(p.as_str()));
-                let near = (next..(next + NEAR).min(old.len())).find(|&i| old[i].diag == d);
+                let near = (next..(next + NEAR).min(old.len())).find(|&i| Shown(&old[i].diag) == Shown(&d));
                 let at = near.or_else(|| {
                     misses += 1;
-                    let cache = (misses > FEW).then(|| cache.get_or_insert_with(|| old.iter().enumerate().map(|(i, r)| (&r.diag, i)).collect()))?;
-                    cache.get(&d).copied()
+                    let cache = (misses > FEW).then(|| cache.get_or_insert_with(|| old.iter().enumerate().map(|(i, r)| (Shown(&r.diag), i)).collect()))?;
+                    cache.get(&Shown(&d)).copied()
                 });
                 let (text, quotes) = match at.filter(|&i| !in_touched || quotes_same(&d, &sources, &old[i].quotes)) {
                     Some(i) => {
@@ -288,6 +288,47 @@ impl View {
         delta.errors = rendered.iter().filter(|r| r.diag.severity == Severity::Error).count();
         delta.warnings = rendered.len() - delta.errors;
         self.diagnostics = rendered;
+    }
+}
+
+/// A diagnostic as its rendering shows it: equal and hashed without the
+/// spans' byte offsets, which the text does not show. An edit that keeps
+/// the lines but changes their length (a `1h` written `60m`) moves the
+/// offsets of every diagnostic after it in the file; their texts are taken
+/// from the last revision (where the file was touched, once the quoted
+/// lines are found the same) instead of rendered again.
+#[derive(Clone, Copy)]
+struct Shown<'a>(&'a Diagnostic);
+
+/// A span's place as shown: line, column and length.
+fn shown(span: Option<Span>) -> Option<(u32, u32, u32)> {
+    span.map(|s| (s.line, s.col, s.len))
+}
+
+impl PartialEq for Shown<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        let (a, b) = (self.0, other.0);
+        a.severity == b.severity
+            && a.code == b.code
+            && a.message == b.message
+            && a.path == b.path
+            && shown(a.span) == shown(b.span)
+            && a.help == b.help
+            && a.secret == b.secret
+            && a.labels.len() == b.labels.len()
+            && a.labels.iter().zip(&b.labels).all(|(x, y)| x.path == y.path && shown(x.span) == shown(y.span) && x.message == y.message)
+    }
+}
+
+impl Eq for Shown<'_> {}
+
+impl std::hash::Hash for Shown<'_> {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        let d = self.0;
+        (d.severity, d.code, &d.message, &d.path, shown(d.span), &d.help, d.secret).hash(h);
+        for l in &d.labels {
+            (&l.path, shown(l.span), &l.message).hash(h);
+        }
     }
 }
 
