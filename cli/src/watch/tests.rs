@@ -373,7 +373,7 @@ fn first_edit_of_a_file() {
         parse_model(a)
         ref_chain(a)
         ref_chain(b)
-        segment_checks(project)
+        segment_checks_unplaced(project)
         segment_model_entries(project)
         segment_upstream(project)
         sink_checks(project)

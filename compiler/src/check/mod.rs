@@ -16,7 +16,7 @@ use std::collections::{BTreeMap, HashSet};
 
 use crate::config::{Connector, ProjectConfig};
 use crate::db::{Db, ModelName, Project, SourceFile, SourceName};
-use crate::diagnostic::{did_you_mean, Diagnostic, Severity};
+use crate::diagnostic::{did_you_mean, Diagnostic, Severity, Span};
 use crate::backend::flink::script::job_ttl;
 use crate::graph::dependency_graph;
 use crate::plan::node::Retention;
@@ -98,36 +98,36 @@ pub(crate) struct SegmentChecks {
     allowed: Vec<AllowedWarning>,
 }
 
+/// A segment's checks as its models' queries locate them: in
+/// streamform.yml from each model's entry, in sources.yml from each
+/// source's entry (`sources.yml#<source>`). `owners` holds how many of each
+/// list's diagnostics each model added, in the segment's order.
+/// [`segment_checks`] places them: an edit that only moves entries re-runs
+/// that placing, not this.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub(crate) struct UnplacedChecks {
+    checks: SegmentChecks,
+    owners: Vec<[u32; 6]>,
+}
+
 #[salsa::tracked(returns(ref))]
-pub(crate) fn segment_checks(db: &dyn Db, project: Project, segment: u32) -> SegmentChecks {
+fn segment_checks_unplaced(db: &dyn Db, project: Project, segment: u32) -> UnplacedChecks {
     let mut out = SegmentChecks::default();
-    let starts = project::segment_entry_starts(db, project, segment);
-    let sources = project::source_entry_starts(db, project);
-    for (n, &at) in project::segment_models(db, project, segment).iter().zip(starts) {
+    let mut owners = Vec::new();
+    for n in project::segment_models(db, project, segment) {
         let key = ModelName::new(db, project, n.clone());
         let c = model_checks(db, key);
-        // A model's own checks locate streamform.yml from its entry
-        // (`project::model_entry`) and sources.yml from each source's, and
-        // are placed here: an edit that moves entries re-runs no model's
-        // checks, only the segments that hold them.
         let cfg = project::model_entry(db, key);
+        let before = lengths(&out);
         // The model's own allow list here; the project's in `check_report`.
+        // An entry allows by code, so it is applied before the placing.
         let mut own = |to: &mut Vec<Diagnostic>, diags: &[Diagnostic]| {
             let start = to.len();
-            to.extend(diags.iter().map(|d| {
-                let mut d = d.clone().placed(CONFIG_FILE, at);
-                models::place_in_sources(&mut d, sources);
-                d
-            }));
+            to.extend(diags.iter().cloned());
             if !cfg.allow.is_empty() {
                 let mut added = to.split_off(start);
-                let set_aside = out.allowed.len();
-                // An entry allows by code; its own span is placed after.
                 warnings::set_aside(&[], Some(cfg), &mut added, &mut out.allowed);
                 to.extend(added);
-                for a in &mut out.allowed[set_aside..] {
-                    a.entry.span = a.entry.span.placed_at(at);
-                }
             }
         };
         own(&mut out.config, &c.config);
@@ -137,11 +137,49 @@ pub(crate) fn segment_checks(db: &dyn Db, project: Project, segment: u32) -> Seg
         own(&mut out.planning, &c.hints);
         own(&mut out.planning, sink_checks(db, key));
         own(&mut out.key_order, &c.key_order);
+        let after = lengths(&out);
+        owners.push(std::array::from_fn(|i| after[i] - before[i]));
         out.ranks.extend(c.rank_retentions.iter().map(|r| (n.clone(), *r)));
         out.sources_read.extend(crate::model::named_reads(db, key).sources.iter().cloned());
     }
     out.sources_read.sort();
     out.sources_read.dedup();
+    UnplacedChecks { checks: out, owners }
+}
+
+/// The lengths of the lists of [`SegmentChecks`] that hold a model's
+/// located diagnostics, in [`UnplacedChecks::owners`]' order.
+fn lengths(c: &SegmentChecks) -> [u32; 6] {
+    [c.config.len(), c.refs.len(), c.window.len(), c.planning.len(), c.key_order.len(), c.allowed.len()].map(|n| n as u32)
+}
+
+/// A segment's checks, placed: each diagnostic at its model's entry in
+/// streamform.yml and its source's in sources.yml.
+#[salsa::tracked(returns(ref))]
+pub(crate) fn segment_checks(db: &dyn Db, project: Project, segment: u32) -> SegmentChecks {
+    let UnplacedChecks { checks, owners } = segment_checks_unplaced(db, project, segment);
+    let starts = project::segment_entry_starts(db, project, segment);
+    let sources = project::source_entry_starts(db, project);
+    let mut out = checks.clone();
+    let place = |d: &mut Diagnostic, at: Span| {
+        d.place(CONFIG_FILE, at);
+        models::place_in_sources(d, sources);
+    };
+    let mut next = [0usize; 6];
+    for (counts, &at) in owners.iter().zip(starts) {
+        let lists = [&mut out.config, &mut out.refs, &mut out.window, &mut out.planning, &mut out.key_order];
+        for (i, list) in lists.into_iter().enumerate() {
+            let n = counts[i] as usize;
+            list[next[i]..next[i] + n].iter_mut().for_each(|d| place(d, at));
+            next[i] += n;
+        }
+        let n = counts[5] as usize;
+        for a in &mut out.allowed[next[5]..next[5] + n] {
+            place(&mut a.diagnostic, at);
+            a.entry.span = a.entry.span.placed_at(at);
+        }
+        next[5] += n;
+    }
     out
 }
 
