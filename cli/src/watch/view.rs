@@ -6,7 +6,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use streamform::check::{all_load_errors, check_report};
-use streamform::diagnostic::{Diagnostic, Severity, Span};
+use streamform::diagnostic::{Diagnostic, Label, Severity, Span};
 use streamform::graph::dependency_graph;
 use streamform::manifest::{application_digest_of, manifest_entries, model_identity, ModelSlice};
 use streamform::project::model_names;
@@ -307,16 +307,19 @@ fn shown(span: Option<Span>) -> Option<(u32, u32, u32)> {
 
 impl PartialEq for Shown<'_> {
     fn eq(&self, other: &Self) -> bool {
-        let (a, b) = (self.0, other.0);
-        a.severity == b.severity
-            && a.code == b.code
-            && a.message == b.message
-            && a.path == b.path
-            && shown(a.span) == shown(b.span)
-            && a.help == b.help
-            && a.secret == b.secret
-            && a.labels.len() == b.labels.len()
-            && a.labels.iter().zip(&b.labels).all(|(x, y)| x.path == y.path && shown(x.span) == shown(y.span) && x.message == y.message)
+        // Every field named, so that one added to `Diagnostic` or `Label`
+        // cannot be left out of the comparison unseen.
+        let Diagnostic { severity, code, message, path, span, help, labels, secret } = self.0;
+        let b = other.0;
+        *severity == b.severity
+            && *code == b.code
+            && *message == b.message
+            && *path == b.path
+            && shown(*span) == shown(b.span)
+            && *help == b.help
+            && *secret == b.secret
+            && labels.len() == b.labels.len()
+            && labels.iter().zip(&b.labels).all(|(Label { path, span, message }, y)| *path == y.path && shown(*span) == shown(y.span) && *message == y.message)
     }
 }
 
@@ -324,10 +327,10 @@ impl Eq for Shown<'_> {}
 
 impl std::hash::Hash for Shown<'_> {
     fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
-        let d = self.0;
-        (d.severity, d.code, &d.message, &d.path, shown(d.span), &d.help, d.secret).hash(h);
-        for l in &d.labels {
-            (&l.path, shown(l.span), &l.message).hash(h);
+        let Diagnostic { severity, code, message, path, span, help, labels, secret } = self.0;
+        (severity, code, message, path, shown(*span), help, secret).hash(h);
+        for Label { path, span, message } in labels {
+            (path, shown(*span), message).hash(h);
         }
     }
 }

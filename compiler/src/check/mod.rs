@@ -118,7 +118,7 @@ fn segment_checks_unplaced(db: &dyn Db, project: Project, segment: u32) -> Unpla
         let key = ModelName::new(db, project, n.clone());
         let c = model_checks(db, key);
         let cfg = project::model_entry(db, key);
-        let before = lengths(&out);
+        let before = out.counts();
         // The model's own allow list here; the project's in `check_report`.
         // An entry allows by code, so it is applied before the placing.
         let mut own = |to: &mut Vec<Diagnostic>, diags: &[Diagnostic]| {
@@ -137,7 +137,7 @@ fn segment_checks_unplaced(db: &dyn Db, project: Project, segment: u32) -> Unpla
         own(&mut out.planning, &c.hints);
         own(&mut out.planning, sink_checks(db, key));
         own(&mut out.key_order, &c.key_order);
-        let after = lengths(&out);
+        let after = out.counts();
         owners.push(std::array::from_fn(|i| after[i] - before[i]));
         out.ranks.extend(c.rank_retentions.iter().map(|r| (n.clone(), *r)));
         out.sources_read.extend(crate::model::named_reads(db, key).sources.iter().cloned());
@@ -147,10 +147,18 @@ fn segment_checks_unplaced(db: &dyn Db, project: Project, segment: u32) -> Unpla
     UnplacedChecks { checks: out, owners }
 }
 
-/// The lengths of the lists of [`SegmentChecks`] that hold a model's
-/// located diagnostics, in [`UnplacedChecks::owners`]' order.
-fn lengths(c: &SegmentChecks) -> [u32; 6] {
-    [c.config.len(), c.refs.len(), c.window.len(), c.planning.len(), c.key_order.len(), c.allowed.len()].map(|n| n as u32)
+impl SegmentChecks {
+    /// The lists of diagnostics located from a model's entry, in the order
+    /// [`UnplacedChecks::owners`] counts them (`allowed` is the sixth).
+    fn located(&mut self) -> [&mut Vec<Diagnostic>; 5] {
+        [&mut self.config, &mut self.refs, &mut self.window, &mut self.planning, &mut self.key_order]
+    }
+
+    /// The lengths of [`SegmentChecks::located`] and of `allowed`.
+    fn counts(&mut self) -> [u32; 6] {
+        let [a, b, c, d, e] = self.located().map(|l| l.len() as u32);
+        [a, b, c, d, e, self.allowed.len() as u32]
+    }
 }
 
 /// A segment's checks, placed: each diagnostic at its model's entry in
@@ -167,8 +175,7 @@ pub(crate) fn segment_checks(db: &dyn Db, project: Project, segment: u32) -> Seg
     };
     let mut next = [0usize; 6];
     for (counts, &at) in owners.iter().zip(starts) {
-        let lists = [&mut out.config, &mut out.refs, &mut out.window, &mut out.planning, &mut out.key_order];
-        for (i, list) in lists.into_iter().enumerate() {
+        for (i, list) in out.located().into_iter().enumerate() {
             let n = counts[i] as usize;
             list[next[i]..next[i] + n].iter_mut().for_each(|d| place(d, at));
             next[i] += n;

@@ -9,10 +9,10 @@
 //! of the file as if those lines were blank (without reading them). Each
 //! entry's spans are counted from its key ([`ProjectConfig::models`] holds
 //! them so anyway), so an entry's decode is the same wherever it sits in the
-//! file. The result is
-//! [`decode_project`]'s, always: whatever this cannot read plainly (a file
-//! outside the block subset of [`crate::yaml::block`], an entry with an
-//! error, two entries of one name, a `${…}`), it leaves to it.
+//! file. The result is [`decode_project`]'s, always: whatever this cannot
+//! read plainly (a file outside the block subset of [`crate::yaml::block`],
+//! an entry with an error, two entries of one name, a `${…}`), it leaves to
+//! it.
 
 use std::collections::HashMap;
 use std::sync::Arc;
