@@ -6,14 +6,14 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::db::{Db, ModelName, Project};
+use crate::db::{Db, ModelName, Project, SourceName};
 use crate::diagnostic::Diagnostic;
 use crate::graph::dependency_graph;
 use crate::identity::digest::sha256_hex;
 use crate::identity::fingerprint::{schema_fingerprint, state_fingerprint};
-use crate::model::{lower_model, model_plan};
+use crate::model::{lower_model, model_plan, source_definition};
 use crate::project::{model_segment_starts, segment_models};
-use crate::plan::node::{Column, ModelPlan, PlanNode, RankKeep, TimeWindow};
+use crate::plan::node::{Column, ModelPlan, NodeKind, PlanNode, RankKeep, TimeWindow};
 use crate::segments;
 use crate::diagnostic::Code;
 
@@ -200,14 +200,16 @@ pub struct ModelDocument<'a> {
     pub nodes: &'a [NodeEntry],
 }
 
-pub fn node_entry(model: &str, node: &PlanNode) -> NodeEntry {
+/// A node's entry. `definition` is the node's own, except for a Source
+/// node, whose plan leaves it to its source (`source_definition`).
+pub fn node_entry(model: &str, node: &PlanNode, definition: String) -> NodeEntry {
     let schema_text = schema_fingerprint(&node.schema);
     NodeEntry {
         id: node.id(model),
         model: model.to_string(),
         operator: node.operator.as_str().to_string(),
         inputs: node.inputs.clone(),
-        definition: node.definition.clone(),
+        definition,
         schema: node.schema.iter().map(|c| ColumnEntry { name: c.name.clone(), ty: c.ty.to_string() }).collect(),
         schema_digest: sha256_hex(&schema_text),
         boundedness: if node.bounded { "bounded" } else { "unbounded" }.to_string(),
@@ -270,7 +272,12 @@ pub fn model_entry(plan: &ModelPlan) -> ModelEntry {
 #[salsa::tracked(returns(ref), lru = 0)]
 pub fn model_identity<'db>(db: &'db dyn Db, name: ModelName<'db>) -> Option<ModelIdentity> {
     let plan = model_plan(db, name).as_ref()?;
-    let slice = ModelSlice { model: model_entry(plan), nodes: plan.nodes.iter().map(|n| node_entry(&plan.name, n)).collect() };
+    let project = name.project(db);
+    let definition = |n: &PlanNode| match &n.kind {
+        NodeKind::Source(read) => source_definition(db, project, SourceName::new(db, read.source.clone())).as_deref().unwrap_or_default().to_string(),
+        _ => n.definition.clone(),
+    };
+    let slice = ModelSlice { model: model_entry(plan), nodes: plan.nodes.iter().map(|n| node_entry(&plan.name, n, definition(n))).collect() };
     let model = serde_json::to_string(&slice.model).expect("manifests serialize");
     let nodes = slice.nodes.iter().map(|n| serde_json::to_string(n).expect("manifests serialize")).collect::<Vec<_>>().join(",");
     Some(ModelIdentity { slice: Arc::new(slice), json: Arc::new(ModelJson { model, nodes }) })

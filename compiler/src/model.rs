@@ -199,40 +199,50 @@ fn on_cycle(db: &dyn Db, name: ModelName<'_>) -> bool {
     ref_chain(db, name) == RefChain { reaches_cycle: true, depth: 0 }
 }
 
-/// A source as models see it: sorted columns, its definition text and
-/// event-time column, with the contracts that apply to it.
+/// A source as lowering sees it: sorted columns, event-time column and the
+/// contracts that apply to it. Its definition text is apart
+/// ([`source_definition`]): lowering never reads it, so an edit of a
+/// source's topic, watermark or late policy re-plans no model.
 #[salsa::tracked(returns(ref))]
 pub fn source_input<'db>(db: &'db dyn Db, project: Project, name: SourceName<'db>) -> Option<SourceInput> {
     let s = source_config(db, project, name).as_ref()?;
-    let time = event_time(s);
     let applied = applied_contracts(db, project, name);
+    Some(SourceInput {
+        connector: s.connector,
+        columns: s.columns.iter().map(|c| Column { name: c.name.clone(), ty: c.ty }).collect(),
+        // The time attribute is the declared column, as the original shows
+        // it even when it is not a timestamp or not a column (E0744, E0743:
+        // check errors); the simulator's clock still needs a timestamp.
+        time: event_time(s).map(|t| t.column),
+        contracts_ok: applied.readable,
+        contracts: applied.rules.iter().map(|(n, e)| (n.clone(), e.render())).collect(),
+        quarantine: applied.quarantine,
+    })
+}
+
+/// The definition of every Source node that reads this source: its name,
+/// connector and location, event time, watermark and late policy, and the
+/// contracts that apply. The identity reads it (`manifest::model_identity`);
+/// a plan's Source node leaves it empty.
+#[salsa::tracked(returns(ref))]
+pub fn source_definition<'db>(db: &'db dyn Db, project: Project, name: SourceName<'db>) -> Option<String> {
+    let s = source_config(db, project, name).as_ref()?;
     let mut def = match s.location() {
         Some(loc) => format!("{} ({} {loc})", s.name, s.connector.as_str()),
         None => format!("{} ({})", s.name, s.connector.as_str()),
     };
-    if let Some(t) = &time {
+    if let Some(t) = event_time(s) {
         def.push_str(&format!(" event_time={} watermark={} late={}", t.column, t.watermark, t.late.as_str()));
     }
-    let planned: Vec<(String, String)> = applied.rules.iter().map(|(n, e)| (n.clone(), e.render())).collect();
-    if !planned.is_empty() {
-        let parts: Vec<String> = planned.iter().map(|(n, e)| format!("{n}: {e}")).collect();
+    let applied = applied_contracts(db, project, name);
+    if !applied.rules.is_empty() {
+        let parts: Vec<String> = applied.rules.iter().map(|(n, e)| format!("{n}: {}", e.render())).collect();
         def.push_str(&format!(" contracts=[{}]", parts.join(", ")));
     }
     if let Some(q) = &applied.quarantine {
         def.push_str(&format!(" quarantine={q}"));
     }
-    Some(SourceInput {
-        connector: s.connector,
-        columns: s.columns.iter().map(|c| Column { name: c.name.clone(), ty: c.ty }).collect(),
-        definition: def,
-        // The time attribute is the declared column, as the original shows
-        // it even when it is not a timestamp or not a column (E0744, E0743:
-        // check errors); the simulator's clock still needs a timestamp.
-        time: time.as_ref().map(|t| t.column.clone()),
-        contracts_ok: applied.readable,
-        contracts: planned,
-        quarantine: applied.quarantine,
-    })
+    Some(def)
 }
 
 /// A model's lowering result: its plan, or the planning error.

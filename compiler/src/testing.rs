@@ -8,7 +8,7 @@ use crate::check::{all_load_errors, fixture, fixture_checks, model_checks, sourc
 use crate::db::{Database, ModelName, Project, SourceName};
 use crate::graph::dependency_graph;
 use crate::manifest::{model_identity, model_json};
-use crate::model::{model_contract, model_reads, named_reads, source_input};
+use crate::model::{model_contract, model_reads, named_reads, source_definition, source_input};
 use crate::project::{model_config_index, model_names, source_names};
 
 /// `query(Id(..))` → `query(owner)`.
@@ -42,6 +42,7 @@ impl QueryLabels {
         for s in &sources {
             let name = SourceName::new(db, s.clone());
             let _ = source_input(db, p, name);
+            let _ = source_definition(db, p, name);
             let _ = source_diagnostics(db, p, name);
             l.label_rest(db, &format!("source {s}"));
         }

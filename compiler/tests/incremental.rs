@@ -283,13 +283,15 @@ fn source_edit_touches_only_its_readers() {
     f.edit("sources.yml", "topic: clicks", "topic: clicks-v2");
     assert_ne!(f.manifest(), before);
     let executed = f.executed();
+    // c's plan is kept; its Source node's definition is the new one.
+    let cold = Fixture::new(&SHOP.replacen("topic: clicks", "topic: clicks-v2", 1));
+    assert_eq!(f.manifest(), cold.manifest());
     for m in ["a", "b"] {
         let of = Fixture::executed_for(&executed, m);
         assert!(of.iter().all(|q| q.starts_with("model_config(")), "{m}: {of:?}");
     }
     expect![[r#"
         digest_through(project)
-        lower_model(c)
         manifest(project)
         manifest_digest(project)
         manifest_models(project)
@@ -297,12 +299,12 @@ fn source_edit_touches_only_its_readers() {
         manifest_slices(project)
         model_identity(c)
         model_json(c)
-        model_plan(c)
         segment_model_entries(project)
         slice_segment(project)
         source_config(source clicks)
         source_config(source orders)
         source_contracts(source clicks)
+        source_definition(source clicks)
         source_input(source clicks)
         sources_config(project)"#]].assert_eq(&executed);
 }

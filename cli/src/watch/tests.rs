@@ -480,11 +480,11 @@ fn many_warnings_appear_and_one_is_resolved() {
     assert_eq!(step.delta.appeared.len(), 1);
 }
 
-/// A source's watermark reaches the plans of the models that read it, not
-/// the checks of the models further down, which read of it only what
-/// `upstream_source` keeps.
+/// A source's watermark is part of the identity of the models that read it
+/// (their Source node's definition), not of any model's plan or checks:
+/// the readers are identified again, and nothing is lowered or checked.
 #[test]
-fn a_watermark_edit_rechecks_only_the_models_whose_plan_it_changes() {
+fn a_watermark_edit_re_identifies_its_readers_and_re_plans_no_model() {
     let mut files = SHOP.to_vec();
     let sources = SHOP[1].1.replace("    key: [customer_id]\n    schema:\n", "    key: [customer_id]\n    event_time: ts\n    watermark: 5s\n    schema:\n      ts: timestamp\n");
     files[1] = ("sources.yml", &sources);
@@ -492,8 +492,12 @@ fn a_watermark_edit_rechecks_only_the_models_whose_plan_it_changes() {
     let mut l = Labelled::new(&p);
     l.prime(&p, "sources.yml");
     p.edit("sources.yml", "watermark: 5s", "watermark: 6s");
-    l.step(&["sources.yml"]).expect("a revision");
+    let step = l.step(&["sources.yml"]).expect("a revision");
     let executed = l.executed();
-    assert!(executed.contains("lower_model(a)"), "a reads the source:\n{executed}");
-    assert!(!executed.contains("model_checks(b)") && !executed.contains("lower_model(b)"), "b is downstream of a, whose contract is the same:\n{executed}");
+    assert!(executed.contains("model_identity(a)"), "a reads the source:\n{executed}");
+    for query in ["lower_model(", "parse_model(", "model_checks(", "sink_checks(", "model_identity(b)"] {
+        assert!(!executed.contains(query), "{query}:\n{executed}");
+    }
+    let blocks: Vec<&str> = step.delta.models.iter().filter_map(|m| m.printed.as_ref()).map(|p| &*p.block).collect();
+    assert!(blocks.len() == 1 && blocks[0].starts_with("a\n") && blocks[0].contains("watermark=6s"), "a's block, with the new watermark: {blocks:?}");
 }

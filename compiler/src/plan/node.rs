@@ -410,6 +410,9 @@ pub struct PlanNode {
     /// Ids of the input nodes (a ref() reader's first node names the
     /// upstream model's Sink).
     pub inputs: Vec<String>,
+    /// Empty for a Source node, whose definition is its source's
+    /// (`model::source_definition`), written by the identity: an edit of
+    /// a source's watermark then re-plans none of its readers.
     pub definition: String,
     pub schema: Vec<Column>,
     pub bounded: bool,

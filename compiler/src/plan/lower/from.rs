@@ -155,7 +155,8 @@ impl<'a> Lowerer<'a> {
         let id = self.push(
             Operator::Source,
             &root,
-            src.definition.clone(),
+            // The identity writes it (`model::source_definition`).
+            String::new(),
             schema.clone(),
             changelog.clone(),
             None,

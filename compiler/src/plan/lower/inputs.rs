@@ -23,7 +23,6 @@ pub struct ModelSettings {
 pub struct SourceInput {
     pub connector: Connector,
     pub columns: Vec<Column>,
-    pub definition: String,
     pub time: Option<String>,
     /// False when the source's contracts do not compile.
     pub contracts_ok: bool,
