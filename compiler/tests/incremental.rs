@@ -480,6 +480,7 @@ fn adding_a_model_re_runs_one_segment() {
     assert_eq!(per_model_queries_of_others(&executed), ["model_source_file(m205)"], "{executed}");
     expect![[r#"
         check_report ×1
+        configured_sinks ×1
         dependency_graph ×1
         digest_head ×1
         digest_through ×4
@@ -514,7 +515,7 @@ fn adding_a_model_re_runs_one_segment() {
         segment_upstream ×1
         sink_checks ×1
         slice_segment ×1
-        target_diagnostics ×1
+        unused_sources ×1
         upstream_sources ×1"#]].assert_eq(&executions(&executed));
 }
 
@@ -532,6 +533,7 @@ fn removing_a_model_re_runs_one_segment() {
     assert_eq!(per_model_queries_of_others(&executed), ["model_source_file(m359)"], "{executed}");
     expect![[r#"
         check_report ×1
+        configured_sinks ×1
         dependency_graph ×1
         digest_head ×1
         digest_through ×4
@@ -556,7 +558,7 @@ fn removing_a_model_re_runs_one_segment() {
         segment_models ×5
         segment_upstream ×1
         slice_segment ×1
-        target_diagnostics ×1"#]].assert_eq(&executions(&executed));
+        unused_sources ×1"#]].assert_eq(&executions(&executed));
 }
 
 /// A one-shot compile (`check`, `inspect-plan`) keeps a model's plan only

@@ -86,6 +86,9 @@ pub struct View {
     diagnostics: Vec<Rendered>,
     /// The check report's diagnostics of the last revision that loaded.
     checked: Vec<Diagnostic>,
+    /// Whether `diagnostics` are `checked`, rendered (the last revision
+    /// loaded).
+    shows_checked: bool,
     digest: Option<String>,
     /// The slices of the last whole manifest, in plan order: while the
     /// models and their order stay the same, a revision compares these by
@@ -124,13 +127,22 @@ impl View {
         let load_errors = all_load_errors(db, p);
         // While the project does not load, the last check diagnostics are
         // held like the blocks: fixing the load error then resolves only it.
-        let diags: Vec<Diagnostic> = if load_errors.is_empty() {
+        let diags: Option<Vec<Diagnostic>> = if load_errors.is_empty() {
             delta.loaded = true;
-            self.checked = check_report(db, p).diagnostics.clone();
-            self.checked.clone()
+            let report = &check_report(db, p).diagnostics;
+            // Most edits keep the report (thousands of diagnostics in a
+            // large project): then only the quotes of touched files can
+            // change what is shown.
+            if self.shows_checked && *report == self.checked {
+                None
+            } else {
+                self.checked = report.clone();
+                Some(self.checked.clone())
+            }
         } else {
-            load_errors.into_iter().chain(self.checked.iter().cloned()).collect()
+            Some(load_errors.into_iter().chain(self.checked.iter().cloned()).collect())
         };
+        self.shows_checked = delta.loaded;
         if delta.loaded {
             self.update_models(db, p, &mut delta);
         } else {
@@ -138,7 +150,10 @@ impl View {
             self.whole = None;
         }
         delta.model_count = self.names.len();
-        self.update_diagnostics(db, files, diags, touched, &mut delta);
+        match diags {
+            Some(diags) => self.update_diagnostics(db, files, diags, touched, &mut delta),
+            None => self.requote(db, files, touched, &mut delta),
+        }
         // Last: another thread may still be hashing it. None when the
         // manifest does not build.
         if delta.loaded {
@@ -225,6 +240,22 @@ impl View {
             }
         }
         self.names = names.clone();
+    }
+
+    /// Diagnostics equal as data to the last revision's: what is shown
+    /// changes only if one in a touched file quotes a line that changed,
+    /// and then they are compared as [`View::update_diagnostics`] does.
+    fn requote(&mut self, db: &Database, files: &Files, touched: &HashSet<&str>, delta: &mut Delta) {
+        if !touched.is_empty() {
+            let file_text = |path: &str| files.text(db, path).map(str::to_string);
+            let sources = SourceLines::new(&file_text);
+            let in_touched = |d: &Diagnostic| d.path.iter().chain(d.labels.iter().map(|l| &l.path)).any(|p| touched.contains(p.as_str()));
+            if self.diagnostics.iter().any(|r| in_touched(&r.diag) && !quotes_same(&r.diag, &sources, &r.quotes)) {
+                return self.update_diagnostics(db, files, self.checked.clone(), touched, delta);
+            }
+        }
+        delta.errors = self.diagnostics.iter().filter(|r| r.diag.severity == Severity::Error).count();
+        delta.warnings = self.diagnostics.len() - delta.errors;
     }
 
     /// Diagnostics: re-renders only what is new as data or quotes a line

@@ -219,7 +219,7 @@ pub fn check_report(db: &dyn Db, project: Project) -> CheckReport {
     if names.is_empty() {
         d.push(Diagnostic::warning(Code::NoModels, "the project defines no models").help("add a SQL file under models/, for example models/customer_metrics.sql"));
     }
-    d.extend(unused_sources(db, project, &segments));
+    d.extend(unused_sources(db, project).iter().cloned());
     for r in &segments {
         d.extend(r.window.iter().cloned());
     }
@@ -268,15 +268,14 @@ fn allow_warnings(db: &dyn Db, project: Project, segments: &[&SegmentChecks], re
 pub fn target_diagnostics(db: &dyn Db, project: Project) -> Vec<Diagnostic> {
     let Ok(config) = project_config(db, project) else { return Vec::new() };
     let sources = sources_config(db, project).as_ref().map(|s| s.as_slice()).unwrap_or(&[]);
-    let names = project::model_names(db, project);
-    let sinks = || config.models.iter().filter(|m| names.binary_search(&m.name).is_ok()).filter_map(|m| m.sink.as_ref());
+    let sinks = configured_sinks(db, project);
     // A quarantine topic is written only when some model reads its source.
     let quarantined = || {
         let segments = all_segments(db, project);
         sources.iter().any(|s| s.quarantine.is_some() && is_read(&segments, &s.name))
     };
-    let kafka_used = sources.iter().any(|s| s.connector == Connector::Kafka) || sinks().any(|s| s.connector == Connector::Kafka) || quarantined();
-    let iceberg_used = sinks().any(|s| s.connector == Connector::Iceberg);
+    let kafka_used = sources.iter().any(|s| s.connector == Connector::Kafka) || sinks.kafka_used || quarantined();
+    let iceberg_used = sinks.iceberg_used;
     let mut out = Vec::new();
     for t in &config.targets {
         let n = &t.name;
@@ -294,7 +293,7 @@ pub fn target_diagnostics(db: &dyn Db, project: Project) -> Vec<Diagnostic> {
                     .help("add `kafka: {bootstrap_servers: localhost:9092}`, the brokers as Flink reaches them"),
             );
         }
-        out.extend(topic_override_diagnostics(t, sources, &config.models));
+        out.extend(topic_override_diagnostics(t, sources, &sinks.kafka));
         if iceberg_used && t.iceberg.is_none() {
             out.push(
                 Diagnostic::error(Code::TargetWithoutIceberg, format!("target `{n}` has no `iceberg:` section, but a model writes an Iceberg table"))
@@ -308,10 +307,35 @@ pub fn target_diagnostics(db: &dyn Db, project: Project) -> Vec<Diagnostic> {
 }
 
 /// A target's `topics:` may name only what has such a Kafka topic (E0884).
-fn topic_override_diagnostics(t: &crate::config::Target, sources: &[crate::config::SourceConfig], models: &[std::sync::Arc<crate::config::ModelConfig>]) -> Vec<Diagnostic> {
+/// What the targets' checks read of the models' sinks: apart from
+/// [`target_diagnostics`], which re-runs on every `sources.yml` edit, so that
+/// such an edit does not look at every configured model.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConfiguredSinks {
+    /// The configured models with a Kafka sink, in the file's order (with
+    /// or without a SQL file: a topic override may name any of them).
+    pub kafka: Vec<String>,
+    /// Whether a model of the project writes Kafka, or Iceberg.
+    pub kafka_used: bool,
+    pub iceberg_used: bool,
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn configured_sinks(db: &dyn Db, project: Project) -> ConfiguredSinks {
+    let Ok(config) = project_config(db, project) else { return ConfiguredSinks { kafka: Vec::new(), kafka_used: false, iceberg_used: false } };
+    let names = project::model_names(db, project);
+    let sinks = || config.models.iter().filter(|m| names.binary_search(&m.name).is_ok()).filter_map(|m| m.sink.as_ref());
+    ConfiguredSinks {
+        kafka: config.models.iter().filter(|m| m.sink.as_ref().is_some_and(|s| s.connector == Connector::Kafka)).map(|m| m.name.clone()).collect(),
+        kafka_used: sinks().any(|s| s.connector == Connector::Kafka),
+        iceberg_used: sinks().any(|s| s.connector == Connector::Iceberg),
+    }
+}
+
+fn topic_override_diagnostics(t: &crate::config::Target, sources: &[crate::config::SourceConfig], kafka_sinks: &[String]) -> Vec<Diagnostic> {
     let kafka_sources: Vec<&str> = sources.iter().filter(|s| s.connector == Connector::Kafka).map(|s| s.name.as_str()).collect();
     let quarantined: Vec<&str> = sources.iter().filter(|s| s.quarantine.is_some()).map(|s| s.name.as_str()).collect();
-    let kafka_sinks: Vec<&str> = models.iter().filter(|m| m.sink.as_ref().is_some_and(|s| s.connector == Connector::Kafka)).map(|m| m.name.as_str()).collect();
+    let kafka_sinks: Vec<&str> = kafka_sinks.iter().map(String::as_str).collect();
     let mut out = Vec::new();
     for (key, list, known, what) in [
         ("sources", &t.topics.sources, &kafka_sources, "a Kafka source"),
@@ -451,8 +475,12 @@ fn is_read(segments: &[&SegmentChecks], name: &str) -> bool {
     segments.iter().any(|r| r.sources_read.binary_search_by(|s| s.as_str().cmp(name)).is_ok())
 }
 
-fn unused_sources(db: &dyn Db, project: Project, segments: &[&SegmentChecks]) -> Vec<Diagnostic> {
-    let read = |name: &String| is_read(segments, name);
+/// The warnings for the sources no model reads (W0761). Tracked so that a
+/// `sources.yml` edit that keeps them leaves [`check_report`] as it was.
+#[salsa::tracked(returns(ref))]
+fn unused_sources(db: &dyn Db, project: Project) -> Vec<Diagnostic> {
+    let segments = all_segments(db, project);
+    let read = |name: &String| is_read(&segments, name);
     let Ok(sources) = sources_config(db, project) else { return Vec::new() };
     sources
         .iter()
