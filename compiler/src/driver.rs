@@ -16,14 +16,15 @@
 //!   needs every model's reads, which would parse every model before the
 //!   first eviction, and lowering pulls upstream models in on demand anyway.
 //! - [`refresh`]: brings the whole-project queries up to date after an
-//!   edit (watch) or after [`compile`]: helper threads take segments (see
-//!   [`crate::segments`]) from the last one back while this thread builds
-//!   the manifest's models (plan order) and the check report; the first
+//!   edit (watch) or after [`compile`]: helper threads take the manifest's
+//!   segments (see [`crate::segments`]) from the last one back while this
+//!   thread builds the manifest's models (plan order); then the first
 //!   thread free hashes the manifest (the digest chained from the first
 //!   segment), serial work that a model added or removed redoes from its
-//!   place in plan order on. After a file's first edit in a long
-//!   session salsa re-verifies every model's memos; the segments are
-//!   independent, so that work divides.
+//!   place in plan order on, while the other walks the check report's
+//!   segments. After a file's first edit in a long session salsa
+//!   re-verifies every model's memos; the segments are independent, so
+//!   that work divides.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc};
@@ -253,10 +254,19 @@ pub fn refresh_then<R>(db: &Database, project: Project, work: Work, then: Option
             .map(|t| {
                 let db = db.clone();
                 spawn(scope, move || {
-                    (0..segments).rev().skip(t as usize).step_by(helpers as usize).for_each(|s| refresh_segment(&db, project, s, work));
-                    if t == 0 && work.manifest() {
-                        let _ = manifest_digest(&db, project);
+                    let mine = || (0..segments).rev().skip(t as usize).step_by(helpers as usize);
+                    // The digest reads only the manifest's segments: those
+                    // first, so that the hashing starts while this thread
+                    // has the checks' segments still to walk.
+                    if work.manifest() {
+                        mine().for_each(|s| {
+                            let _ = manifest_segment(&db, project, s);
+                        });
+                        if t == 0 {
+                            let _ = manifest_digest(&db, project);
+                        }
                     }
+                    mine().for_each(|s| refresh_segment(&db, project, s, work));
                 })
             })
             .collect();
