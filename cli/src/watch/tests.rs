@@ -503,4 +503,3 @@ fn a_watermark_edit_re_identifies_its_readers_and_re_plans_no_model() {
     let blocks: Vec<&str> = step.delta.models.iter().filter_map(|m| m.printed.as_ref()).map(|p| &*p.block).collect();
     assert!(blocks.len() == 1 && blocks[0].starts_with("a\n") && blocks[0].contains("watermark=6s"), "a's block, with the new watermark: {blocks:?}");
 }
-

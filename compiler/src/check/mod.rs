@@ -306,7 +306,6 @@ pub fn target_diagnostics(db: &dyn Db, project: Project) -> Vec<Diagnostic> {
     out
 }
 
-/// A target's `topics:` may name only what has such a Kafka topic (E0884).
 /// What the targets' checks read of the models' sinks: apart from
 /// [`target_diagnostics`], which re-runs on every `sources.yml` edit, so that
 /// such an edit does not look at every configured model.
@@ -332,6 +331,7 @@ pub fn configured_sinks(db: &dyn Db, project: Project) -> ConfiguredSinks {
     }
 }
 
+/// A target's `topics:` may name only what has such a Kafka topic (E0884).
 fn topic_override_diagnostics(t: &crate::config::Target, sources: &[crate::config::SourceConfig], kafka_sinks: &[String]) -> Vec<Diagnostic> {
     let kafka_sources: Vec<&str> = sources.iter().filter(|s| s.connector == Connector::Kafka).map(|s| s.name.as_str()).collect();
     let quarantined: Vec<&str> = sources.iter().filter(|s| s.quarantine.is_some()).map(|s| s.name.as_str()).collect();
