@@ -227,6 +227,8 @@ pub fn source_input<'db>(db: &'db dyn Db, project: Project, name: SourceName<'db
 #[salsa::tracked(returns(ref))]
 pub fn source_definition<'db>(db: &'db dyn Db, project: Project, name: SourceName<'db>) -> Option<String> {
     let s = source_config(db, project, name).as_ref()?;
+    // The contracts as lowering plans them, rendered once.
+    let input = source_input(db, project, name).as_ref()?;
     let mut def = match s.location() {
         Some(loc) => format!("{} ({} {loc})", s.name, s.connector.as_str()),
         None => format!("{} ({})", s.name, s.connector.as_str()),
@@ -234,12 +236,11 @@ pub fn source_definition<'db>(db: &'db dyn Db, project: Project, name: SourceNam
     if let Some(t) = event_time(s) {
         def.push_str(&format!(" event_time={} watermark={} late={}", t.column, t.watermark, t.late.as_str()));
     }
-    let applied = applied_contracts(db, project, name);
-    if !applied.rules.is_empty() {
-        let parts: Vec<String> = applied.rules.iter().map(|(n, e)| format!("{n}: {}", e.render())).collect();
+    if !input.contracts.is_empty() {
+        let parts: Vec<String> = input.contracts.iter().map(|(n, e)| format!("{n}: {e}")).collect();
         def.push_str(&format!(" contracts=[{}]", parts.join(", ")));
     }
-    if let Some(q) = &applied.quarantine {
+    if let Some(q) = &input.quarantine {
         def.push_str(&format!(" quarantine={q}"));
     }
     Some(def)

@@ -249,8 +249,7 @@ impl View {
         if !touched.is_empty() {
             let file_text = |path: &str| files.text(db, path).map(str::to_string);
             let sources = SourceLines::new(&file_text);
-            let in_touched = |d: &Diagnostic| d.path.iter().chain(d.labels.iter().map(|l| &l.path)).any(|p| touched.contains(p.as_str()));
-            if self.diagnostics.iter().any(|r| in_touched(&r.diag) && !quotes_same(&r.diag, &sources, &r.quotes)) {
+            if self.diagnostics.iter().any(|r| in_touched(&r.diag, touched) && !quotes_same(&r.diag, &sources, &r.quotes)) {
                 return self.update_diagnostics(db, files, self.checked.clone(), touched, delta);
             }
         }
@@ -280,7 +279,7 @@ impl View {
             .into_iter()
             .enumerate()
             .map(|(j, d)| {
-                let in_touched = d.path.iter().chain(d.labels.iter().map(|l| &l.path)).any(|p| touched.contains(p.as_str()));
+                let in_touched = in_touched(&d, touched);
                 let near = (next..(next + NEAR).min(old.len())).find(|&i| Shown(&old[i].diag) == Shown(&d));
                 let at = near.or_else(|| {
                     misses += 1;
@@ -320,6 +319,11 @@ impl View {
         delta.warnings = rendered.len() - delta.errors;
         self.diagnostics = rendered;
     }
+}
+
+/// Whether a diagnostic, or one of its labels, is in a touched file.
+fn in_touched(d: &Diagnostic, touched: &HashSet<&str>) -> bool {
+    d.path.iter().chain(d.labels.iter().map(|l| &l.path)).any(|p| touched.contains(p.as_str()))
 }
 
 /// A diagnostic as its rendering shows it: equal and hashed without the

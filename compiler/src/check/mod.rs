@@ -309,7 +309,7 @@ pub fn target_diagnostics(db: &dyn Db, project: Project) -> Vec<Diagnostic> {
 /// What the targets' checks read of the models' sinks: apart from
 /// [`target_diagnostics`], which re-runs on every `sources.yml` edit, so that
 /// such an edit does not look at every configured model.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ConfiguredSinks {
     /// The configured models with a Kafka sink, in the file's order (with
     /// or without a SQL file: a topic override may name any of them).
@@ -321,7 +321,7 @@ pub struct ConfiguredSinks {
 
 #[salsa::tracked(returns(ref))]
 pub fn configured_sinks(db: &dyn Db, project: Project) -> ConfiguredSinks {
-    let Ok(config) = project_config(db, project) else { return ConfiguredSinks { kafka: Vec::new(), kafka_used: false, iceberg_used: false } };
+    let Ok(config) = project_config(db, project) else { return ConfiguredSinks::default() };
     let names = project::model_names(db, project);
     let sinks = || config.models.iter().filter(|m| names.binary_search(&m.name).is_ok()).filter_map(|m| m.sink.as_ref());
     ConfiguredSinks {
