@@ -110,7 +110,10 @@ pub struct Environment {
 /// The project is part of the key so that each per-model query takes this
 /// one argument: salsa interns the arguments of a query of several, once
 /// per call, which was a tenth of a cold compile.
-#[salsa::interned(debug)]
+///
+/// Never collected (`revisions`): a project's names are few and long-lived,
+/// and an immortal key needs no read recorded where it is interned.
+#[salsa::interned(debug, revisions = usize::MAX)]
 pub struct ModelName<'db> {
     #[returns(copy)]
     pub project: Project,

@@ -3,9 +3,9 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use crate::db::{Db, ModelName, Project};
+use crate::db::{Db, Project};
 use crate::model::read_models;
-use crate::project::{model_names, model_segments, segment_models};
+use crate::project::{model_names, model_segments, segment_keys};
 
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct DependencyGraph {
@@ -23,9 +23,9 @@ pub struct DependencyGraph {
 /// that a model added elsewhere leaves it equal.
 #[salsa::tracked(returns(ref))]
 pub(crate) fn segment_upstream(db: &dyn Db, project: Project, segment: u32) -> Vec<Vec<String>> {
-    segment_models(db, project, segment)
+    segment_keys(db, project, segment)
         .iter()
-        .map(|n| read_models(db, ModelName::new(db, project, n.clone())).map(|m| m.text(db).clone()).collect())
+        .map(|&key| read_models(db, key).map(|m| m.text(db).clone()).collect())
         .collect()
 }
 

@@ -12,7 +12,7 @@ use crate::graph::dependency_graph;
 use crate::identity::digest::sha256_hex;
 use crate::identity::fingerprint::{schema_fingerprint, state_fingerprint};
 use crate::model::{lower_model, model_plan, source_definition};
-use crate::project::{model_segment_starts, segment_models};
+use crate::project::{model_segment_starts, segment_keys};
 use crate::plan::node::{Column, ModelPlan, NodeKind, PlanNode, RankKeep, TimeWindow};
 use crate::segments;
 use crate::diagnostic::Code;
@@ -439,14 +439,14 @@ fn digest_of(slices: &[Arc<ModelSlice>]) -> String {
 /// and an edit elsewhere leaves it valid without walking into it.
 #[salsa::tracked(returns(ref))]
 pub(crate) fn manifest_segment(db: &dyn Db, project: Project, segment: u32) -> Vec<Option<Arc<ModelJson>>> {
-    segment_models(db, project, segment).iter().map(|name| model_json(db, ModelName::new(db, project, name.clone())).clone()).collect()
+    segment_keys(db, project, segment).iter().map(|&key| model_json(db, key).clone()).collect()
 }
 
 /// The entries of each model of a segment, as [`manifest_segment`] has
 /// their JSON; apart, so that `inspect-plan --json` keeps none.
 #[salsa::tracked(returns(ref))]
 pub(crate) fn slice_segment(db: &dyn Db, project: Project, segment: u32) -> Vec<Option<Arc<ModelSlice>>> {
-    segment_models(db, project, segment).iter().map(|name| Some(model_identity(db, ModelName::new(db, project, name.clone())).as_ref()?.slice.clone())).collect()
+    segment_keys(db, project, segment).iter().map(|&key| Some(model_identity(db, key).as_ref()?.slice.clone())).collect()
 }
 
 /// Per-segment answers by a model's position in name order, each segment's

@@ -229,6 +229,15 @@ pub fn segment_models(db: &dyn Db, project: Project, segment: u32) -> Vec<String
     names[crate::segments::segment_range(model_segment_starts(db, project), names.len(), segment)].to_vec()
 }
 
+/// The keys of one segment's models, in its order: interned once when the
+/// segment changes, not by every per-segment query for every model on
+/// each run (hashing and comparing the name took a tenth of re-running the
+/// manifest's segments).
+#[salsa::tracked(returns(ref))]
+pub fn segment_keys<'db>(db: &'db dyn Db, project: Project, segment: u32) -> Vec<ModelName<'db>> {
+    segment_models(db, project, segment).iter().map(|n| ModelName::new(db, project, n.clone())).collect()
+}
+
 /// Source names in declaration order.
 #[salsa::tracked(returns(ref))]
 pub fn source_names(db: &dyn Db, project: Project) -> Vec<String> {

@@ -335,6 +335,7 @@ fn deleting_an_unrelated_model() {
         model_index(project)
         model_names(project)
         model_segment_starts(project)
+        segment_keys(project)
         segment_model_entries(project)
         segment_models(project)
         segment_upstream(project)
@@ -510,6 +511,7 @@ fn adding_a_model_re_runs_one_segment() {
         segment_checks ×1
         segment_checks_unplaced ×1
         segment_entry_starts ×1
+        segment_keys ×1
         segment_model_entries ×1
         segment_models ×5
         segment_upstream ×1
@@ -554,6 +556,7 @@ fn removing_a_model_re_runs_one_segment() {
         segment_checks ×1
         segment_checks_unplaced ×1
         segment_entry_starts ×1
+        segment_keys ×1
         segment_model_entries ×1
         segment_models ×5
         segment_upstream ×1

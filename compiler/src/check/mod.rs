@@ -114,8 +114,7 @@ pub(crate) struct UnplacedChecks {
 fn segment_checks_unplaced(db: &dyn Db, project: Project, segment: u32) -> UnplacedChecks {
     let mut out = SegmentChecks::default();
     let mut owners = Vec::new();
-    for n in project::segment_models(db, project, segment) {
-        let key = ModelName::new(db, project, n.clone());
+    for &key in project::segment_keys(db, project, segment) {
         let c = model_checks(db, key);
         let cfg = project::model_entry(db, key);
         let before = out.counts();
@@ -139,7 +138,7 @@ fn segment_checks_unplaced(db: &dyn Db, project: Project, segment: u32) -> Unpla
         own(&mut out.key_order, &c.key_order);
         let after = out.counts();
         owners.push(std::array::from_fn(|i| after[i] - before[i]));
-        out.ranks.extend(c.rank_retentions.iter().map(|r| (n.clone(), *r)));
+        out.ranks.extend(c.rank_retentions.iter().map(|r| (key.text(db).clone(), *r)));
         out.sources_read.extend(crate::model::named_reads(db, key).sources.iter().cloned());
     }
     out.sources_read.sort();
