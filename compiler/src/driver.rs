@@ -128,7 +128,7 @@ pub fn compile(db: &mut Database, project: Project, work: Work) {
     // readers see a model through its contract. `watch` keeps every plan,
     // so that an edit compares the new plan with the old one.
     crate::model::after_batch(db, work != Work::All);
-    crate::manifest::keep_entries(db, work.entries());
+    crate::manifest::keep_entries(db, work.entries(), work != Work::All);
     std::thread::scope(|scope| {
         let (done, finished) = mpsc::channel();
         let pool: Vec<_> = (0..threads())
@@ -284,7 +284,10 @@ pub fn refresh_then<R>(db: &Database, project: Project, work: Work, then: Option
                 let _ = manifest_digest(db, project);
             }
         }
-        if work.checks() {
+        // With `then`, the check report is left to it: what it does first
+        // overlaps the hashing, and the helper, once done hashing, walks its
+        // segments' checks beside this thread.
+        if work.checks() && then.is_none() {
             let _ = check_report(db, project);
         }
         let out = then.map(|f| f());

@@ -189,7 +189,9 @@ pub struct NodeEntry {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct ModelSlice {
     pub model: ModelEntry,
-    pub nodes: Vec<NodeEntry>,
+    /// Shared with the identity before its sources' definitions were
+    /// written in ([`plan_identity`]), but for the Source nodes.
+    pub nodes: Vec<Arc<NodeEntry>>,
 }
 
 /// The per-model document of `inspect-plan --json MODEL` / `explain --json`.
@@ -197,7 +199,7 @@ pub struct ModelSlice {
 pub struct ModelDocument<'a> {
     pub manifest_version: u32,
     pub model: &'a ModelEntry,
-    pub nodes: &'a [NodeEntry],
+    pub nodes: &'a [Arc<NodeEntry>],
 }
 
 /// A node's entry. `definition` is the node's own, except for a Source
@@ -263,30 +265,111 @@ pub fn model_entry(plan: &ModelPlan) -> ModelEntry {
     ModelEntry { name: plan.name.clone(), materialized: plan.materialized.as_str().to_string(), key: plan.key.clone(), output: plan.output_id() }
 }
 
+/// A model's identity as its plan gives it: every entry, with its
+/// fingerprints and digests, and their compact JSON, but for the Source
+/// nodes' definitions, left empty: those are their sources' text
+/// ([`source_definition`]), which [`model_identity`] writes in. Apart so that
+/// an edit of a source's topic or watermark re-identifies its readers by
+/// splicing a string into each, not by building every entry again.
+#[salsa::tracked(returns(ref), lru = 0)]
+fn plan_identity<'db>(db: &'db dyn Db, name: ModelName<'db>) -> Option<PlanIdentity> {
+    let plan = model_plan(db, name).as_ref()?;
+    let mut holes = Vec::new();
+    let mut nodes_json = String::new();
+    let nodes = plan
+        .nodes
+        .iter()
+        .enumerate()
+        .map(|(i, n)| {
+            let source = match &n.kind {
+                NodeKind::Source(read) => Some(read.source.clone()),
+                _ => None,
+            };
+            let entry = node_entry(&plan.name, n, if source.is_some() { String::new() } else { n.definition.clone() });
+            if i > 0 {
+                nodes_json.push(',');
+            }
+            let start = nodes_json.len();
+            nodes_json.push_str(&serde_json::to_string(&entry).expect("manifests serialize"));
+            if let Some(source) = source {
+                // The key's first occurrence: a `"` inside the string values
+                // before it (id, model, operator, inputs) is escaped.
+                let key = ",\"definition\":";
+                let at = nodes_json[start..].find(&format!("{key}\"\"")).expect("a node entry has a definition") + key.len();
+                holes.push(Hole { node: i, at: start + at, source });
+            }
+            Arc::new(entry)
+        })
+        .collect();
+    // Kept as long as the model (`model_json`): no spare capacity.
+    nodes_json.shrink_to_fit();
+    let slice = ModelSlice { model: model_entry(plan), nodes };
+    let model = serde_json::to_string(&slice.model).expect("manifests serialize");
+    Some(PlanIdentity { slice: Arc::new(slice), json: Arc::new(ModelJson { model, nodes: nodes_json }), holes })
+}
+
+/// See [`plan_identity`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlanIdentity {
+    slice: Arc<ModelSlice>,
+    json: Arc<ModelJson>,
+    /// Each Source node's empty definition, in node order.
+    holes: Vec<Hole>,
+}
+
+/// Where a Source node's definition goes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Hole {
+    /// The node's index in the slice.
+    node: usize,
+    /// The byte offset of the empty string `""` in the nodes' JSON.
+    at: usize,
+    source: String,
+}
+
 /// A model's identity: entries with fingerprints and digests, and their
 /// compact JSON, which the application digest hashes (so an edit
-/// re-serializes only the edited model). One query for both: the JSON
-/// changes exactly when the entries do, and a memo fewer per model is less
-/// for an edit to walk. `lru`: `inspect-plan --json` keeps only the JSON
+/// re-serializes only the edited model): [`plan_identity`] with its
+/// sources' definitions written in. One query for both: the JSON changes
+/// exactly when the entries do, and a memo fewer per model is less for an
+/// edit to walk. `lru`: `inspect-plan --json` keeps only the JSON
 /// ([`model_json`]), so its driver evicts these after each batch.
 #[salsa::tracked(returns(ref), lru = 0)]
 pub fn model_identity<'db>(db: &'db dyn Db, name: ModelName<'db>) -> Option<ModelIdentity> {
-    let plan = model_plan(db, name).as_ref()?;
+    let base = plan_identity(db, name).as_ref()?;
+    if base.holes.is_empty() {
+        return Some(ModelIdentity { slice: base.slice.clone(), json: base.json.clone() });
+    }
     let project = name.project(db);
-    let definition = |n: &PlanNode| match &n.kind {
-        NodeKind::Source(read) => source_definition(db, project, SourceName::new(db, read.source.clone())).as_deref().unwrap_or_default().to_string(),
-        _ => n.definition.clone(),
-    };
-    let slice = ModelSlice { model: model_entry(plan), nodes: plan.nodes.iter().map(|n| node_entry(&plan.name, n, definition(n))).collect() };
-    let model = serde_json::to_string(&slice.model).expect("manifests serialize");
-    let nodes = slice.nodes.iter().map(|n| serde_json::to_string(n).expect("manifests serialize")).collect::<Vec<_>>().join(",");
-    Some(ModelIdentity { slice: Arc::new(slice), json: Arc::new(ModelJson { model, nodes }) })
+    let mut nodes = base.slice.nodes.clone();
+    let mut quoted = Vec::with_capacity(base.holes.len());
+    for hole in &base.holes {
+        let definition = source_definition(db, project, SourceName::new(db, hole.source.clone())).clone().unwrap_or_default();
+        quoted.push(serde_json::to_string(&definition).expect("strings serialize"));
+        let mut entry = NodeEntry::clone(&nodes[hole.node]);
+        entry.definition = definition;
+        nodes[hole.node] = Arc::new(entry);
+    }
+    // Kept as long as the model (`model_json`): sized exactly.
+    let mut json = String::with_capacity(base.json.nodes.len() + quoted.iter().map(|q| q.len() - 2).sum::<usize>());
+    let mut from = 0;
+    for (hole, q) in base.holes.iter().zip(&quoted) {
+        json.push_str(&base.json.nodes[from..hole.at]);
+        json.push_str(q);
+        from = hole.at + 2;
+    }
+    json.push_str(&base.json.nodes[from..]);
+    let slice = ModelSlice { model: base.slice.model.clone(), nodes };
+    Some(ModelIdentity { slice: Arc::new(slice), json: Arc::new(ModelJson { model: base.json.model.clone(), nodes: json }) })
 }
 
 /// Whether [`model_identity`] keeps every model's entries (the default)
-/// or only the last one's, the rest evicted between a compile's batches.
-pub(crate) fn keep_entries(db: &mut dyn Db, keep: bool) {
+/// or only the last one's, the rest evicted between a compile's batches;
+/// and whether [`plan_identity`] is kept (`watch`) or, for a one-shot
+/// command, evicted likewise.
+pub(crate) fn keep_entries(db: &mut dyn Db, keep: bool, one_shot: bool) {
     model_identity::set_lru_capacity(db, if keep { 0 } else { 1 });
+    plan_identity::set_lru_capacity(db, if one_shot { 1 } else { 0 });
 }
 
 /// A model's compact JSON alone, which the application digest and the
@@ -321,7 +404,7 @@ impl AppManifest {
             manifest_version: MANIFEST_VERSION,
             application_digest: self.application_digest.clone(),
             models: self.slices.iter().map(|s| s.model.clone()).collect(),
-            nodes: self.slices.iter().flat_map(|s| s.nodes.iter().cloned()).collect(),
+            nodes: self.slices.iter().flat_map(|s| s.nodes.iter().map(|n| NodeEntry::clone(n))).collect(),
         }
     }
 

@@ -133,6 +133,7 @@ fn logic_edit_keeping_contract() {
         model_plan(a)
         model_reads(a)
         parse_model(a)
+        plan_identity(a)
         segment_model_entries(project)
         slice_segment(project)"#]].assert_eq(&executed);
 }
@@ -165,6 +166,8 @@ fn logic_edit_changing_contract() {
         model_plan(b)
         model_reads(a)
         parse_model(a)
+        plan_identity(a)
+        plan_identity(b)
         segment_model_entries(project)
         slice_segment(project)"#]].assert_eq(&executed);
 }
@@ -196,6 +199,7 @@ fn config_edit_of_another_model() {
         model_identity(c)
         model_json(c)
         model_plan(c)
+        plan_identity(c)
         project_config(project)
         segment_model_entries(project)
         slice_segment(project)"#]].assert_eq(&executed);
@@ -506,6 +510,7 @@ fn adding_a_model_re_runs_one_segment() {
         model_segment_starts ×1
         model_source_file ×2
         parse_model ×1
+        plan_identity ×1
         project_model_diagnostics ×1
         ref_chain ×1
         segment_checks ×1

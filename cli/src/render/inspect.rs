@@ -10,16 +10,40 @@ use streamform::manifest::{ModelSlice, NodeEntry};
 use super::title;
 
 pub fn model_block(slice: &ModelSlice) -> String {
+    model_block_reusing(slice, None).0
+}
+
+/// An earlier block of a model: its slice, its text and where each node's
+/// text starts in it (as [`model_block_reusing`] returns them).
+pub type Rendered<'a> = (&'a ModelSlice, &'a str, &'a [u32]);
+
+/// [`model_block`], and where each node's text starts in it. A node that is
+/// the same entry as in `last` (by pointer) is copied from `last`'s text
+/// rather than rendered: `watch` reprints a model whose Source node alone
+/// changed (a source's watermark) a thousand times over.
+pub fn model_block_reusing(slice: &ModelSlice, last: Option<Rendered<'_>>) -> (String, Vec<u32>) {
     let m = &slice.model;
-    let mut s = String::new();
+    let mut s = String::with_capacity(last.map_or(0, |(_, text, _)| text.len() + 64));
     let _ = writeln!(s, "{}", m.name);
     let _ = writeln!(s, "  materialized={} key=[{}]", m.materialized, m.key.join(", "));
     let _ = writeln!(s, "  output={}", m.output);
-    for n in &slice.nodes {
-        s.push('\n');
-        node_block(&mut s, n);
+    let mut starts = Vec::with_capacity(slice.nodes.len());
+    for (i, n) in slice.nodes.iter().enumerate() {
+        starts.push(s.len() as u32);
+        let same = last.filter(|(old, _, _)| old.nodes.get(i).is_some_and(|o| std::sync::Arc::ptr_eq(o, n)));
+        match same {
+            Some((old, text, at)) => {
+                let end = at.get(i + 1).map_or(text.len(), |&e| e as usize);
+                debug_assert_eq!(at.len(), old.nodes.len());
+                s.push_str(&text[at[i] as usize..end]);
+            }
+            None => {
+                s.push('\n');
+                node_block(&mut s, n);
+            }
+        }
     }
-    s
+    (s, starts)
 }
 
 fn node_block(s: &mut String, n: &NodeEntry) {

@@ -14,13 +14,15 @@ use streamform::{Database, ModelName, Project};
 
 use crate::files::Files;
 use crate::render::diagnostic::{quoted, quotes_same, render_in, SourceLines};
-use crate::render::inspect::model_block;
+use crate::render::inspect::model_block_reusing;
 
 /// A model as last printed.
 #[derive(Clone)]
 pub struct Printed {
     pub slice: Arc<ModelSlice>,
     pub block: Arc<str>,
+    /// Where each node's text starts in `block`.
+    node_starts: Arc<[u32]>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -105,9 +107,10 @@ impl View {
             Some(old) if Arc::ptr_eq(&old.slice, slice) => {}
             Some(old) if *old.slice == **slice => old.slice = slice.clone(),
             old => {
-                let block: Arc<str> = model_block(slice).into();
-                let same_text = old.as_ref().is_some_and(|o| o.block == block);
-                let printed = Printed { slice: slice.clone(), block };
+                let last = old.as_ref().map(|o| (&*o.slice, &*o.block, &*o.node_starts));
+                let (block, node_starts) = model_block_reusing(slice, last);
+                let same_text = old.as_ref().is_some_and(|o| *o.block == *block);
+                let printed = Printed { slice: slice.clone(), block: block.into(), node_starts: node_starts.into() };
                 self.printed.insert(name.to_string(), printed.clone());
                 if !same_text {
                     let is_new = may_be_new && self.names.binary_search_by(|n| n.as_str().cmp(name)).is_err();
@@ -125,10 +128,18 @@ impl View {
         let p = files.project;
         let mut delta = Delta::default();
         let load_errors = all_load_errors(db, p);
+        delta.loaded = load_errors.is_empty();
+        // The blocks first: the check report's walk is shared with the
+        // helper threads once they have hashed the manifest.
+        if delta.loaded {
+            self.update_models(db, p, &mut delta);
+        } else {
+            // The next revision that loads looks at every model again.
+            self.whole = None;
+        }
         // While the project does not load, the last check diagnostics are
         // held like the blocks: fixing the load error then resolves only it.
-        let diags: Option<Vec<Diagnostic>> = if load_errors.is_empty() {
-            delta.loaded = true;
+        let diags: Option<Vec<Diagnostic>> = if delta.loaded {
             let report = &check_report(db, p).diagnostics;
             // Most edits keep the report (thousands of diagnostics in a
             // large project): then only the quotes of touched files can
@@ -143,12 +154,6 @@ impl View {
             Some(load_errors.into_iter().chain(self.checked.iter().cloned()).collect())
         };
         self.shows_checked = delta.loaded;
-        if delta.loaded {
-            self.update_models(db, p, &mut delta);
-        } else {
-            // The next revision that loads looks at every model again.
-            self.whole = None;
-        }
         delta.model_count = self.names.len();
         match diags {
             Some(diags) => self.update_diagnostics(db, files, diags, touched, &mut delta),
