@@ -31,7 +31,7 @@ use std::sync::{mpsc, Arc};
 
 use salsa::Database as _;
 
-use crate::check::{all_load_errors, check_report, model_checks, segment_checks};
+use crate::check::{all_load_errors, check_report, model_checks, segment_checks, whole_project_checks};
 use crate::db::{Database, ModelName, Project};
 use crate::graph::segment_upstream;
 use crate::manifest::{manifest_digest, manifest_models, manifest_segment, manifest_slices, model_identity, model_json, slice_segment, ModelSlice};
@@ -265,6 +265,12 @@ pub fn refresh_then<R>(db: &Database, project: Project, work: Work, then: Option
                         if t == 0 {
                             let _ = manifest_digest(&db, project);
                         }
+                    }
+                    // The report's whole-project checks, which it reads
+                    // after the segments: done here, they overlap the
+                    // other thread's walk of the segments.
+                    if work.checks() && t == 0 {
+                        whole_project_checks(&db, project);
                     }
                     mine().for_each(|s| refresh_segment(&db, project, s, work));
                 })

@@ -241,6 +241,17 @@ pub fn check_report(db: &dyn Db, project: Project) -> CheckReport {
     report
 }
 
+/// The check report's parts over the whole project rather than a segment:
+/// a helper thread of the driver computes them while another walks the
+/// segments, which the report reads first.
+pub(crate) fn whole_project_checks(db: &dyn Db, project: Project) {
+    if all_load_errors(db, project).is_empty() && project_config(db, project).is_ok() {
+        let _ = target_diagnostics(db, project);
+        let _ = project_model_diagnostics(db, project);
+        let _ = unused_sources(db, project);
+    }
+}
+
 /// Sets aside the warnings the project's allow list accepts (the models'
 /// own lists were applied per segment), then, when nothing is an error,
 /// reports the entries that accept nothing (W0325).
@@ -322,7 +333,8 @@ pub struct ConfiguredSinks {
 pub fn configured_sinks(db: &dyn Db, project: Project) -> ConfiguredSinks {
     let Ok(config) = project_config(db, project) else { return ConfiguredSinks::default() };
     let names = project::model_names(db, project);
-    let sinks = || config.models.iter().filter(|m| names.binary_search(&m.name).is_ok()).filter_map(|m| m.sink.as_ref());
+    // A sink first: few models have one, and each lookup compares names.
+    let sinks = || config.models.iter().filter(|m| m.sink.is_some() && names.binary_search(&m.name).is_ok()).filter_map(|m| m.sink.as_ref());
     ConfiguredSinks {
         kafka: config.models.iter().filter(|m| m.sink.as_ref().is_some_and(|s| s.connector == Connector::Kafka)).map(|m| m.name.clone()).collect(),
         kafka_used: sinks().any(|s| s.connector == Connector::Kafka),
