@@ -266,13 +266,13 @@ pub fn refresh_then<R>(db: &Database, project: Project, work: Work, then: Option
                             let _ = manifest_digest(&db, project);
                         }
                     }
+                    mine().for_each(|s| refresh_segment(&db, project, s, work));
                     // The report's whole-project checks, which it reads
-                    // after the segments: done here, they overlap the
-                    // other thread's walk of the segments.
+                    // after the segments, in the other order: the two
+                    // threads share them rather than one waiting.
                     if work.checks() && t == 0 {
                         whole_project_checks(&db, project);
                     }
-                    mine().for_each(|s| refresh_segment(&db, project, s, work));
                 })
             })
             .collect();

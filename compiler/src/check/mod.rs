@@ -241,14 +241,15 @@ pub fn check_report(db: &dyn Db, project: Project) -> CheckReport {
     report
 }
 
-/// The check report's parts over the whole project rather than a segment:
-/// a helper thread of the driver computes them while another walks the
-/// segments, which the report reads first.
+/// The check report's parts over the whole project rather than a segment,
+/// in the reverse of the order the report reads them: a helper thread of
+/// the driver computes them from the last while the report's thread comes
+/// to them from the first.
 pub(crate) fn whole_project_checks(db: &dyn Db, project: Project) {
     if all_load_errors(db, project).is_empty() && project_config(db, project).is_ok() {
-        let _ = target_diagnostics(db, project);
-        let _ = project_model_diagnostics(db, project);
         let _ = unused_sources(db, project);
+        let _ = project_model_diagnostics(db, project);
+        let _ = target_diagnostics(db, project);
     }
 }
 
