@@ -133,6 +133,13 @@ pub trait Db: salsa::Database {
     /// streamform.yml's model entries as last decoded, when kept (see
     /// [`Database::keep_config_entries`]).
     fn config_entries(&self) -> Option<&Mutex<EntryCache>>;
+
+    /// Whether every model's identity memo is kept (`watch`, the language
+    /// server, `inspect-plan`): the manifest then reads a model's JSON from
+    /// it rather than through `model_json`, the copy kept for when the
+    /// identities are evicted. The same value either way, one memo fewer
+    /// per model for an edit to walk.
+    fn identities_kept(&self) -> bool;
 }
 
 /// The database. Optionally records which queries executed, and which
@@ -143,6 +150,7 @@ pub struct Database {
     storage: salsa::Storage<Self>,
     log: Option<Arc<Mutex<QueryLog>>>,
     entries: Arc<OnceLock<Mutex<EntryCache>>>,
+    identities_kept: Arc<std::sync::atomic::AtomicBool>,
 }
 
 #[derive(Default)]
@@ -153,7 +161,7 @@ struct QueryLog {
 
 impl Default for Database {
     fn default() -> Self {
-        Database { storage: salsa::Storage::new(None), log: None, entries: Default::default() }
+        Database { storage: salsa::Storage::new(None), log: None, entries: Default::default(), identities_kept: Default::default() }
     }
 }
 
@@ -168,7 +176,7 @@ impl Database {
             salsa::EventKind::DidValidateMemoizedValue { database_key } => sink.lock().unwrap().validated.push(database_key),
             _ => {}
         };
-        Database { storage: salsa::Storage::new(Some(Box::new(hook))), log: Some(log), entries: Default::default() }
+        Database { storage: salsa::Storage::new(Some(Box::new(hook))), log: Some(log), entries: Default::default(), identities_kept: Default::default() }
     }
 
     /// Keeps streamform.yml's decoded model entries from one decode of it
@@ -177,6 +185,12 @@ impl Database {
     /// across edits. The result is the same either way.
     pub fn keep_config_entries(&self) {
         let _ = self.entries.set(Mutex::default());
+    }
+
+    /// See [`Db::identities_kept`]; set by the driver with the identities'
+    /// LRU capacity.
+    pub(crate) fn set_identities_kept(&self, kept: bool) {
+        self.identities_kept.store(kept, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// `query(key)` for each query executed since the last call.
@@ -208,5 +222,9 @@ impl salsa::Database for Database {}
 impl Db for Database {
     fn config_entries(&self) -> Option<&Mutex<EntryCache>> {
         self.entries.get()
+    }
+
+    fn identities_kept(&self) -> bool {
+        self.identities_kept.load(std::sync::atomic::Ordering::Relaxed)
     }
 }

@@ -19,12 +19,14 @@
 //!   edit (watch) or after [`compile`]: helper threads take the manifest's
 //!   segments (see [`crate::segments`]) from the last one back while this
 //!   thread builds the manifest's models (plan order); then the first
-//!   thread free hashes the manifest (the digest chained from the first
-//!   segment), serial work that a model added or removed redoes from its
-//!   place in plan order on, while the other walks the check report's
-//!   segments. After a file's first edit in a long session salsa
-//!   re-verifies every model's memos; the segments are independent, so
-//!   that work divides.
+//!   helper hashes the manifest (the digest chained from the first
+//!   segment), serial work that an edit redoes from its first changed
+//!   model in plan order on, while this thread walks the check report's
+//!   segments (or, in `watch`, first makes the reprint); the helpers then
+//!   walk the checks' segments from the last one back, and the report's
+//!   whole-project checks. After a file's first edit in a long session
+//!   salsa re-verifies every model's memos; the segments are independent,
+//!   so that work divides.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc};
@@ -34,7 +36,7 @@ use salsa::Database as _;
 use crate::check::{all_load_errors, check_report, model_checks, segment_checks, whole_project_checks};
 use crate::db::{Database, ModelName, Project};
 use crate::graph::segment_upstream;
-use crate::manifest::{manifest_digest, manifest_models, manifest_segment, manifest_slices, model_identity, model_json, slice_segment, ModelSlice};
+use crate::manifest::{json_of, manifest_digest, manifest_models, manifest_segment, manifest_slices, model_identity, slice_segment, ModelSlice};
 use crate::model::{lower_model, model_contract, model_reads, parse_model};
 use crate::project::{model_names, model_segments, model_source_file};
 use crate::sink::sink_checks;
@@ -214,7 +216,7 @@ fn compile_model(db: &Database, project: Project, name: &str, work: Work) -> Mad
     let key = ModelName::new(db, project, name.to_string());
     let _ = model_reads(db, key);
     if work.manifest() {
-        let _ = model_json(db, key);
+        let _ = json_of(db, key);
     }
     if work.checks() {
         // All that `segment_checks` reads of the model, while its plan is

@@ -367,7 +367,8 @@ pub fn model_identity<'db>(db: &'db dyn Db, name: ModelName<'db>) -> Option<Mode
 /// or only the last one's, the rest evicted between a compile's batches;
 /// and whether [`plan_identity`] is kept (`watch`) or, for a one-shot
 /// command, evicted likewise.
-pub(crate) fn keep_entries(db: &mut dyn Db, keep: bool, one_shot: bool) {
+pub(crate) fn keep_entries(db: &mut crate::db::Database, keep: bool, one_shot: bool) {
+    db.set_identities_kept(keep);
     model_identity::set_lru_capacity(db, if keep { 0 } else { 1 });
     plan_identity::set_lru_capacity(db, if one_shot { 1 } else { 0 });
 }
@@ -378,6 +379,16 @@ pub(crate) fn keep_entries(db: &mut dyn Db, keep: bool, one_shot: bool) {
 #[salsa::tracked(returns(ref))]
 pub fn model_json<'db>(db: &'db dyn Db, name: ModelName<'db>) -> Option<Arc<ModelJson>> {
     model_identity(db, name).as_ref().map(|id| id.json.clone())
+}
+
+/// A model's compact JSON, from whichever memo the database keeps
+/// ([`Db::identities_kept`]).
+pub(crate) fn json_of<'db>(db: &'db dyn Db, name: ModelName<'db>) -> Option<Arc<ModelJson>> {
+    if db.identities_kept() {
+        model_identity(db, name).as_ref().map(|id| id.json.clone())
+    } else {
+        model_json(db, name).clone()
+    }
 }
 
 /// See [`model_identity`].
@@ -522,7 +533,7 @@ fn digest_of(slices: &[Arc<ModelSlice>]) -> String {
 /// and an edit elsewhere leaves it valid without walking into it.
 #[salsa::tracked(returns(ref))]
 pub(crate) fn manifest_segment(db: &dyn Db, project: Project, segment: u32) -> Vec<Option<Arc<ModelJson>>> {
-    segment_keys(db, project, segment).iter().map(|&key| model_json(db, key).clone()).collect()
+    segment_keys(db, project, segment).iter().map(|&key| json_of(db, key)).collect()
 }
 
 /// The entries of each model of a segment, as [`manifest_segment`] has
@@ -811,6 +822,33 @@ mod tests {
         models[297].set_text(&mut db).to("SELECT k, v FROM source('o') WHERE v > 297".into());
         models[3].set_text(&mut db).to("SELECT k, v FROM source('o') WHERE v > 3".into());
         assert_eq!(check(&db), first);
+    }
+
+    /// A database that keeps every identity reads the JSON through them,
+    /// one that does not through `model_json`: the same document.
+    #[test]
+    fn either_memo_gives_the_same_document() {
+        let document = |kept: bool| {
+            let db = Database::default();
+            db.set_identities_kept(kept);
+            let config = SourceFile::new(&db, "streamform.yml".into(), "name: t\nversion: 1\n".into());
+            let sources = SourceFile::new(
+                &db,
+                "sources.yml".into(),
+                "sources:\n  o:\n    connector: kafka\n    topic: o\n    schema: {k: int64, v: int32}\n".into(),
+            );
+            let models = vec![
+                SourceFile::new(&db, "models/a.sql".into(), "SELECT k, v FROM source('o') WHERE v > 0".into()),
+                SourceFile::new(&db, "models/b.sql".into(), "SELECT k, v FROM ref('a')".into()),
+            ];
+            let project = Project::new(&db, ".".into(), Some(config), Some(sources), models, Vec::new());
+            let mut printed = Vec::new();
+            manifest_document(&db, project).unwrap().write_pretty(&mut printed).unwrap();
+            String::from_utf8(printed).unwrap()
+        };
+        let through_json = document(false);
+        assert_eq!(through_json, document(true));
+        assert!(through_json.contains("\"definition\": \"o (kafka o)\""), "{through_json}");
     }
 
     #[test]

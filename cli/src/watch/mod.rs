@@ -129,13 +129,15 @@ impl Session {
     }
 }
 
-fn emit(opts: &Options, step: &Step, initial: bool) {
+/// `buf`: the text output's buffer, kept across revisions.
+fn emit(opts: &Options, step: &Step, initial: bool, buf: &mut String) {
     let mut r = step.revision(initial);
     r.blocks = !initial || !(opts.quiet || step.delta.model_count > STARTUP_BLOCKS_MAX);
     if opts.json {
         print(&render::json_event(&r));
     } else {
-        print_text(&render::text(&r));
+        render::text_into(&r, buf);
+        print_text(buf);
     }
 }
 
@@ -158,7 +160,8 @@ pub fn run(project: &str, opts: Options) -> u8 {
     let db = if trace { Database::with_execution_log() } else { Database::default() };
     let mut session = Session::new(db, project, opts.test);
     let first = session.initial();
-    emit(&opts, &first, true);
+    let mut buf = String::new();
+    emit(&opts, &first, true, &mut buf);
     session.tidy();
     if trace {
         trace_executed(&session.db);
@@ -175,7 +178,7 @@ pub fn run(project: &str, opts: Options) -> u8 {
             return 1;
         };
         if let Some(step) = session.step(&batch) {
-            emit(&opts, &step, false);
+            emit(&opts, &step, false, &mut buf);
             session.tidy();
         }
         if trace {
