@@ -824,6 +824,22 @@ mod tests {
         assert_eq!(check(&db), first);
     }
 
+    /// Three models over one source, `b` reading `a`.
+    fn small_project(db: &Database) -> Project {
+        let config = SourceFile::new(db, "streamform.yml".into(), "name: t\nversion: 1\n".into());
+        let sources = SourceFile::new(
+            db,
+            "sources.yml".into(),
+            "sources:\n  o:\n    connector: kafka\n    topic: o\n    schema: {k: int64, v: int32}\n".into(),
+        );
+        let models = vec![
+            SourceFile::new(db, "models/a.sql".into(), "SELECT k, v FROM source('o') WHERE v > 0".into()),
+            SourceFile::new(db, "models/b.sql".into(), "SELECT k, v FROM ref('a')".into()),
+            SourceFile::new(db, "models/c.sql".into(), "SELECT * FROM source('o')".into()),
+        ];
+        Project::new(db, ".".into(), Some(config), Some(sources), models, Vec::new())
+    }
+
     /// A database that keeps every identity reads the JSON through them,
     /// one that does not through `model_json`: the same document.
     #[test]
@@ -831,17 +847,7 @@ mod tests {
         let document = |kept: bool| {
             let db = Database::default();
             db.set_identities_kept(kept);
-            let config = SourceFile::new(&db, "streamform.yml".into(), "name: t\nversion: 1\n".into());
-            let sources = SourceFile::new(
-                &db,
-                "sources.yml".into(),
-                "sources:\n  o:\n    connector: kafka\n    topic: o\n    schema: {k: int64, v: int32}\n".into(),
-            );
-            let models = vec![
-                SourceFile::new(&db, "models/a.sql".into(), "SELECT k, v FROM source('o') WHERE v > 0".into()),
-                SourceFile::new(&db, "models/b.sql".into(), "SELECT k, v FROM ref('a')".into()),
-            ];
-            let project = Project::new(&db, ".".into(), Some(config), Some(sources), models, Vec::new());
+            let project = small_project(&db);
             let mut printed = Vec::new();
             manifest_document(&db, project).unwrap().write_pretty(&mut printed).unwrap();
             String::from_utf8(printed).unwrap()
@@ -854,18 +860,7 @@ mod tests {
     #[test]
     fn small_manifest_hashes_like_the_whole_document() {
         let db = Database::default();
-        let config = SourceFile::new(&db, "streamform.yml".into(), "name: t\nversion: 1\n".into());
-        let sources = SourceFile::new(
-            &db,
-            "sources.yml".into(),
-            "sources:\n  o:\n    connector: kafka\n    topic: o\n    schema: {k: int64, v: int32}\n".into(),
-        );
-        let models = vec![
-            SourceFile::new(&db, "models/a.sql".into(), "SELECT k, v FROM source('o') WHERE v > 0".into()),
-            SourceFile::new(&db, "models/b.sql".into(), "SELECT k, v FROM ref('a')".into()),
-            SourceFile::new(&db, "models/c.sql".into(), "SELECT * FROM source('o')".into()),
-        ];
-        let project = Project::new(&db, ".".into(), Some(config), Some(sources), models, Vec::new());
+        let project = small_project(&db);
         let m = manifest(&db, project).as_ref().unwrap();
         assert_eq!(m.application_digest, digest_of(&m.slices));
         assert_eq!(m.application_digest, application_digest(&m.to_manifest()));
