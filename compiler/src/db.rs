@@ -134,9 +134,9 @@ pub trait Db: salsa::Database {
     /// [`Database::keep_config_entries`]).
     fn config_entries(&self) -> Option<&Mutex<EntryCache>>;
 
-    /// Whether every model's identity memo is kept (`watch`, the language
-    /// server, `inspect-plan`): the manifest then reads a model's JSON from
-    /// it rather than through `model_json`, the copy kept for when the
+    /// Whether the driver's compile keeps every model's identity memo
+    /// (`watch`, `inspect-plan`): the manifest then reads a model's JSON
+    /// from it rather than through `model_json`, the copy kept for when the
     /// identities are evicted. The same value either way, one memo fewer
     /// per model for an edit to walk.
     fn identities_kept(&self) -> bool;
