@@ -134,8 +134,8 @@ pub trait Db: salsa::Database {
     /// [`Database::keep_config_entries`]).
     fn config_entries(&self) -> Option<&Mutex<EntryCache>>;
 
-    /// Whether the driver's compile keeps every model's identity memo
-    /// (`watch`, `inspect-plan`): the manifest then reads a model's JSON
+    /// Whether every model's identity memo is kept (`watch`, the language
+    /// server, `inspect-plan`): the manifest then reads a model's JSON
     /// from it rather than through `model_json`, the copy kept for when the
     /// identities are evicted. The same value either way, one memo fewer
     /// per model for an edit to walk.
@@ -187,9 +187,10 @@ impl Database {
         let _ = self.entries.set(Mutex::default());
     }
 
-    /// See [`Db::identities_kept`]; set by the driver with the identities'
-    /// LRU capacity.
-    pub(crate) fn set_identities_kept(&self, kept: bool) {
+    /// See [`Db::identities_kept`]: set by the driver's compile with the
+    /// identities' LRU capacity, and by a front end whose database lives
+    /// across edits and never evicts them.
+    pub fn set_identities_kept(&self, kept: bool) {
         self.identities_kept.store(kept, std::sync::atomic::Ordering::Relaxed);
     }
 

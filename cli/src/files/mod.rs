@@ -80,9 +80,11 @@ impl Files {
     /// Scans the project directory into new inputs, for a database that
     /// lives across edits (`watch`, the language server): each model name
     /// also gets its own input (see [`keep_model_slots`]), and the database
-    /// keeps `streamform.yml`'s decoded entries between edits.
+    /// keeps `streamform.yml`'s decoded entries between edits, and every
+    /// model's identity (never evicted there), which the manifest then reads.
     pub fn load_live(db: &Database, root: &str) -> Files {
         db.keep_config_entries();
+        db.set_identities_kept(true);
         let files = Files::load(db, root);
         keep_model_slots(db, files.project, Durability::HIGH);
         files
