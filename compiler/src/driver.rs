@@ -39,7 +39,6 @@ use crate::graph::segment_upstream;
 use crate::manifest::{json_of, manifest_digest, manifest_models, manifest_segment, manifest_slices, model_identity, slice_segment, ModelSlice};
 use crate::model::{lower_model, model_contract, model_reads, parse_model};
 use crate::project::{model_names, model_segments, model_source_file};
-use crate::sink::sink_checks;
 
 /// What a whole-project compile brings up to date. Every kind includes
 /// every model's reads and the dependency graph. `Checks`, `Manifest` and `ManifestJson`
@@ -222,7 +221,6 @@ fn compile_model(db: &Database, project: Project, name: &str, work: Work) -> Mad
         // All that `segment_checks` reads of the model, while its plan is
         // at hand.
         let _ = model_checks(db, key);
-        let _ = sink_checks(db, key);
     }
     if work != Work::All {
         // What a later batch's readers see of the model, while its plan is

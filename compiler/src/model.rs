@@ -96,7 +96,7 @@ fn read_call(name: &sql::ObjectName, args: &[sql::FunctionArg], f: &mut dyn FnMu
 
 #[salsa::tracked(returns(ref))]
 pub fn model_reads<'db>(db: &'db dyn Db, name: ModelName<'db>) -> Reads {
-    let Some(file) = *project::model_source_file(db, name) else { return Reads::default() };
+    let Some(file) = project::model_source_file(db, name) else { return Reads::default() };
     let Ok(q) = parse_model(db, file) else { return Reads::default() };
     let mut r = Reads { parsed: true, ..Reads::default() };
     walk_query(q, &mut |is_source, n, _| {
@@ -127,7 +127,7 @@ pub(crate) fn read_models<'db>(db: &'db dyn Db, name: ModelName<'db>) -> impl Do
 /// all do, has no memo more for an edit to walk.
 pub fn named_reads<'db>(db: &'db dyn Db, name: ModelName<'db>) -> &'db Reads {
     let reads = model_reads(db, name);
-    match *project::model_source_file(db, name) {
+    match project::model_source_file(db, name) {
         Some(file) if !reads.parsed => scanned_reads(db, file),
         _ => reads,
     }
@@ -150,12 +150,7 @@ fn per_ref<R>(f: impl FnOnce() -> R) -> R {
 }
 
 /// Where a model stands in the graph of ref()s: whether following them
-/// reaches a cycle, and the longest chain below it. One query for both, as
-/// every model asks both (one memo fewer per model for an edit to walk).
-/// Each model asks its reads, so a project is walked once, not once per
-/// model (a chain of n models walked n times took cubic time). A model on a
-/// cycle meets its own query again: salsa then gives every query of the
-/// cycle [`on_the_cycle`].
+/// reaches a cycle, and the longest chain below it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct RefChain {
     pub reaches_cycle: bool,
@@ -165,21 +160,49 @@ pub struct RefChain {
     pub depth: u32,
 }
 
-#[salsa::tracked(returns(copy), cycle_result = on_the_cycle)]
-pub fn ref_chain<'db>(db: &'db dyn Db, name: ModelName<'db>) -> RefChain {
+/// What a model finds by following its ref()s: its [`RefChain`], and the
+/// sources upstream of it, directly or through ref(), in the order a
+/// depth-first walk meets them (its own, then each read model's in turn).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct RefWalk {
+    pub chain: RefChain,
+    pub sources: Vec<String>,
+}
+
+/// One query for both halves of [`RefWalk`], as every model asks both:
+/// one memo fewer per model for an edit that re-verifies every model to
+/// walk. Each model asks its reads, so a project is walked once, not once
+/// per model (a chain of n models walked n times took cubic time). A model
+/// on a cycle meets its own query again: salsa then gives every query of
+/// the cycle [`on_the_cycle`].
+#[salsa::tracked(returns(ref), cycle_result = on_the_cycle)]
+pub fn ref_walk<'db>(db: &'db dyn Db, name: ModelName<'db>) -> RefWalk {
     per_ref(|| {
         let mut chain = RefChain { reaches_cycle: false, depth: 0 };
+        let mut sources = model_reads(db, name).sources.clone();
         for r in read_models(db, name) {
-            let below = ref_chain(db, r);
-            chain.reaches_cycle |= below.reaches_cycle;
-            chain.depth = chain.depth.max(below.depth.saturating_add(1));
+            let below = ref_walk(db, r);
+            chain.reaches_cycle |= below.chain.reaches_cycle;
+            chain.depth = chain.depth.max(below.chain.depth.saturating_add(1));
+            for s in &below.sources {
+                if !sources.contains(s) {
+                    sources.push(s.clone());
+                }
+            }
         }
-        chain
+        RefWalk { chain, sources }
     })
 }
 
-fn on_the_cycle(_db: &dyn Db, _id: salsa::Id, _name: ModelName<'_>) -> RefChain {
-    RefChain { reaches_cycle: true, depth: 0 }
+/// The models of a cycle: depth 0, and their sources by walking every
+/// model upstream.
+fn on_the_cycle(db: &dyn Db, _id: salsa::Id, name: ModelName<'_>) -> RefWalk {
+    RefWalk { chain: RefChain { reaches_cycle: true, depth: 0 }, sources: upstream_sources_walked(db, name) }
+}
+
+/// A model's [`RefChain`].
+pub fn ref_chain(db: &dyn Db, name: ModelName<'_>) -> RefChain {
+    ref_walk(db, name).chain
 }
 
 /// True when following ref()s from this model reaches a cycle.
@@ -299,7 +322,7 @@ pub fn lower_model<'db>(db: &'db dyn Db, name: ModelName<'db>) -> Lowered {
 fn lower(db: &dyn Db, name: ModelName<'_>) -> Lowered {
     let project = name.project(db);
     let n = name.text(db);
-    let Some(file) = *project::model_source_file(db, name) else { return Lowered { plan: None, error: None, more: Vec::new(), aggregate_keys: None } };
+    let Some(file) = project::model_source_file(db, name) else { return Lowered { plan: None, error: None, more: Vec::new(), aggregate_keys: None } };
     let path = file.path(db).clone();
     let query = match parse_model(db, file) {
         Ok(q) => q,
@@ -368,14 +391,14 @@ pub fn after_batch(db: &mut dyn Db, one_shot: bool) {
     let (trees, plans) = if one_shot { (1, 1) } else { (TREES_KEPT, 0) };
     parse_model::set_lru_capacity(db, trees);
     lower_model::set_lru_capacity(db, plans);
-    model_plan::set_lru_capacity(db, plans);
 }
 
-/// The plan of a model, span-free: a whitespace edit re-runs parsing and
-/// lowering, but this compares equal and stops invalidation here.
-#[salsa::tracked(returns(ref), lru = 0)]
-pub fn model_plan<'db>(db: &'db dyn Db, name: ModelName<'db>) -> Option<Arc<ModelPlan>> {
-    lower_model(db, name).plan.clone()
+/// The plan of a model, span-free. Not a query of its own: a model's
+/// lowering compares equal after a whitespace edit unless the model has
+/// diagnostics (their spans move), and a memo per model is more for an
+/// edit that re-verifies every model to walk.
+pub fn model_plan<'db>(db: &'db dyn Db, name: ModelName<'db>) -> &'db Option<Arc<ModelPlan>> {
+    &lower_model(db, name).plan
 }
 
 /// What readers of a model see: its Sink's schema, changelog, boundedness
@@ -398,29 +421,13 @@ fn upstream_modified(db: &dyn Db, project: Project, id: &str) -> crate::plan::mo
     model_contract(db, ModelName::new(db, project, name.to_string())).as_ref()?.modified.clone()
 }
 
-/// The sources upstream of a model, directly or through ref(), in the order
-/// a depth-first walk meets them: its own, then each read model's in turn.
-/// Built from the reads' answers, so a project is walked once; the models
-/// of a cycle walk it themselves ([`upstream_sources_walked`]).
-#[salsa::tracked(returns(ref), cycle_result = upstream_sources_walked)]
-pub fn upstream_sources<'db>(db: &'db dyn Db, name: ModelName<'db>) -> Vec<String> {
-    per_ref(|| upstream_sources_merged(db, name))
-}
-
-fn upstream_sources_merged(db: &dyn Db, name: ModelName<'_>) -> Vec<String> {
-    let mut out = model_reads(db, name).sources.clone();
-    for r in read_models(db, name) {
-        for s in upstream_sources(db, r) {
-            if !out.contains(s) {
-                out.push(s.clone());
-            }
-        }
-    }
-    out
+/// The sources upstream of a model (see [`RefWalk::sources`]).
+pub fn upstream_sources<'db>(db: &'db dyn Db, name: ModelName<'db>) -> &'db Vec<String> {
+    &ref_walk(db, name).sources
 }
 
 /// [`upstream_sources`] by walking every model upstream.
-fn upstream_sources_walked(db: &dyn Db, _id: salsa::Id, name: ModelName<'_>) -> Vec<String> {
+fn upstream_sources_walked(db: &dyn Db, name: ModelName<'_>) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let mut seen = HashSet::new();
     let mut stack = vec![name];

@@ -25,9 +25,9 @@ use crate::types::DataType;
 /// output lacks, at the `key:` entry), E0320 (a column type
 /// with no Flink SQL type, at the expression that makes it), E0322 (a
 /// keyless upsert written to Kafka in a format other than json). Errors
-/// first, in that order.
-#[salsa::tracked(returns(ref))]
-pub fn sink_checks<'db>(db: &'db dyn Db, name: ModelName<'db>) -> Vec<Diagnostic> {
+/// first, in that order. Memoized as part of the model's checks
+/// ([`crate::check::models::ModelChecks::sink`]), which callers read.
+pub(crate) fn sink_checks<'db>(db: &'db dyn Db, name: ModelName<'db>) -> Vec<Diagnostic> {
     let project = name.project(db);
     let Some(plan) = model_plan(db, name).as_ref() else { return Vec::new() };
     let n = &plan.name;

@@ -130,7 +130,6 @@ fn logic_edit_keeping_contract() {
         model_contract(a)
         model_identity(a)
         model_json(a)
-        model_plan(a)
         model_reads(a)
         parse_model(a)
         plan_identity(a)
@@ -162,8 +161,6 @@ fn logic_edit_changing_contract() {
         model_identity(b)
         model_json(a)
         model_json(b)
-        model_plan(a)
-        model_plan(b)
         model_reads(a)
         parse_model(a)
         plan_identity(a)
@@ -198,7 +195,6 @@ fn config_edit_of_another_model() {
         model_entry(c)
         model_identity(c)
         model_json(c)
-        model_plan(c)
         plan_identity(c)
         project_config(project)
         segment_model_entries(project)
@@ -482,10 +478,10 @@ fn adding_a_model_re_runs_one_segment() {
     let executed = f.executed();
     // Of other models, only their file lookups' buckets (which come out
     // equal), and the lookup of the one model that shares the new one's bucket.
-    assert_eq!(per_model_queries_of_others(&executed), ["model_source_file(m205)"], "{executed}");
+    assert_eq!(per_model_queries_of_others(&executed), ["unslotted_model_file(m205)"], "{executed}");
     expect![[r#"
         check_report ×1
-        configured_sinks ×1
+        configured_models_exist ×1
         dependency_graph ×1
         digest_head ×1
         digest_through ×4
@@ -505,14 +501,12 @@ fn adding_a_model_re_runs_one_segment() {
         model_index ×1
         model_json ×1
         model_names ×1
-        model_plan ×1
         model_reads ×1
         model_segment_starts ×1
-        model_source_file ×2
         parse_model ×1
         plan_identity ×1
         project_model_diagnostics ×1
-        ref_chain ×1
+        ref_walk ×1
         segment_checks ×1
         segment_checks_unplaced ×1
         segment_entry_starts ×1
@@ -520,10 +514,9 @@ fn adding_a_model_re_runs_one_segment() {
         segment_model_entries ×1
         segment_models ×5
         segment_upstream ×1
-        sink_checks ×1
         slice_segment ×1
-        unused_sources ×1
-        upstream_sources ×1"#]].assert_eq(&executions(&executed));
+        unslotted_model_file ×2
+        unused_sources ×1"#]].assert_eq(&executions(&executed));
 }
 
 /// Removing a model is the same: its segment, and the model list's queries.
@@ -537,10 +530,10 @@ fn removing_a_model_re_runs_one_segment() {
     let m = check_and_manifest(&f);
     assert_eq!(m.models.len(), 399);
     let executed = f.executed();
-    assert_eq!(per_model_queries_of_others(&executed), ["model_source_file(m359)"], "{executed}");
+    assert_eq!(per_model_queries_of_others(&executed), ["unslotted_model_file(m359)"], "{executed}");
     expect![[r#"
         check_report ×1
-        configured_sinks ×1
+        configured_models_exist ×1
         dependency_graph ×1
         digest_head ×1
         digest_through ×4
@@ -556,7 +549,6 @@ fn removing_a_model_re_runs_one_segment() {
         model_index ×1
         model_names ×1
         model_segment_starts ×1
-        model_source_file ×1
         project_model_diagnostics ×1
         segment_checks ×1
         segment_checks_unplaced ×1
@@ -566,6 +558,7 @@ fn removing_a_model_re_runs_one_segment() {
         segment_models ×5
         segment_upstream ×1
         slice_segment ×1
+        unslotted_model_file ×1
         unused_sources ×1"#]].assert_eq(&executions(&executed));
 }
 

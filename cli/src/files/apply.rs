@@ -155,7 +155,7 @@ impl Files {
         self.unreadable.remove(&p);
         let Some(e) = self.entries.get_mut(&p) else {
             let file = new_input(db, p.clone(), text, edited_durability(&p));
-            self.entries.insert(p.clone(), Entry { file, present: true });
+            self.entries.insert(p.clone(), Entry::new(&p, file));
             changes.push(FileChange { path: p, kind: ChangeKind::Added });
             return true;
         };

@@ -61,6 +61,15 @@ pub use scan::scan;
 struct Entry {
     file: SourceFile,
     present: bool,
+    /// [`classify_path`] of its path, which `sync_project` asks of every
+    /// entry on each structural change.
+    kind: Option<FileKind>,
+}
+
+impl Entry {
+    fn new(path: &str, file: SourceFile) -> Entry {
+        Entry { file, present: true, kind: classify_path(path) }
+    }
 }
 
 pub struct Files {
@@ -96,7 +105,8 @@ impl Files {
         let mut entries = BTreeMap::new();
         let mut mk = |(path, text): (String, String)| {
             let file = new_input(db, path.clone(), text, initial_durability(&path));
-            entries.insert(path, Entry { file, present: true });
+            let entry = Entry::new(&path, file);
+            entries.insert(path, entry);
             file
         };
         let config = s.config.map(&mut mk);
@@ -138,7 +148,7 @@ impl Files {
     fn sync_project(&self, db: &mut Database) {
         let present = |path: &str| self.entries.get(path).filter(|e| e.present).map(|e| e.file);
         let list = |kind: FileKind| -> Vec<SourceFile> {
-            self.entries.iter().filter(|(p, e)| e.present && classify_path(p) == Some(kind)).map(|(_, e)| e.file).collect()
+            self.entries.values().filter(|e| e.present && e.kind == Some(kind)).map(|e| e.file).collect()
         };
         let p = self.project;
         let config = present(CONFIG_FILE);

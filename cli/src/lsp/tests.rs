@@ -54,11 +54,9 @@ fn a_keystroke_rechecks_only_its_model() {
         lower_model(a)
         model_checks(a)
         model_contract(a)
-        model_plan(a)
         model_reads(a)
         parse_model(a)
-        sink_checks(project)
-        sink_nullable_key(project)"#]]
+        sink_nullable_key(a)"#]]
     .assert_eq(&executed);
 
     // The same text again sets nothing and runs nothing.

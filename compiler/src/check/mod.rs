@@ -12,7 +12,7 @@ pub mod fixtures;
 pub mod models;
 pub mod sources;
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 
 use crate::config::{Connector, ProjectConfig};
 use crate::db::{Db, ModelName, Project, SourceFile, SourceName};
@@ -20,7 +20,6 @@ use crate::diagnostic::{did_you_mean, Diagnostic, Severity, Span};
 use crate::backend::flink::script::job_ttl;
 use crate::graph::dependency_graph;
 use crate::plan::node::Retention;
-use crate::sink::sink_checks;
 use crate::model::{model_plan, upstream_sources};
 use crate::project::{self, model_file, project_config, sources_config, CONFIG_FILE, SOURCES_FILE};
 
@@ -134,7 +133,7 @@ fn segment_checks_unplaced(db: &dyn Db, project: Project, segment: u32) -> Unpla
         own(&mut out.window, &c.window);
         own(&mut out.planning, &c.planning);
         own(&mut out.planning, &c.hints);
-        own(&mut out.planning, sink_checks(db, key));
+        own(&mut out.planning, &c.sink);
         own(&mut out.key_order, &c.key_order);
         let after = out.counts();
         owners.push(std::array::from_fn(|i| after[i] - before[i]));
@@ -333,9 +332,8 @@ pub struct ConfiguredSinks {
 #[salsa::tracked(returns(ref))]
 pub fn configured_sinks(db: &dyn Db, project: Project) -> ConfiguredSinks {
     let Ok(config) = project_config(db, project) else { return ConfiguredSinks::default() };
-    let names = project::model_names(db, project);
-    // A sink first: few models have one, and each lookup compares names.
-    let sinks = || config.models.iter().filter(|m| m.sink.is_some() && names.binary_search(&m.name).is_ok()).filter_map(|m| m.sink.as_ref());
+    let exists = project::configured_models_exist(db, project);
+    let sinks = || config.models.iter().zip(exists).filter(|(_, e)| **e).filter_map(|(m, _)| m.sink.as_ref());
     ConfiguredSinks {
         kafka: config.models.iter().filter(|m| m.sink.as_ref().is_some_and(|s| s.connector == Connector::Kafka)).map(|m| m.name.clone()).collect(),
         kafka_used: sinks().any(|s| s.connector == Connector::Kafka),
@@ -378,44 +376,48 @@ pub fn project_model_diagnostics(db: &dyn Db, project: Project) -> Vec<Diagnosti
     let names = project::model_names(db, project);
     let sources = project::source_names(db, project);
     let mut out = Vec::new();
-    // Sets: a project has thousands of models and hundreds of sources, and
-    // each configured model is looked up several times.
-    let name_set: HashSet<&str> = names.iter().map(String::as_str).collect();
-    for (m, start) in config.models_placed() {
-        if !name_set.contains(m.name.as_str()) {
-            let mut d = Diagnostic::error(Code::ConfiguredModelWithoutSql, format!("streamform.yml configures model `{}`, but there is no models/{}.sql", m.name, m.name)).at(CONFIG_FILE, Some(start.with_len(m.name.len())));
-            d.help = Some(match did_you_mean(&m.name, names.iter().map(String::as_str)) {
-                Some(s) => format!("did you mean `{s}`? configuration applies to the model whose file stem matches"),
-                None => format!("create models/{}.sql, or remove the entry", m.name),
-            });
-            out.push(d);
-        }
+    let is_model = |n: &str| names.binary_search_by(|m| m.as_str().cmp(n)).is_ok();
+    let configured = project::configured_models_exist(db, project);
+    let mut sorted_sources: Vec<&str> = sources.iter().map(String::as_str).collect();
+    sorted_sources.sort_unstable();
+    sorted_sources.dedup();
+    let is_source = |n: &str| sorted_sources.binary_search(&n).is_ok();
+    for ((m, start), _) in config.models_placed().zip(configured).filter(|(_, e)| !**e) {
+        let mut d = Diagnostic::error(Code::ConfiguredModelWithoutSql, format!("streamform.yml configures model `{}`, but there is no models/{}.sql", m.name, m.name)).at(CONFIG_FILE, Some(start.with_len(m.name.len())));
+        d.help = Some(match did_you_mean(&m.name, names.iter().map(String::as_str)) {
+            Some(s) => format!("did you mean `{s}`? configuration applies to the model whose file stem matches"),
+            None => format!("create models/{}.sql, or remove the entry", m.name),
+        });
+        out.push(d);
     }
-    let source_set: HashSet<&str> = sources.iter().map(String::as_str).collect();
-    for n in names {
-        if source_set.contains(n.as_str()) {
-            let path = model_file(db, project, n).map(|f| f.path(db).clone()).unwrap_or_default();
-            out.push(
-                Diagnostic::error(Code::ModelNamedLikeSource, format!("`{n}` is both a source in sources.yml and a model ({path})"))
-                    .at(path, None)
-                    .help("rename one of them: source() and ref() share one namespace"),
-            );
-        }
+    // In name order, as the sources are (sorted above).
+    for n in sorted_sources.iter().filter(|s| is_model(s)) {
+        let path = model_file(db, project, n).map(|f| f.path(db).clone()).unwrap_or_default();
+        out.push(
+            Diagnostic::error(Code::ModelNamedLikeSource, format!("`{n}` is both a source in sources.yml and a model ({path})"))
+                .at(path, None)
+                .help("rename one of them: source() and ref() share one namespace"),
+        );
     }
-    sink_collisions(config, &name_set, &source_set, &mut out);
+    // The models a sink's table name (`sink_<model>`) can collide with.
+    let sink_named = &names[names.partition_point(|n| n.as_str() < "sink_")..names.partition_point(|n| n.as_str() < "sink`")];
+    let is_sink_named_model = |n: &str| sink_named.binary_search_by(|m| m.as_str().cmp(n)).is_ok();
+    sink_collisions(config, configured, &is_sink_named_model, &is_source, &mut out);
     out.extend(crate::delivery::sink_delivery_diagnostics(config));
     out
 }
 
-fn sink_collisions(config: &ProjectConfig, names: &HashSet<&str>, sources: &HashSet<&str>, out: &mut Vec<Diagnostic>) {
+/// `configured`: whether each configured model exists; `is_model`, whether
+/// a model of a name that starts with `sink_` exists.
+fn sink_collisions(config: &ProjectConfig, configured: &[bool], is_model: &dyn Fn(&str) -> bool, is_source: &dyn Fn(&str) -> bool, out: &mut Vec<Diagnostic>) {
     let mut written: BTreeMap<(Connector, String), &str> = BTreeMap::new();
-    for (m, start) in config.models_placed().filter(|(m, _)| names.contains(m.name.as_str())) {
+    for ((m, start), _) in config.models_placed().zip(configured).filter(|(_, e)| **e) {
         let Some(sink) = &m.sink else { continue };
         let at = Some(sink.span.placed_at(start));
         let table = format!("sink_{}", m.name);
-        let clash = if names.contains(table.as_str()) {
+        let clash = if is_model(table.as_str()) {
             Some(format!("the model `{table}`"))
-        } else if sources.contains(table.as_str()) {
+        } else if is_source(table.as_str()) {
             Some(format!("the source `{table}`"))
         } else {
             None

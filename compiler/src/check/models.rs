@@ -36,6 +36,10 @@ pub struct ModelChecks {
     pub rank_retentions: Vec<Retention>,
     /// The `nodes:` hints' (`upgrade::hints`).
     pub hints: Vec<Diagnostic>,
+    /// What the model's sink cannot take ([`crate::sink::sink_checks`]):
+    /// kept here rather than in a query of its own, one memo fewer per
+    /// model for an edit that re-verifies every model to walk.
+    pub sink: Vec<Diagnostic>,
 }
 
 /// What a model's checks read of a source upstream of it. Not its
@@ -114,8 +118,8 @@ fn upstream_configs<'db>(db: &'db dyn Db, name: ModelName<'db>) -> Vec<&'db Upst
 pub fn model_checks<'db>(db: &'db dyn Db, name: ModelName<'db>) -> ModelChecks {
     let project = name.project(db);
     let n = name.text(db).clone();
-    let mut out = ModelChecks { hints: crate::upgrade::hints::hint_diagnostics(db, name), ..ModelChecks::default() };
-    let Some(file) = *project::model_source_file(db, name) else { return out };
+    let mut out = ModelChecks { hints: crate::upgrade::hints::hint_diagnostics(db, name), sink: crate::sink::sink_checks(db, name), ..ModelChecks::default() };
+    let Some(file) = project::model_source_file(db, name) else { return out };
     let c: &ModelConfig = model_entry(db, name);
     let upstream = upstream_configs(db, name);
     let has_clock = upstream.iter().any(|s| s.clock.is_some());

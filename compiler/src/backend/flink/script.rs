@@ -17,7 +17,7 @@ use crate::graph::dependency_graph;
 use crate::model::{model_contract, model_plan, model_reads};
 use crate::plan::node::{Column, ModelPlan, NodeKind, Retention};
 use crate::project::{model_config, model_entry, model_entry_start, project_config, source_config, CONFIG_FILE};
-use crate::sink::{sink_checks, sink_nullable_key};
+use crate::sink::sink_nullable_key;
 use crate::source::{applied_contracts, event_time};
 use crate::target::{resolved_target, Secret, TargetName};
 use crate::diagnostic::Code;
@@ -276,7 +276,7 @@ impl Parts {
                 // The refusals are `check`'s too (crate::sink), so a project
                 // that checks never meets them here.
                 let at = model_entry_start(db, name);
-                let checks: Vec<Diagnostic> = sink_checks(db, name).iter().map(|d| d.clone().placed(CONFIG_FILE, at)).collect();
+                let checks: Vec<Diagnostic> = crate::sink::sink_checks(db, name).iter().map(|d| d.clone().placed(CONFIG_FILE, at)).collect();
                 self.errors.extend(checks.iter().filter(|d| d.is_error()).map(|d| d.message.clone()));
                 let eo = project_config(db, project).as_ref().ok().and_then(|c| delivery::exactly_once(c, t, &p.name, sc));
                 self.body.push(sink_ddl(&p.name, sc, p.materialized, &p.key, &sink.schema, t, eo.as_ref()));
