@@ -30,9 +30,11 @@ const SETTLE: Duration = Duration::from_millis(4);
 
 /// A burst whose files are all finished but some went away ends after this
 /// long: an editor that moves the old file aside before writing the new one
-/// (a backup rename, a safe write) does so within a millisecond, and a
-/// removal has nothing more to wait for.
-const GONE_SETTLE: Duration = Duration::from_millis(10);
+/// (a backup rename, a safe write) creates it with its next system call,
+/// well within a millisecond, and a removal has nothing more to wait for.
+/// Were an editor held up past it, the removal would be reprinted and then
+/// the new file: the same final state, one revision more.
+const GONE_SETTLE: Duration = Duration::from_millis(5);
 
 /// What a burst did to one path, as far as knowing it is finished goes.
 #[derive(Clone, Copy, PartialEq)]

@@ -12,7 +12,7 @@ pub mod fixtures;
 pub mod models;
 pub mod sources;
 
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 
 use crate::config::{Connector, ProjectConfig};
 use crate::db::{Db, ModelName, Project, SourceFile, SourceName};
@@ -410,11 +410,17 @@ pub fn project_model_diagnostics(db: &dyn Db, project: Project) -> Vec<Diagnosti
 /// `configured`: whether each configured model exists; `is_model`, whether
 /// a model of a name that starts with `sink_` exists.
 fn sink_collisions(config: &ProjectConfig, configured: &[bool], is_model: &dyn Fn(&str) -> bool, is_source: &dyn Fn(&str) -> bool, out: &mut Vec<Diagnostic>) {
-    let mut written: BTreeMap<(Connector, String), &str> = BTreeMap::new();
+    // Looked up, never iterated: hashing thousands of sinks' destinations
+    // costs less than a tree's comparisons (this re-runs when a model comes
+    // or goes).
+    let mut written: HashMap<(Connector, &str), &str> = HashMap::new();
+    let mut table = String::new();
     for ((m, start), _) in config.models_placed().zip(configured).filter(|(_, e)| **e) {
         let Some(sink) = &m.sink else { continue };
         let at = Some(sink.span.placed_at(start));
-        let table = format!("sink_{}", m.name);
+        table.clear();
+        table.push_str("sink_");
+        table.push_str(&m.name);
         let clash = if is_model(table.as_str()) {
             Some(format!("the model `{table}`"))
         } else if is_source(table.as_str()) {
@@ -430,7 +436,7 @@ fn sink_collisions(config: &ProjectConfig, configured: &[bool], is_model: &dyn F
             );
         }
         if let Some(target) = sink.target() {
-            let key = (sink.connector, target.to_string());
+            let key = (sink.connector, target);
             if let Some(first) = written.get(&key) {
                 out.push(
                     Diagnostic::warning(Code::SharedSinkDestination, format!("models `{first}` and `{}` both write to the {} {} `{target}`", m.name, sink.connector.as_str(), match sink.connector {

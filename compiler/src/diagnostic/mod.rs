@@ -205,6 +205,7 @@ pub fn did_you_mean<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str
     let limit = (n.max(3) / 3).max(1);
     let lower: Vec<char> = name.to_lowercase().chars().collect();
     let mut other = Vec::new();
+    let mut rows: [Vec<usize>; 3] = Default::default();
     let mut best: Option<(usize, &str)> = None;
     for c in candidates {
         // Lowercasing never shortens a name and makes at most three
@@ -219,8 +220,14 @@ pub fn did_you_mean<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str
             None => limit,
         };
         other.clear();
-        other.extend(c.to_lowercase().chars());
-        if let Some(d) = edit_distance_within(&lower, &other, within) {
+        // Without an allocation per candidate for the common ASCII name:
+        // a did-you-mean may look through every model of a large project.
+        if c.is_ascii() {
+            other.extend(c.bytes().map(|b| char::from(b.to_ascii_lowercase())));
+        } else {
+            other.extend(c.to_lowercase().chars());
+        }
+        if let Some(d) = edit_distance_within(&lower, &other, within, &mut rows) {
             best = Some((d, c));
         }
     }
@@ -231,19 +238,23 @@ pub fn did_you_mean<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str
 /// and transpositions of neighbours each cost one: `kafak` → `kafka` is 1),
 /// when it is at most `k`. Only cells within `k` of the diagonal can be, so
 /// only they are computed, and a row with none within `k` ends the search.
-fn edit_distance_within(a: &[char], b: &[char], k: usize) -> Option<usize> {
+fn edit_distance_within(a: &[char], b: &[char], k: usize, rows: &mut [Vec<usize>; 3]) -> Option<usize> {
     let (n, m) = (a.len(), b.len());
     if n.abs_diff(m) > k {
         return None;
     }
     let far = k + 1;
-    // Rows i-2, i-1 and i; cells outside the band hold `far`.
-    let mut rows = [vec![far; m + 1], vec![far; m + 1], vec![far; m + 1]];
+    // Rows i-2, i-1 and i; cells outside the band hold `far`. The caller's
+    // buffers, reused from one candidate to the next.
+    for row in rows.iter_mut() {
+        row.clear();
+        row.resize(m + 1, far);
+    }
     for (j, cell) in rows[1].iter_mut().enumerate().take(k.min(m) + 1) {
         *cell = j;
     }
     for i in 1..=n {
-        let [before, prev, cur] = &mut rows;
+        let [before, prev, cur] = &mut *rows;
         let lo = i.saturating_sub(k).max(1);
         let hi = (i + k).min(m);
         cur.fill(far);
@@ -321,7 +332,7 @@ mod tests {
             let (a, b) = (word(&mut next), word(&mut next));
             let k = (next() % 6) as usize;
             let full = full_distance(&a, &b);
-            assert_eq!(edit_distance_within(&a, &b, k), (full <= k).then_some(full), "{a:?} {b:?} within {k}");
+            assert_eq!(edit_distance_within(&a, &b, k, &mut Default::default()), (full <= k).then_some(full), "{a:?} {b:?} within {k}");
         }
     }
 
