@@ -128,7 +128,11 @@ fn with_cast_keyword(text: &str, expr: &sql::Expr, at: Span) -> Span {
 /// order; empty when the model writes no such sink, or when every key
 /// column is proven not null (a `WHERE k IS NOT NULL` or a comparison of
 /// `k` upstream, a contract that requires it, or the event time).
-#[salsa::tracked(returns(ref))]
+///
+/// Not a query of its own: the model's checks hold what it finds (its sink
+/// warning), and a memo more per such model is more for an edit that
+/// re-verifies every model to walk; `build` and `test` ask it again for the
+/// models they write.
 pub fn sink_nullable_key<'db>(db: &'db dyn Db, name: ModelName<'db>) -> Vec<String> {
     let project = name.project(db);
     let Some(plan) = model_plan(db, name).as_ref() else { return Vec::new() };

@@ -55,8 +55,7 @@ fn a_keystroke_rechecks_only_its_model() {
         model_checks(a)
         model_contract(a)
         model_reads(a)
-        parse_model(a)
-        sink_nullable_key(a)"#]]
+        parse_model(a)"#]]
     .assert_eq(&executed);
 
     // The same text again sets nothing and runs nothing.

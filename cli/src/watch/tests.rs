@@ -157,7 +157,6 @@ fn logic_edit_reruns_only_the_edited_model() {
         parse_model(a)
         plan_identity(a)
         segment_model_entries(project)
-        sink_nullable_key(a)
         slice_segment(project)"#]].assert_eq(&executed);
 }
 
@@ -191,7 +190,6 @@ fn contract_edit_reruns_its_readers_too() {
         plan_identity(a)
         plan_identity(b)
         segment_model_entries(project)
-        sink_nullable_key(a)
         slice_segment(project)"#]].assert_eq(&executed);
 }
 
@@ -368,7 +366,6 @@ fn first_edit_of_a_file() {
         segment_checks_unplaced(project)
         segment_model_entries(project)
         segment_upstream(project)
-        sink_nullable_key(a)
         slice_segment(project)"#]].assert_eq(&executed);
 }
 

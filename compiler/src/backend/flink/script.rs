@@ -281,7 +281,7 @@ impl Parts {
                 let eo = project_config(db, project).as_ref().ok().and_then(|c| delivery::exactly_once(c, t, &p.name, sc));
                 self.body.push(sink_ddl(&p.name, sc, p.materialized, &p.key, &sink.schema, t, eo.as_ref()));
                 let nullable = sink_nullable_key(db, name);
-                self.inserts.push(format!("INSERT INTO {} SELECT * FROM {}{};", sink_table_name(&p.name, sc), ident(&p.name), not_null_filter(nullable)));
+                self.inserts.push(format!("INSERT INTO {} SELECT * FROM {}{};", sink_table_name(&p.name, sc), ident(&p.name), not_null_filter(&nullable)));
                 for w in checks.iter().filter(|d| !d.is_error()) {
                     self.warn(db, project, cfg, w.clone());
                 }
