@@ -305,14 +305,14 @@ fn plan_identity<'db>(db: &'db dyn Db, name: ModelName<'db>) -> Option<PlanIdent
     nodes_json.shrink_to_fit();
     let slice = ModelSlice { model: model_entry(plan), nodes };
     let model = serde_json::to_string(&slice.model).expect("manifests serialize");
-    Some(PlanIdentity { slice: Arc::new(slice), json: Arc::new(ModelJson { model, nodes: nodes_json }), holes })
+    Some(PlanIdentity { base: ModelIdentity { slice: Arc::new(slice), json: Arc::new(ModelJson { model, nodes: nodes_json }) }, holes })
 }
 
 /// See [`plan_identity`].
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PlanIdentity {
-    slice: Arc<ModelSlice>,
-    json: Arc<ModelJson>,
+struct PlanIdentity {
+    /// The identity with every Source node's definition empty.
+    base: ModelIdentity,
     /// Each Source node's empty definition, in node order.
     holes: Vec<Hole>,
 }
@@ -336,14 +336,14 @@ struct Hole {
 /// ([`model_json`]), so its driver evicts these after each batch.
 #[salsa::tracked(returns(ref), lru = 0)]
 pub fn model_identity<'db>(db: &'db dyn Db, name: ModelName<'db>) -> Option<ModelIdentity> {
-    let base = plan_identity(db, name).as_ref()?;
-    if base.holes.is_empty() {
-        return Some(ModelIdentity { slice: base.slice.clone(), json: base.json.clone() });
+    let PlanIdentity { base, holes } = plan_identity(db, name).as_ref()?;
+    if holes.is_empty() {
+        return Some(base.clone());
     }
     let project = name.project(db);
     let mut nodes = base.slice.nodes.clone();
-    let mut quoted = Vec::with_capacity(base.holes.len());
-    for hole in &base.holes {
+    let mut quoted = Vec::with_capacity(holes.len());
+    for hole in holes {
         let definition = source_definition(db, project, SourceName::new(db, hole.source.clone())).clone().unwrap_or_default();
         quoted.push(serde_json::to_string(&definition).expect("strings serialize"));
         let mut entry = NodeEntry::clone(&nodes[hole.node]);
@@ -353,7 +353,7 @@ pub fn model_identity<'db>(db: &'db dyn Db, name: ModelName<'db>) -> Option<Mode
     // Kept as long as the model (`model_json`): sized exactly.
     let mut json = String::with_capacity(base.json.nodes.len() + quoted.iter().map(|q| q.len() - 2).sum::<usize>());
     let mut from = 0;
-    for (hole, q) in base.holes.iter().zip(&quoted) {
+    for (hole, q) in holes.iter().zip(&quoted) {
         json.push_str(&base.json.nodes[from..hole.at]);
         json.push_str(q);
         from = hole.at + 2;
