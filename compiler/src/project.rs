@@ -78,24 +78,13 @@ pub fn sources_config(db: &dyn Db, project: Project) -> Result<Vec<SourceConfig>
 #[salsa::tracked(returns(ref))]
 pub fn model_index(db: &dyn Db, project: Project) -> Result<Vec<(String, SourceFile)>, Vec<Diagnostic>> {
     let mut out: Vec<(String, SourceFile)> = project.model_files(db).iter().map(|&f| (model_stem(f.path(db)).to_string(), f)).collect();
-    // Stable: of files with one stem, the first in path order keeps it.
-    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out.sort_unstable_by(|a, b| a.0.cmp(&b.0));
     if !out.windows(2).any(|w| w[0].0 == w[1].0) {
         return Ok(out);
     }
-    // Each later file with the stem, beside the first, in path order.
-    let mut firsts: BTreeMap<&str, SourceFile> = BTreeMap::new();
-    let mut errors: Vec<(SourceFile, SourceFile)> = Vec::new();
-    for &f in project.model_files(db) {
-        let stem = model_stem(f.path(db));
-        match firsts.get(stem) {
-            Some(&first) => errors.push((first, f)),
-            None => {
-                firsts.insert(stem, f);
-            }
-        }
-    }
-    Err(errors
+    // A stem taken twice: each later file beside the first, by the slots' rule.
+    let (_, duplicates) = files_by_name(db, project.model_files(db), |_| true);
+    Err(duplicates
         .into_iter()
         .map(|(first, file)| {
             let path = file.path(db);
@@ -158,8 +147,9 @@ pub fn set_model_files(db: &mut Database, project: Project, files: Vec<SourceFil
         new.sort_unstable_by_key(|f| f.as_id());
         let mut names: BTreeSet<&str> = BTreeSet::new();
         let (mut i, mut j) = (0, 0);
-        while i < old.len() || j < new.len() {
+        loop {
             let came_or_went = match (old.get(i), new.get(j)) {
+                (None, None) => break,
                 (Some(a), Some(b)) if a == b => {
                     i += 1;
                     j += 1;
@@ -177,7 +167,6 @@ pub fn set_model_files(db: &mut Database, project: Project, files: Vec<SourceFil
                     j += 1;
                     *b
                 }
-                (None, None) => break,
             };
             names.insert(model_stem(came_or_went.path(db)));
         }

@@ -26,7 +26,9 @@ use crate::types::DataType;
 /// with no Flink SQL type, at the expression that makes it), E0322 (a
 /// keyless upsert written to Kafka in a format other than json). Errors
 /// first, in that order. Memoized as part of the model's checks
-/// ([`crate::check::models::ModelChecks::sink`]), which callers read.
+/// ([`crate::check::models::ModelChecks::sink`]), which `check` reads;
+/// `build` asks it again for the models it writes (the Flink backend sits
+/// below `check`).
 pub(crate) fn sink_checks<'db>(db: &'db dyn Db, name: ModelName<'db>) -> Vec<Diagnostic> {
     let project = name.project(db);
     let Some(plan) = model_plan(db, name).as_ref() else { return Vec::new() };

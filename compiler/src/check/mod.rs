@@ -399,7 +399,8 @@ pub fn project_model_diagnostics(db: &dyn Db, project: Project) -> Vec<Diagnosti
                 .help("rename one of them: source() and ref() share one namespace"),
         );
     }
-    // The models a sink's table name (`sink_<model>`) can collide with.
+    // The models a sink's table name (`sink_<model>`) can collide with:
+    // the names from `sink_` up to `sink` and a backquote, the byte after `_`.
     let sink_named = &names[names.partition_point(|n| n.as_str() < "sink_")..names.partition_point(|n| n.as_str() < "sink`")];
     let is_sink_named_model = |n: &str| sink_named.binary_search_by(|m| m.as_str().cmp(n)).is_ok();
     sink_collisions(config, configured, &is_sink_named_model, &is_source, &mut out);
