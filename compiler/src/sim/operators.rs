@@ -5,6 +5,7 @@ use super::eval::{eval, holds, EvalError};
 use super::record_buf::RecordBuf;
 use super::state::{KeyedStore, Taken};
 use super::value::Value;
+use crate::backend::flink::typing::computed;
 use crate::plan::expr::Expr;
 use crate::plan::node::{Column, NodeKind, PlanNode, Retention};
 use crate::types::DataType;
@@ -90,6 +91,8 @@ pub struct Aggregate {
 impl Operator {
     /// The executable operator of a plan node; `None` for Source and Sink.
     pub fn of(model: &str, node: &PlanNode, input: &[Column]) -> Option<Operator> {
+        // Expressions are evaluated as Flink computes their rendering.
+        let node = &PlanNode { kind: node.kind.map_exprs(&computed), ..node.clone() };
         match &node.kind {
             NodeKind::Source(_) | NodeKind::Sink { .. } | NodeKind::Union => None,
             NodeKind::Rank { .. } => super::rank::Rank::of(model, node, input).map(Operator::Rank),
