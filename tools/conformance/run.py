@@ -16,9 +16,13 @@ Flink's result types are compared with the plan's output types as well.
 --kafka runs kafka_mode.py instead: the unmodified script on real Kafka.
 
 One JVM runs everything. Usage (inside the venv `just conformance` makes):
-  run.py [--bin PATH] [--only GLOB] [--fixture GLOB] [--plan-only] [--corpus DIR] [--kafka] [-v]
+  run.py [--bin PATH] [--only GLOB|generated] [--fixture GLOB] [--plan-only] [--corpus DIR]
+         [--generated N] [--seed S] [--kafka] [-v]
+--generated N (default 3) adds N random projects of expressions (exprgen.py)
+from --seed S on to a file-mode run of every project (or alone: --only generated).
 """
 import argparse
+import atexit
 import datetime as dt
 import decimal
 import fnmatch
@@ -35,6 +39,7 @@ import time
 import yaml
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import exprgen  # noqa: E402
 import flinksql  # noqa: E402
 import rules  # noqa: E402
 
@@ -420,6 +425,8 @@ def main():
     ap.add_argument("--plan-only", action="store_true")
     ap.add_argument("--corpus", help="also EXPLAIN every case of a reference corpus that builds")
     ap.add_argument("--kafka", action="store_true", help="run the generated script unmodified on real Kafka and a Flink session cluster (kafka_mode.py)")
+    ap.add_argument("--generated", type=int, default=3, help="also run this many random projects of expressions (exprgen.py; file mode)")
+    ap.add_argument("--seed", type=int, default=1, help="the first generated project's seed (the others follow it)")
     ap.add_argument("-v", "--verbose", action="store_true")
     a = ap.parse_args()
     a.bin = os.path.abspath(a.bin)
@@ -430,6 +437,12 @@ def main():
     if a.corpus:
         projects += sorted(os.path.dirname(p) for p in glob.glob(os.path.join(a.corpus, "*", "streamform.yml")))
     projects = [p for p in projects if fnmatch.fnmatch(os.path.relpath(p, ROOT), a.only) or fnmatch.fnmatch(os.path.basename(p), a.only)]
+    generated = set()
+    if a.generated and not a.kafka and a.only in ("*", "generated"):
+        gen_dir = tempfile.mkdtemp(prefix="sf-conf-gen-")
+        atexit.register(shutil.rmtree, gen_dir, True)
+        generated = {exprgen.write(a.seed + i, gen_dir) for i in range(a.generated)}
+        projects += sorted(generated)
     if a.kafka:
         import kafka_mode
 
@@ -445,8 +458,13 @@ def main():
     skipped = []
     for project in projects:
         rel = os.path.relpath(project, ROOT)
+        if project in generated:
+            rel = f"generated/{os.path.basename(project)} (seed {os.path.basename(project)[4:]})"
         if sb(a.bin, ["check", "--project", project], ROOT).returncode != 0:
             skipped.append((rel, "check has errors"))
+            if project in generated:
+                plan_failures += 1
+                print(f"GEN FAIL {rel}: check has errors")
             continue
         tmp = tempfile.mkdtemp(prefix="sf-conf-")
         try:
@@ -481,7 +499,7 @@ def main():
                 plan_failures += 1
                 print(f"PLAN FAIL {rel}: {java_error(e)}")
                 continue
-            if a.plan_only or rel.startswith(".."):
+            if a.plan_only or (rel.startswith("..") and project not in generated):
                 continue
             fixtures = fixtures_of(copy, a.fixture)
             sim = sim_report(a.bin, copy) if fixtures and has_test else {}
@@ -495,6 +513,9 @@ def main():
                     shutil.rmtree(os.path.join(tmp, "noret"), ignore_errors=True)
                     no_ret = [(r["actual"]["op"], r["actual"]["columns"]) for r in nr["rows"] if r.get("actual")] if nr and not nr.get("error") else None
                 status, detail = run_fixture(flink, script, plan, fpath, frel, sim.get(frel), tmp, no_ret)
+                if project in generated and status != "EXACT":
+                    # Generated cases are meant to be exact: anything else is a finding.
+                    status, detail = "DIVERGES", f"generated case is {status.lower()}: {detail}"
                 results.append((name, status, detail))
                 print(f"{status:<8} {name}" + (f"  ({detail.splitlines()[0]})" if detail and (status != "EXACT" or a.verbose) else ""))
                 if status in ("DIVERGES", "ERROR") and detail and "\n" in detail:
