@@ -159,9 +159,19 @@ def _live(recs):
 # ---------------------------------------------------------------- records (Kafka mode)
 
 
-def upsert_records(ops, key):
-    """The simulator's changelog as an upsert topic has it: (key, row) or (key, None)."""
-    return [(_key(c, key), None if op == "delete" else c) for op, c in ops]
+def upsert_records(ops, key, updates_before=False):
+    """The simulator's changelog as an upsert topic has it: (key, row) or
+    (key, None). With `updates_before` (Flink feeds the sink UPDATE_BEFOREs,
+    each right before its update: a Top-N whose sink key is not its upsert
+    key), upsert-kafka writes each one as a tombstone: an update is the
+    tombstone of its key, then its row. This is the format's encoding, not
+    a rule."""
+    out = []
+    for op, c in ops:
+        if op == "update" and updates_before:
+            out.append((_key(c, key), None))
+        out.append((_key(c, key), None if op == "delete" else c))
+    return out
 
 
 def noop_update_records(recs):

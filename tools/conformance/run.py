@@ -356,17 +356,21 @@ def write_events(fx, table, path, source=None):
     return wm
 
 
-def sink_kinds(env, model):
-    """The kinds of change the model's query writes when nothing asks it for
-    UPDATE_BEFOREs, as an upsert sink keyed by the model's key does not:
-    the changelog mode at the root of Flink's plan (explained without the
-    collect sink, which asks for them)."""
+def sink_kinds(env, script, model):
+    """The kinds of change the model's sink gets: the changelog mode of what
+    feeds it in Flink's plan of the model's INSERT (its sink a blackhole
+    table with the same primary key: Flink asks for UPDATE_BEFOREs when that
+    key is not the query's upsert key), or, for a model without a sink, at
+    the root of its view's plan (explained without the collect, which asks
+    for them). None when the plan does not say."""
     from pyflink.table.explain_detail import ExplainDetail
 
-    text = env.explain_sql(f"SELECT * FROM `{model}`", ExplainDetail.CHANGELOG_MODE)
-    physical = text.split("== Optimized Physical Plan ==")[-1]
-    m = re.search(r"changelogMode=\[([^\]]*)\]", physical)
-    return set(m.group(1).split(",")) if m else None
+    quoted = "`" + model.replace("`", "``") + "`"
+    insert = next((i for i in script.inserts if f" FROM {quoted}" in i), None)
+    text = env.explain_sql(insert.rstrip(";") if insert else f"SELECT * FROM {quoted}", ExplainDetail.CHANGELOG_MODE)
+    physical = text.split("== Optimized Physical Plan ==")[-1].split("== Optimized Execution Plan ==")[0]
+    modes = re.findall(r"changelogMode=\[([^\]]*)\]", physical)[1 if insert else 0:]  # the Sink's own is NONE
+    return set(modes[0].split(",")) if modes else None
 
 
 def is_update_before(kind):
@@ -581,20 +585,20 @@ def run_fixture(flink, script, plan, fpath, frel, sim, tmp, no_retention=None):
             table = script.tables.get(src + "_raw") or script.tables.get(src)
             wms.append(write_events(fx, table, os.path.join(dir_of(table.name), "events.json"), src if len(srcs) > 1 else None))
         wm = None if any(w is None for w in wms) else min(wms)
-        env = setup(flink, script, dir_of, sinks=None)
-        kinds = sink_kinds(env, model)
+        env = setup(flink, script, dir_of, sinks="blackhole")
+        kinds = sink_kinds(env, script, model)
         fnames, ftypes, rows = flink_changelog(env, model)
     except Exception as e:  # noqa: BLE001
         return "ERROR", java_error(e)
-    # The collect asks for UPDATE_BEFOREs that the model's sink does not
-    # get: when the plan writes none on its own, they are left out, so an
-    # update is compared as the UPDATE_AFTER it is (never as a tombstone).
+    # The collect asks for UPDATE_BEFOREs: when the model's sink gets none,
+    # they are left out, so an update is compared as the UPDATE_AFTER it is
+    # (never as a tombstone).
     note = ""
     if kinds is not None and "UB" not in kinds:
         ub = sum(1 for k, _ in rows if is_update_before(k))
         rows = [(k, c) for k, c in rows if not is_update_before(k)]
         if ub:
-            note = f"; {ub} UPDATE_BEFOREs of the collect left out (the plan writes [{','.join(sorted(kinds))}])"
+            note = f"; {ub} UPDATE_BEFOREs of the collect left out (the sink gets [{','.join(sorted(kinds))}])"
     problems = []
     want_types = [flink_type_of_plan(out_types[n]) for n in names]
     if fnames != names or ftypes != want_types:

@@ -52,6 +52,10 @@ def main():
     want = [(k1, row(1, "11")), (k1, row(1, "12")), (k1, None), (k1, row(1, "22"))]
     fl = [(k1, row(1, "11.00")), (k1, None), (k1, row(1, "12")), (k1, None), (k1, row(1, "22"))]
     assert "retract-pair" in rules.classify(fl, want, keyed=True, window=False)[1]
+    # an upsert topic whose sink gets UPDATE_BEFOREs: an update is its key's tombstone, then its row.
+    ops = [("insert", row(1, "1")), ("update", row(1, "2")), ("delete", row(1, "2"))]
+    check(rules.upsert_records(ops, key), [(k1, row(1, "1")), (k1, row(1, "2")), (k1, None)])
+    check(rules.upsert_records(ops, key, True), [(k1, row(1, "1")), (k1, None), (k1, row(1, "2")), (k1, None)])
     # a tombstone that is not followed by the update stays a difference.
     check(rules.classify([(k1, row(1, "11")), (k1, None)], want[:2], keyed=True, window=False), None)
     # debezium-json (a model without key): an update is the old row going, then the new one.

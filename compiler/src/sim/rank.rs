@@ -38,8 +38,8 @@
 //!
 //! Flink plans a Top-1's row number as the constant 1 and ranks it without
 //! the number: a Retract Top-1 writes deletes and inserts, not updates.
-//! UPDATE_BEFOREs are left out: the changelog's `update` is UPDATE_AFTER,
-//! and Flink writes none to a sink keyed as the Rank's output.
+//! The changelog's `update` is Flink's UPDATE_AFTER; the UPDATE_BEFORE that
+//! Flink writes right before it, when the sink asks for one, is left out.
 //!
 //! The store is shaped as the state fingerprint says: per partition key, rows
 //! of the `row=` columns (compiler/tests/sim_state.rs checks it).
