@@ -69,10 +69,12 @@ class Script:
             elif st.startswith("CREATE TABLE"):
                 m = TABLE_RE.match(st)
                 name = unquote(m.group("name"))
-                cols, computed, wm = [], [], None
+                cols, computed, wm, pk = [], [], None, None
                 for ln in m.group("cols").splitlines():
                     ln = ln.strip().rstrip(",")
-                    if ln.startswith("WATERMARK FOR"):
+                    if ln.startswith("PRIMARY KEY"):
+                        pk = ln
+                    elif ln.startswith("WATERMARK FOR"):
                         wm_m = re.match(r"WATERMARK FOR `([^`]*)` AS `[^`]*` - (.*)$", ln)
                         wm = (wm_m.group(1), parse_interval_ms(wm_m.group(2)), wm_m.group(2))
                     elif ln.startswith("`"):
@@ -84,6 +86,7 @@ class Script:
                             cols.append((c, rest))
                 t = Table(name, cols, options(m.group("opts")), wm)
                 t.computed = computed
+                t.primary_key = pk
                 # Timestamps read as RFC 3339 text and parsed into `<c>__parsed`;
                 # the event time's rowtime is the computed `<c>__time`.
                 t.as_text = {c[: -len(PARSED_SUFFIX)] for c, _ in computed if c.endswith(PARSED_SUFFIX)}
@@ -110,7 +113,10 @@ class Script:
             if t.name in self.sinks:
                 if sinks is None:
                     continue
-                out.append(f"CREATE TABLE `{t.name}` (\n" + ",\n".join(col_lines) + "\n) WITH ('connector' = 'blackhole');")
+                # The primary key stays: Flink asks for UPDATE_BEFOREs when
+                # it is not the query's upsert key (run.sink_kinds).
+                keyed = col_lines + ([f"  {t.primary_key}"] if t.primary_key else [])
+                out.append(f"CREATE TABLE `{t.name}` (\n" + ",\n".join(keyed) + "\n) WITH ('connector' = 'blackhole');")
                 continue
             lines = col_lines + [f"  `{MARKER}` BOOLEAN"] + [f"  `{c}` {e}" for c, e in t.computed]
             if t.watermark:
