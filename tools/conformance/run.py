@@ -326,14 +326,17 @@ def csv_line(values):
     return out.getvalue()
 
 
-def event_line(item, table):
+def event_line(item, table, file_mode=False):
     """One fixture event as the text a source table reads (both modes):
-    JSON, or for a csv source its fields in sources.yml's order."""
+    JSON, or for a csv source its fields in sources.yml's order (and, in
+    file mode, the marker field the file table adds last)."""
     if table.declared is not None:
         unknown = [c for c in item if c not in table.declared]
         if unknown:
             raise ValueError(f"event has column `{unknown[0]}`, which the source does not declare")
-        return csv_line([csv_value(item.get(c), table.col_type(c), c in table.as_text) for c in table.declared] + [flinksql.NULL_LITERAL])
+        if not file_mode and any(item.get(c) is None for c in table.declared):
+            raise ValueError("a csv record with a null field: the build's csv table reads no text as null")
+        return csv_line([csv_value(item.get(c), table.col_type(c), c in table.as_text) for c in table.declared] + ([flinksql.NULL_LITERAL] if file_mode else []))
     fields = []
     for c, v in item.items():
         ty = table.col_type(c)
@@ -365,7 +368,7 @@ def write_events(fx, table, path, source=None):
         if et and item.get(et) is not None:
             w = epoch_ms(item[et]) - delay
             wm = w if wm is None else max(wm, w)
-        lines.append(event_line(item, table))
+        lines.append(event_line(item, table, file_mode=True))
     os.makedirs(os.path.dirname(path), exist_ok=True)
     open(path, "w").write("".join(ln + "\n" for ln in lines))
     return wm
