@@ -380,6 +380,8 @@ def prepare_job(run, a, project, rel, fpath, frel, sim, n, tmp):
     if r.returncode != 0:
         return ("ERROR", f"build with a Kafka sink exits {r.returncode}: {(r.stdout + r.stderr).strip().splitlines()[-1]}")
     script = flinksql.Script(r.stdout)
+    if os.path.exists(os.path.join(dst, "sources.yml")):
+        flinksql.declare_csv(script, yaml.safe_load(open(os.path.join(dst, "sources.yml"))))
     plan = run.Plan(json.loads(run.sb(a.bin, ["inspect-plan", "--json"], dst).stdout))
     if model not in plan.models:
         return ("SKIPPED", f"model `{model}` is not planned")

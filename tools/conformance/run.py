@@ -23,10 +23,12 @@ from --seed S on to a file-mode run of every project (or alone: --only generated
 """
 import argparse
 import atexit
+import csv
 import datetime as dt
 import decimal
 import fnmatch
 import glob
+import io
 import json
 import os
 import re
@@ -325,8 +327,31 @@ def json_value(v, flink_ty, as_text=False):
     return json.dumps(v)
 
 
-def event_line(item, table):
-    """One fixture event as the JSON text a source table reads (both modes)."""
+def csv_value(v, flink_ty, as_text=False):
+    """A value as a field of a csv record: the JSON text unquoted."""
+    if v is None:
+        return flinksql.NULL_LITERAL
+    text = json_value(v, flink_ty, as_text)
+    return json.loads(text) if text.startswith('"') else text
+
+
+def csv_line(values):
+    out = io.StringIO()
+    csv.writer(out, lineterminator="").writerow(values)
+    return out.getvalue()
+
+
+def event_line(item, table, file_mode=False):
+    """One fixture event as the text a source table reads (both modes):
+    JSON, or for a csv source its fields in sources.yml's order (and, in
+    file mode, the marker field the file table adds last)."""
+    if table.declared is not None:
+        unknown = [c for c in item if c not in table.declared]
+        if unknown:
+            raise ValueError(f"event has column `{unknown[0]}`, which the source does not declare")
+        if not file_mode and any(item.get(c) is None for c in table.declared):
+            raise ValueError("a csv record with a null field: the build's csv table reads no text as null")
+        return csv_line([csv_value(item.get(c), table.col_type(c), c in table.as_text) for c in table.declared] + ([flinksql.NULL_LITERAL] if file_mode else []))
     fields = []
     for c, v in item.items():
         ty = table.col_type(c)
@@ -350,12 +375,15 @@ def write_events(fx, table, path, source=None):
                 continue
             w = epoch_ms(item)
             wm = w if wm is None else max(wm, w)
-            lines.append("{" + f'"{flinksql.MARKER}": true, "{et}": {json.dumps(iso_local(w + delay) + "Z")}' + "}")
+            if table.declared is not None:
+                lines.append(csv_line([iso_local(w + delay) + "Z" if c == et else flinksql.NULL_LITERAL for c in table.declared] + ["true"]))
+            else:
+                lines.append("{" + f'"{flinksql.MARKER}": true, "{et}": {json.dumps(iso_local(w + delay) + "Z")}' + "}")
             continue
         if et and item.get(et) is not None:
             w = epoch_ms(item[et]) - delay
             wm = w if wm is None else max(wm, w)
-        lines.append(event_line(item, table))
+        lines.append(event_line(item, table, file_mode=True))
     os.makedirs(os.path.dirname(path), exist_ok=True)
     open(path, "w").write("".join(ln + "\n" for ln in lines))
     return wm
@@ -505,6 +533,7 @@ def main():
                 skipped.append((rel, f"build exits {r.returncode}: {(r.stdout + r.stderr).strip().splitlines()[0]}"))
                 continue
             script = flinksql.Script(r.stdout)
+            flinksql.declare_csv(script, yaml.safe_load(open(os.path.join(copy, "sources.yml"))) if os.path.exists(os.path.join(copy, "sources.yml")) else None)
             plan = Plan(json.loads(sb(a.bin, ["inspect-plan", "--json"], copy).stdout))
             data = os.path.join(tmp, "data")
 

@@ -104,7 +104,8 @@ impl Operator {
             NodeKind::Aggregate { keys, calls, window, retract } => {
                 let n = input.len();
                 let data_keys: Vec<usize> = keys.iter().copied().filter(|k| window.is_none() || *k < n).collect();
-                let key_cols = data_keys.iter().map(|&k| input.get(k).cloned().unwrap_or(Column { name: format!("#{k}"), ty: DataType::Int64 })).collect();
+                // Named as the node's output names them (over a join, maybe not as its input does).
+                let key_cols = data_keys.iter().enumerate().map(|(i, &k)| node.schema.get(i).or(input.get(k)).cloned().unwrap_or(Column { name: format!("#{k}"), ty: DataType::Int64 })).collect();
                 let retention = match node.state.as_ref().map(|s| s.retention) {
                     Some(Retention::After(d)) => Some(d.millis().min(i64::MAX as u64) as i64),
                     _ => None,

@@ -124,7 +124,8 @@ fn node_select(view_name: &str, node: &PlanNode, pos: usize, input: &Made, windo
                 }
             }
             let first_call = out_names.len() - calls.len();
-            let mut list = keys.clone();
+            // A key named otherwise than its input column (over a join) is renamed.
+            let mut list: Vec<String> = keys.iter().zip(&out_names).map(|(k, n)| if *k == ident(n) { k.clone() } else { format!("{k} AS {}", ident(n)) }).collect();
             list.extend(calls.iter().enumerate().map(|(j, c)| {
                 let call = AggCall { arg: c.arg.as_ref().map(|a| renamed(a, names)), filter: c.filter.as_ref().map(|f| renamed(f, names)), ..c.clone() };
                 format!("{} AS {}", aggregate_call(&call), ident(&out_names[first_call + j]))
