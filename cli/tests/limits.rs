@@ -389,3 +389,19 @@ fn a_ref_chain_far_past_the_limit_is_refused_without_recursing_down_it() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A 3 MB line with an error in its middle is quoted as a window around the
+/// error, with the caret under it, not echoed whole.
+#[test]
+fn a_long_line_is_quoted_as_a_window_around_the_error() {
+    let pad = "x".repeat(3_000_000);
+    let dir = project("long-line", &format!("SELECT id, /*{pad}*/ amount + nope AS x, /*{pad}*/ amount FROM source('orders')\n"), None);
+    let out = printed(&dir, &["check"]);
+    assert!(out.len() < 100_000, "printed {} bytes", out.len());
+    let quoted = out.lines().find(|l| l.starts_with(" 1 | ")).expect("the line around the error is quoted");
+    assert!(quoted.contains("…xxx") && quoted.contains("*/ amount + nope AS x, /*xxx") && quoted.ends_with("xxx…"), "{quoted}");
+    let caret = out.lines().skip_while(|l| !l.starts_with(" 1 | ")).nth(1).expect("a caret line");
+    let at = |l: &str, pat: &str| l.chars().count() - l[l.find(pat).unwrap()..].chars().count();
+    assert_eq!(at(caret, "^"), at(quoted, "nope"), "the caret is under the error:\n{quoted}\n{caret}");
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -130,6 +130,12 @@ pub fn render_in(d: &Diagnostic, sources: &SourceLines) -> String {
     s
 }
 
+/// Lines longer than this many characters are shown as a window of
+/// `WINDOW` characters, starting `WINDOW_BEFORE` before the span.
+const LONG_LINE: usize = 240;
+const WINDOW: usize = 160;
+const WINDOW_BEFORE: usize = 60;
+
 /// The marked source line under a `-->` or `:::` line: nothing when the
 /// file or the line is not there.
 fn snippet(s: &mut String, gutter: &str, text: Option<&Lines>, span: Span, mark: char, message: &str, secret: bool) {
@@ -146,12 +152,24 @@ fn snippet(s: &mut String, gutter: &str, text: Option<&Lines>, span: Span, mark:
     } else {
         line
     };
-    let shown = line.replace('\t', "    ");
-    let before: String = line.chars().take(span.col.saturating_sub(1) as usize).collect();
-    let indent = before.replace('\t', "    ").chars().count();
-    let rest: String = line.chars().skip(span.col.saturating_sub(1) as usize).collect();
+    let col = span.col.saturating_sub(1) as usize;
+    let rest: String = line.chars().skip(col).collect();
     let marked_bytes = (span.len as usize).max(1);
-    let width = rest.char_indices().take_while(|(i, _)| *i < marked_bytes).count().max(1);
+    let mut width = rest.char_indices().take_while(|(i, _)| *i < marked_bytes).count().max(1);
+    // A line too long to read (a minified file, a 3 MB line) is shown as a
+    // window around the span, each cut marked with `…`.
+    let chars = line.chars().count();
+    let (from, to) = if chars <= LONG_LINE { (0, chars) } else {
+        let from = col.saturating_sub(WINDOW_BEFORE).min(chars.saturating_sub(WINDOW));
+        (from, (from + WINDOW).min(chars))
+    };
+    width = width.min(to.saturating_sub(col).max(1));
+    let window: String = line.chars().skip(from).take(to - from).collect();
+    let cut_before = if from > 0 { "…" } else { "" };
+    let cut_after = if to < chars { "…" } else { "" };
+    let shown = format!("{cut_before}{}{cut_after}", window.replace('\t', "    "));
+    let before: String = line.chars().skip(from).take(col.saturating_sub(from)).collect();
+    let indent = cut_before.chars().count() + before.replace('\t', "    ").chars().count();
     let marks = mark.to_string().repeat(width);
     let after = if message.is_empty() { String::new() } else { format!(" {message}") };
     let _ = writeln!(s, " {gutter} |");
