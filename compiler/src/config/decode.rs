@@ -246,13 +246,37 @@ pub(crate) fn invalid_yaml(path: &str, text: &str, e: &YamlError) -> Diagnostic 
     }
     // The word, not the letters: "unprintable" holds "tab" too.
     if e.message.split(|c: char| !c.is_ascii_alphabetic()).any(|w| w == "tab" || w == "tabs") {
-        return plain().at(path, Some(e.span)).help("indent with spaces: YAML does not allow a tab in the indentation");
+        let help = "indent with spaces: YAML does not allow a tab in the indentation";
+        // The parser often stops on the line before the tab (a plain
+        // scalar's scan runs on into the next line): point at the tab.
+        return match indenting_tab(text, e.span.offset as usize) {
+            Some(at) => {
+                let span = Span::at_offset(text, at, 1);
+                Diagnostic::error(Code::InvalidYaml, format!("{path} is not valid YAML: line {} is indented with a tab", span.line)).at(path, Some(span)).help(help)
+            }
+            None => plain().at(path, Some(e.span)).help(help),
+        };
     }
     let Some((open, at)) = unclosed(text, e.span.offset as usize) else { return plain().at(path, Some(e.span)) };
     let (close, what) = if open == '[' { (']', "list") } else { ('}', "map") };
     Diagnostic::error(Code::InvalidYaml, format!("{path} is not valid YAML: this `{open}` is never closed (the parser stopped at line {}: {})", e.span.line, e.message))
         .at(path, Some(Span::at_offset(text, at, 1)))
         .help(format!("end the {what} with `{close}`, for example `key: [customer_id]`"))
+}
+
+/// The offset of the first tab in the indentation of a line, from the line
+/// holding `from` on.
+fn indenting_tab(text: &str, from: usize) -> Option<usize> {
+    let start = text.get(..from.min(text.len()))?.rfind('\n').map_or(0, |i| i + 1);
+    let mut line_start = start;
+    for line in text[start..].split_inclusive('\n') {
+        let indent = line.len() - line.trim_start_matches([' ', '\t']).len();
+        if let Some(i) = line[..indent].find('\t') {
+            return Some(line_start + i);
+        }
+        line_start += line.len();
+    }
+    None
 }
 
 /// The last `[` or `{` before `end` that is never closed, and its offset
