@@ -270,11 +270,15 @@ fn unselected_key(c: &Conflict, rel: &Rel) -> Option<(Vec<String>, Vec<String>)>
 /// Whether `nodes` hold a regular join whose inputs carry event time: its
 /// output has no time attribute on Flink (an interval join's and an
 /// event-time temporal join's keep theirs), which E0408's help says.
-/// An input read with ref() is no node of `nodes`: taken as without.
-pub fn loses_time_at_join(model: &str, nodes: &[PlanNode]) -> bool {
+/// An input read with ref() (`up::sink::0`, no node of `nodes`) has
+/// event time when `timed(up)` says so.
+pub fn loses_time_at_join(model: &str, nodes: &[PlanNode], timed: &dyn Fn(&str) -> bool) -> bool {
     nodes.iter().any(|n| {
         let NodeKind::Join { interval: None, temporal: None, .. } = &n.kind else { return false };
-        n.inputs.iter().any(|i| nodes.iter().any(|x| x.has_id(model, i) && x.time.is_some()))
+        n.inputs.iter().any(|i| match nodes.iter().find(|x| x.has_id(model, i)) {
+            Some(x) => x.time.is_some(),
+            None => i.strip_suffix("::sink::0").is_some_and(timed),
+        })
     })
 }
 
@@ -320,7 +324,8 @@ impl<'a> Lowerer<'a> {
     /// Whether the input a window reads has no event time because a
     /// regular join dropped it, here or in a model it reads.
     fn time_lost_at_join(&self) -> bool {
-        loses_time_at_join(self.model, &self.nodes) || self.reads_models.iter().any(|m| matches!(self.inputs.model(m), Upstream::Ok(up) if up.time_lost_at_join))
+        let timed = |m: &str| matches!(self.inputs.model(m), Upstream::Ok(up) if up.time.is_some());
+        loses_time_at_join(self.model, &self.nodes, &timed) || self.reads_models.iter().any(|m| matches!(self.inputs.model(m), Upstream::Ok(up) if up.time_lost_at_join))
     }
 
     /// E0408's help when a regular join dropped the event time.
