@@ -328,8 +328,8 @@ def compare(job, got, qgot, run):
         return verdict
     if job.upsert_key is not None:
         flink = [(tuple(rules.canon(run.normalize((k or {}).get(c), types[c])) for c in job.upsert_key), norm(v)) for k, v in got]
-        want = rules.upsert_records(job.expected, job.upsert_key)
-        want_nr = rules.upsert_records(job.no_retention, job.upsert_key) if job.no_retention is not None else None
+        want = rules.upsert_records(job.expected, job.upsert_key, job.updates_before)
+        want_nr = rules.upsert_records(job.no_retention, job.upsert_key, job.updates_before) if job.no_retention is not None else None
     else:
         flink = [norm(v) for _, v in got]
         want = [c for op, c in job.expected if op == "insert"]
@@ -342,11 +342,17 @@ def compare(job, got, qgot, run):
     if qflink != qwant:
         problems.append("quarantine differs:\n  flink:     " + "\n             ".join(qflink or ["(nothing)"]) + "\n  simulator: " + "\n             ".join(qwant or ["(nothing)"]))
     window = job.plan.window(job.model)
-    verdict = rules.classify(flink, want, keyed=job.upsert_key is not None, window=window is not None)
-    if verdict is None and job.plan.source_reads(job.model) > 1:
-        verdict = rules.source_order_records(flink, want, keyed=job.upsert_key is not None)
-    if verdict is None and want_nr is not None and rules.classify(flink, want_nr, keyed=job.upsert_key is not None, window=window is not None):
-        verdict = ("KNOWN", "retention: Flink's STATE_TTL runs on processing time; the output equals the simulator's without retention")
+    known = ("KNOWN", "retention: Flink's STATE_TTL runs on processing time; the output equals the simulator's without retention")
+    if job.plan.ranked(job.model):
+        # A Top-N's records are compared exactly: no rule explains a difference.
+        how = "; the sink gets UPDATE_BEFOREs: an update is its key's tombstone, then its row" if getattr(job, "updates_before", False) else ""
+        verdict = ("EXACT", f"{len(flink)} records{how}") if flink == want else known if want_nr is not None and flink == want_nr else None
+    else:
+        verdict = rules.classify(flink, want, keyed=job.upsert_key is not None, window=window is not None)
+        if verdict is None and job.plan.source_reads(job.model) > 1:
+            verdict = rules.source_order_records(flink, want, keyed=job.upsert_key is not None)
+        if verdict is None and want_nr is not None and rules.classify(flink, want_nr, keyed=job.upsert_key is not None, window=window is not None):
+            verdict = known
     if problems:
         return "DIVERGES", "\n".join(problems)
     if verdict is None:
@@ -374,6 +380,8 @@ def prepare_job(run, a, project, rel, fpath, frel, sim, n, tmp):
     if r.returncode != 0:
         return ("ERROR", f"build with a Kafka sink exits {r.returncode}: {(r.stdout + r.stderr).strip().splitlines()[-1]}")
     script = flinksql.Script(r.stdout)
+    if os.path.exists(os.path.join(dst, "sources.yml")):
+        flinksql.declare_csv(script, yaml.safe_load(open(os.path.join(dst, "sources.yml"))))
     plan = run.Plan(json.loads(run.sb(a.bin, ["inspect-plan", "--json"], dst).stdout))
     if model not in plan.models:
         return ("SKIPPED", f"model `{model}` is not planned")
@@ -425,8 +433,30 @@ def prepare_job(run, a, project, rel, fpath, frel, sim, n, tmp):
         no_ret = ops(nr) if nr and not nr.get("error") else None
         if no_ret is not None and upsert:
             no_ret = [(op, c) for op, c in no_ret if all(c.get(k) is not None for k in key)]
-    return Job(name, r.stdout, plan, model, feeds, sink_topic, qtopic,
-               kafka_topics(script), expected, quarantined, key, out_types, names, no_ret, qtypes, changelog)
+    job = Job(name, r.stdout, plan, model, feeds, sink_topic, qtopic,
+              kafka_topics(script), expected, quarantined, key, out_types, names, no_ret, qtypes, changelog)
+    # A Top-N is compared exactly: it needs to know whether its sink gets
+    # UPDATE_BEFOREs (upsert-kafka writes each as a tombstone).
+    job.updates_before = upsert and plan.ranked(model) and sink_gets_updates_before(run, script, model, os.path.join(tmp, f"x{n}"))
+    return job
+
+
+_FLINK = []
+
+
+def sink_gets_updates_before(run, script, model, tmp):
+    """Whether Flink feeds the model's sink UPDATE_BEFOREs: its INSERT
+    explained in a local TableEnvironment (run.sink_kinds)."""
+    if not _FLINK:
+        _FLINK.append(run.Flink())
+
+    def dir_of(t):
+        d = os.path.join(tmp, t)
+        os.makedirs(d, exist_ok=True)
+        return d
+
+    env = run.setup(_FLINK[0], script, dir_of, sinks="blackhole")
+    return "UB" in (run.sink_kinds(env, script, model) or ())
 
 
 def plan_root_model(plan, model):

@@ -15,12 +15,6 @@ Flink is expected to write under that rule.
                 update as a retraction pair (-U, +U); upsert-kafka writes the
                 -U as a tombstone: an update of a key that has a row may come
                 right after a tombstone of that key.
-  update-before A Top-N over an updating input whose row moves up
-                (UpdatableTopNFunction) first takes back the rank it moves
-                into with an UPDATE_BEFORE, then writes each rank anew; a sink
-                keyed by the rank gets no UPDATE_BEFORE, the collected view
-                does (file mode): a delete of a key whose next record of that
-                key is an update is left out.
   window-order  Rows that one watermark closes come out in Flink's order
                 within a window, not sorted by key: within each window
                 (same window_start/window_end), the rows are a multiset.
@@ -87,20 +81,6 @@ def first_upsert_ops(ops, key):
     return out
 
 
-def update_before_ops(ops, key):
-    """Flink's ops with each UPDATE_BEFORE the rule explains left out: a
-    delete of a key whose next record of that key is an update."""
-    out = []
-    for i, (op, c) in enumerate(ops):
-        if op == "delete" and key is not None:
-            k = _key(c, key)
-            nxt = next((o for o, x in ops[i + 1:] if _key(x, key) == k), None)
-            if nxt == "update":
-                continue
-        out.append((op, c))
-    return out
-
-
 def _window_groups(rows, cols_of):
     groups = []
     for r in rows:
@@ -113,7 +93,7 @@ def _window_groups(rows, cols_of):
     return [(w, sorted(rs)) for w, rs in groups]
 
 
-RULES_OPS = ["noop-update", "first-upsert", "update-before", "window-order"]
+RULES_OPS = ["noop-update", "first-upsert", "window-order"]
 
 
 def classify_ops(flink, want, key, window):
@@ -127,8 +107,6 @@ def classify_ops(flink, want, key, window):
             f, w = flink, want
             if "noop-update" in combo:
                 w = noop_update_ops(w, key)
-            if "update-before" in combo:
-                f = update_before_ops(f, key)
             if "first-upsert" in combo:
                 f, w = first_upsert_ops(f, key), first_upsert_ops(w, key)
             same = _window_groups(f, lambda r: r[1]) == _window_groups(w, lambda r: r[1]) if "window-order" in combo else f == w
@@ -181,9 +159,19 @@ def _live(recs):
 # ---------------------------------------------------------------- records (Kafka mode)
 
 
-def upsert_records(ops, key):
-    """The simulator's changelog as an upsert topic has it: (key, row) or (key, None)."""
-    return [(_key(c, key), None if op == "delete" else c) for op, c in ops]
+def upsert_records(ops, key, updates_before=False):
+    """The simulator's changelog as an upsert topic has it: (key, row) or
+    (key, None). With `updates_before` (Flink feeds the sink UPDATE_BEFOREs,
+    each right before its update: a Top-N whose sink key is not its upsert
+    key), upsert-kafka writes each one as a tombstone: an update is the
+    tombstone of its key, then its row. This is the format's encoding, not
+    a rule."""
+    out = []
+    for op, c in ops:
+        if op == "update" and updates_before:
+            out.append((_key(c, key), None))
+        out.append((_key(c, key), None if op == "delete" else c))
+    return out
 
 
 def noop_update_records(recs):

@@ -72,6 +72,14 @@ impl SourceConfig {
         self.columns.iter().find(|c| c.name == name)
     }
 
+    /// The columns in the order sources.yml lists them (by where each is
+    /// written): what a format that reads by position, csv, reads.
+    pub fn columns_as_declared(&self) -> Vec<&Column> {
+        let mut cols: Vec<&Column> = self.columns.iter().collect();
+        cols.sort_by_key(|c| c.span.offset);
+        cols
+    }
+
     pub fn column_names(&self) -> String {
         self.columns.iter().map(|c| c.name.as_str()).collect::<Vec<_>>().join(", ")
     }

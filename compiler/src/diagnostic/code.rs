@@ -201,6 +201,8 @@ codes! {
     WildcardOverAggregate = "E0409",
     /// an aggregate called with the wrong arguments
     BadAggregateArguments = "E0410",
+    /// a Flink hint comment (`/*+ OPTIONS(…) */`, `/*+ STATE_TTL(…) */`, …), which a model cannot carry
+    SqlHint = "E0411",
     /// `t.*` with a qualifier the query does not read
     UnknownQualifier = "E0501",
     /// two output columns with the same name

@@ -172,21 +172,25 @@ impl Expr {
 
     /// A copy with every column replaced by what `f` makes of it.
     pub fn map_columns(&self, f: &dyn Fn(usize, &str, DataType) -> Expr) -> Expr {
-        let m = |e: &Expr| Box::new(e.map_columns(f));
         match self {
             Expr::Column { index, name, ty } => f(*index, name, *ty),
-            Expr::Literal(_) => self.clone(),
+            other => other.map_children(&|c| c.map_columns(f)),
+        }
+    }
+
+    /// A copy of this node with each direct sub-expression replaced by
+    /// what `f` makes of it.
+    pub fn map_children(&self, f: &dyn Fn(&Expr) -> Expr) -> Expr {
+        let m = |e: &Expr| Box::new(f(e));
+        match self {
+            Expr::Column { .. } | Expr::Literal(_) => self.clone(),
             Expr::Binary { op, left, right, ty } => Expr::Binary { op: *op, left: m(left), right: m(right), ty: *ty },
             Expr::Not(x) => Expr::Not(m(x)),
             Expr::IsNull { expr, negated } => Expr::IsNull { expr: m(expr), negated: *negated },
             Expr::Cast { expr, to } => Expr::Cast { expr: m(expr), to: *to },
-            Expr::Case { branches, otherwise, ty } => Expr::Case {
-                branches: branches.iter().map(|(c, r)| (c.map_columns(f), r.map_columns(f))).collect(),
-                otherwise: otherwise.as_deref().map(m),
-                ty: *ty,
-            },
-            Expr::Call { func, args, ty } => Expr::Call { func: *func, args: args.iter().map(|a| a.map_columns(f)).collect(), ty: *ty },
-            Expr::InList { expr, list, negated } => Expr::InList { expr: m(expr), list: list.iter().map(|a| a.map_columns(f)).collect(), negated: *negated },
+            Expr::Case { branches, otherwise, ty } => Expr::Case { branches: branches.iter().map(|(c, r)| (f(c), f(r))).collect(), otherwise: otherwise.as_deref().map(m), ty: *ty },
+            Expr::Call { func, args, ty } => Expr::Call { func: *func, args: args.iter().map(f).collect(), ty: *ty },
+            Expr::InList { expr, list, negated } => Expr::InList { expr: m(expr), list: list.iter().map(f).collect(), negated: *negated },
             Expr::Between { expr, low, high, negated } => Expr::Between { expr: m(expr), low: m(low), high: m(high), negated: *negated },
             Expr::Like { expr, pattern, escape, negated } => Expr::Like { expr: m(expr), pattern: m(pattern), escape: *escape, negated: *negated },
         }

@@ -427,6 +427,28 @@ pub struct PlanNode {
     pub kind: NodeKind,
 }
 
+impl NodeKind {
+    /// A copy with every expression (predicates, projected items, aggregate
+    /// arguments and filters, a join's residual) replaced by what `f` makes
+    /// of it.
+    pub fn map_exprs(&self, f: &dyn Fn(&Expr) -> Expr) -> NodeKind {
+        let mut kind = self.clone();
+        match &mut kind {
+            NodeKind::Filter { predicate } => *predicate = f(predicate),
+            NodeKind::Project { items } => items.iter_mut().for_each(|(e, _)| *e = f(e)),
+            NodeKind::Aggregate { calls, .. } => {
+                for c in calls {
+                    c.arg = c.arg.as_ref().map(f);
+                    c.filter = c.filter.as_ref().map(f);
+                }
+            }
+            NodeKind::Join { residual, .. } => *residual = residual.as_ref().map(f),
+            NodeKind::Source(_) | NodeKind::Rank { .. } | NodeKind::Sink { .. } | NodeKind::Union => {}
+        }
+        kind
+    }
+}
+
 impl PlanNode {
     /// `model::operator::ordinal`. Written in place rather than with
     /// `format!`, which cost several times as much: every planned node

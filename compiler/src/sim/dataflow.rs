@@ -13,6 +13,7 @@ use super::record_buf::RecordBuf;
 use super::state::KeyedStore;
 use super::value::Value;
 use crate::config::LatePolicy;
+use crate::backend::flink::typing::computed;
 use crate::plan::expr::Expr;
 use crate::plan::node::{Column, ModelPlan, NodeKind};
 
@@ -178,7 +179,11 @@ struct Built {
 impl Dataflow {
     /// `plans` in dependency order; an input that is neither in `sources`
     /// nor in `plans` is never fed.
-    pub fn new(sources: Vec<SourceSpec>, plans: Vec<Arc<ModelPlan>>) -> Dataflow {
+    pub fn new(mut sources: Vec<SourceSpec>, plans: Vec<Arc<ModelPlan>>) -> Dataflow {
+        // A contract is evaluated as Flink computes its rendering.
+        for (_, rule) in sources.iter_mut().flat_map(|s| s.contracts.iter_mut()) {
+            *rule = computed(rule);
+        }
         let mut models: Vec<ModelExec> = Vec::with_capacity(plans.len());
         let mut roots: Vec<Vec<(usize, usize)>> = vec![Vec::new(); sources.len()];
         for plan in plans {

@@ -5,6 +5,7 @@ use super::eval::{eval, holds, EvalError};
 use super::record_buf::RecordBuf;
 use super::state::{KeyedStore, Taken};
 use super::value::Value;
+use crate::backend::flink::typing::computed;
 use crate::plan::expr::Expr;
 use crate::plan::node::{Column, NodeKind, PlanNode, Retention};
 use crate::types::DataType;
@@ -90,6 +91,8 @@ pub struct Aggregate {
 impl Operator {
     /// The executable operator of a plan node; `None` for Source and Sink.
     pub fn of(model: &str, node: &PlanNode, input: &[Column]) -> Option<Operator> {
+        // Expressions are evaluated as Flink computes their rendering.
+        let node = &PlanNode { kind: node.kind.map_exprs(&computed), ..node.clone() };
         match &node.kind {
             NodeKind::Source(_) | NodeKind::Sink { .. } | NodeKind::Union => None,
             NodeKind::Rank { .. } => super::rank::Rank::of(model, node, input).map(Operator::Rank),
@@ -101,7 +104,8 @@ impl Operator {
             NodeKind::Aggregate { keys, calls, window, retract } => {
                 let n = input.len();
                 let data_keys: Vec<usize> = keys.iter().copied().filter(|k| window.is_none() || *k < n).collect();
-                let key_cols = data_keys.iter().map(|&k| input.get(k).cloned().unwrap_or(Column { name: format!("#{k}"), ty: DataType::Int64 })).collect();
+                // Named as the node's output names them (over a join, maybe not as its input does).
+                let key_cols = data_keys.iter().enumerate().map(|(i, &k)| node.schema.get(i).or(input.get(k)).cloned().unwrap_or(Column { name: format!("#{k}"), ty: DataType::Int64 })).collect();
                 let retention = match node.state.as_ref().map(|s| s.retention) {
                     Some(Retention::After(d)) => Some(d.millis().min(i64::MAX as u64) as i64),
                     _ => None,

@@ -16,24 +16,30 @@
 //! - `Last`: RowTimeDeduplicateFunction keeping the last row: a row at least
 //!   as late as the kept one replaces it (an update); an earlier one is
 //!   ignored. No watermark is involved.
-//! - Over an updating input (the Retract and UpdateFast strategies):
-//!   RetractableTopNFunction. Every row of a partition is kept by sort key,
-//!   rows of equal keys in arrival order; an update is the retraction of
-//!   its old row, then the insertion of its new one. An inserted row takes
-//!   the rank after its equals and moves each row below it down one rank
-//!   (with the row number: an update per rank, and an insert when the top
-//!   had room; without it: the insert, and the delete of the row pushed
-//!   out); a retracted row moves each row below it up (an update per rank,
-//!   and a delete of the last rank when fewer than N remain; without the
-//!   row number: the delete, and the insert of the row that moves into the
-//!   top). UpdateFast without the row number ranks the same way (the same
-//!   final table; Flink's UpdatableTopNFunction writes other records).
-//! - UpdateFast with the row number: UpdatableTopNFunction. Rows are kept
-//!   by the input's unique key, only the top N; a new row enters as in
-//!   AppendOnlyTopNFunction, a kept one moves up to its new sort key, and
-//!   each rank between its new and its old one is written anew, as an
-//!   update (Flink's UPDATE_BEFOREs, which a sink keyed by the rank does
-//!   not get, are left out).
+//! - Retract: RetractableTopNFunction. Every row of a partition is kept by
+//!   sort key, rows of equal keys in arrival order; an update is the
+//!   retraction of its old row, then the insertion of its new one. An
+//!   inserted row takes the rank after its equals and moves each row below
+//!   it down one rank (with the row number: an update per rank, and an
+//!   insert when the top had room; without it: the delete of the row pushed
+//!   out, then the insert); a retracted row moves each row below it up (an
+//!   update per rank, and a delete of the last rank when fewer than N
+//!   remain; without the row number: the delete, and the insert of the row
+//!   that moves into the top).
+//! - UpdateFast, N > 1: UpdatableTopNFunction. Rows are kept by the input's
+//!   unique key, only the top N, and only the new row of an update arrives.
+//!   With the row number, a new row enters as in AppendOnlyTopNFunction, a
+//!   kept one moves up to its new sort key, and each rank between its new
+//!   and its old one is written anew, as an update. Without it, a kept row
+//!   is an update (wherever it moves), and a new one that enters is an
+//!   insert after the delete of the row it pushes out.
+//! - UpdateFast, N = 1: FastTop1Function, as over an append stream (a row
+//!   replaces the kept one only when it sorts strictly before it).
+//!
+//! Flink plans a Top-1's row number as the constant 1 and ranks it without
+//! the number: a Retract Top-1 writes deletes and inserts, not updates.
+//! The changelog's `update` is Flink's UPDATE_AFTER; the UPDATE_BEFORE that
+//! Flink writes right before it, when the sink asks for one, is left out.
 //!
 //! The store is shaped as the state fingerprint says: per partition key, rows
 //! of the `row=` columns (compiler/tests/sim_state.rs checks it).
@@ -98,11 +104,14 @@ pub struct Rank {
     keep: RankKeep,
     /// Whether it ranks an updating input (every row kept).
     retracts: bool,
-    /// UpdateFast with the row number: the unique key's positions in the
-    /// stored row (UpdatableTopNFunction).
+    /// UpdateFast: the unique key's positions in the stored row
+    /// (UpdatableTopNFunction, or FastTop1Function for one row).
     update_key: Option<Vec<usize>>,
     /// The output carries the row number.
     number: bool,
+    /// The function ranks with the row number: Flink plans a Top-1's as
+    /// the constant 1, ranked without it.
+    numbered: bool,
     retention_ms: Option<i64>,
     pub store: RankStore,
 }
@@ -155,10 +164,11 @@ impl Rank {
             keep: *keep,
             retracts: rank.strategy != RankStrategy::AppendFast,
             update_key: match &rank.strategy {
-                RankStrategy::UpdateFast { key } if *number => key.iter().map(|k| rank.row.iter().position(|c| c.name == *k)).collect(),
+                RankStrategy::UpdateFast { key } => key.iter().map(|k| rank.row.iter().position(|c| c.name == *k)).collect(),
                 _ => None,
             },
             number: *number,
+            numbered: *number && keep.rows() > 1,
             retention_ms,
             store: RankStore { keys, row: rank.row.clone(), partitions: BTreeMap::new(), timers: BinaryHeap::new() },
         })
@@ -205,10 +215,21 @@ impl Rank {
         let key: Key = self.partition.iter().map(|&i| input.row.get(i).cloned().unwrap_or(Value::Null)).collect();
         let row: Row = self.row.iter().map(|&i| input.row.get(i).cloned().unwrap_or(Value::Null)).collect();
         if self.update_key.is_some() {
-            // Only the new row of an update reaches UpdatableTopNFunction.
+            // Only the new row of an update reaches UpdatableTopNFunction
+            // (or FastTop1Function).
             if input.op != ChangeOp::Delete {
-                self.update_fast(&key, row, self.keep.rows() as usize, out);
-                self.touch(&key, event_time);
+                let n = self.keep.rows() as usize;
+                let stored = if n == 1 {
+                    self.top1(&key, row, out)
+                } else if self.numbered {
+                    self.update_fast(&key, row, n, out);
+                    true
+                } else {
+                    self.update_fast_unnumbered(&key, row, n, out)
+                };
+                if stored {
+                    self.touch(&key, event_time);
+                }
             }
             return;
         }
@@ -334,7 +355,7 @@ impl Rank {
         let mut emitted: Vec<Change> = Vec::new();
         if own > n {
             // Below the top: nothing shows.
-        } else if self.number {
+        } else if self.numbered {
             // Each row below moves down one rank: the rank it held shows the row above it.
             let mut rank = own;
             let mut current = row;
@@ -347,11 +368,12 @@ impl Rank {
                 emitted.push(Change::insert(self.output(&current, rank)));
             }
         } else {
-            // The row at rank N + 1 now, if any, leaves the top.
+            // The row at rank N + 1 now, if any, leaves the top. (Unnumbered
+            // with a row number is a Top-1: its number is 1.)
             if let Some(r) = below.get(n - own) {
-                emitted.push(Change { op: ChangeOp::Delete, row: self.output(r, 0), before: None });
+                emitted.push(Change { op: ChangeOp::Delete, row: self.output(r, 1), before: None });
             }
-            emitted.push(Change::insert(self.output(&row, 0)));
+            emitted.push(Change::insert(self.output(&row, 1)));
         }
         out.extend(emitted);
         true
@@ -378,7 +400,7 @@ impl Rank {
         if rank > n {
             return true;
         }
-        if self.number {
+        if self.numbered {
             // Each row below moves up into the rank above it.
             let mut prev = removed;
             let mut r = rank;
@@ -391,10 +413,10 @@ impl Rank {
                 out.push(Change { op: ChangeOp::Delete, row: self.output(&prev, r), before: None });
             }
         } else {
-            out.push(Change { op: ChangeOp::Delete, row: self.output(&removed, 0), before: None });
+            out.push(Change { op: ChangeOp::Delete, row: self.output(&removed, 1), before: None });
             // The row that moves up to rank N enters the top.
             if let Some(entered) = rest.get(n - rank) {
-                out.push(Change::insert(self.output(entered, 0)));
+                out.push(Change::insert(self.output(entered, 1)));
             }
         }
         true
@@ -465,6 +487,64 @@ impl Rank {
             p.rows.truncate(next);
         }
         self.emit_raw(raw, &shown, out);
+    }
+
+    /// UpdatableTopNFunction without the row number: rows by their unique
+    /// key, the top N kept. A kept row is an update wherever its new sort
+    /// key puts it (after its equals); a new row that sorts before the
+    /// worst kept one, or finds room, is an insert, after the delete of the
+    /// last kept row it pushes past N. Any other row changes nothing.
+    fn update_fast_unnumbered(&mut self, key: &Key, row: Row, n: usize, out: &mut Vec<Change>) -> bool {
+        let uk = self.update_key.clone().expect("UpdateFast");
+        let row_key = |r: &Row| uk.iter().map(|&i| r[i].clone()).collect::<Vec<_>>();
+        let rk = row_key(&row);
+        let sk = self.sort_key(&row);
+        let order = self.order.clone();
+        let p = self.store.partitions.entry(key.clone()).or_default();
+        let kept = p.rows.iter().enumerate().find_map(|(g, (_, rows))| rows.iter().position(|r| row_key(r) == rk).map(|i| (g, i)));
+        let put = |p: &mut Partition, row: Row| {
+            let at = p.rows.partition_point(|(k, _)| compare(&order, k, &sk) != Ordering::Greater);
+            match at.checked_sub(1).and_then(|g| p.rows.get_mut(g)) {
+                Some((k, rows)) if compare(&order, k, &sk) == Ordering::Equal => rows.push(row),
+                _ => p.rows.insert(at, (sk.clone(), vec![row])),
+            }
+        };
+        if let Some((g, i)) = kept {
+            let before = if compare(&order, &p.rows[g].0, &sk) == Ordering::Equal {
+                std::mem::replace(&mut p.rows[g].1[i], row.clone())
+            } else {
+                let old = p.rows[g].1.remove(i);
+                if p.rows[g].1.is_empty() {
+                    p.rows.remove(g);
+                }
+                put(p, row.clone());
+                old
+            };
+            out.push(Change { op: ChangeOp::Update, row: self.output(&row, 1), before: Some(self.output(&before, 1)) });
+            return true;
+        }
+        // checkSortKeyInBufferRange: better than the worst kept, or room left.
+        let in_range = p.count() < n || p.rows.last().is_some_and(|(worst, _)| compare(&order, &sk, worst) == Ordering::Less);
+        if !in_range {
+            if p.rows.is_empty() {
+                self.store.partitions.remove(key);
+            }
+            return false;
+        }
+        put(p, row.clone());
+        let mut pushed = None;
+        if p.count() > n {
+            let (_, rows) = p.rows.last_mut().expect("more than N rows");
+            pushed = rows.pop();
+            if rows.is_empty() {
+                p.rows.pop();
+            }
+        }
+        if let Some(r) = pushed {
+            out.push(Change { op: ChangeOp::Delete, row: self.output(&r, 1), before: None });
+        }
+        out.push(Change::insert(self.output(&row, 1)));
+        true
     }
 
     /// Flink's records of one UpdatableTopNFunction step as a sink keyed by

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use sqlparser::ast::{Query, Statement};
 use sqlparser::dialect::GenericDialect;
 use sqlparser::parser::Parser;
-use sqlparser::tokenizer::Span as SqlSpan;
+use sqlparser::tokenizer::{Span as SqlSpan, Token, Tokenizer, Whitespace};
 
 use super::limits::{self, Exceeded};
 use crate::diagnostic::{Code, Span};
@@ -80,6 +80,12 @@ pub fn parse_model_sql(text: &str) -> ParsedQuery {
             help: Some("split the statements into one file per model under models/".into()),
         });
     }
+    // Only a text with `/*+` is tokenized again, to find its hint.
+    if text.contains("/*+") {
+        if let Some(refused) = hint(text) {
+            return Err(refused);
+        }
+    }
     match statements.into_iter().next() {
         Some(Statement::Query(q)) => Ok(Arc::from(q)),
         Some(other) => {
@@ -93,6 +99,39 @@ pub fn parse_model_sql(text: &str) -> ParsedQuery {
         }
         None => unreachable!(),
     }
+}
+
+/// A Flink hint, `/*+ NAME(…) */`: sqlparser reads it as a comment, so it
+/// would be dropped without a word. It is refused where it is, with where
+/// what it sets belongs: the Flink SQL is written from the plan, which the
+/// simulator runs and the identity describes, and a hint (a table's connector
+/// options, a state TTL) would change what the job reads or keeps behind
+/// both their backs.
+fn hint(text: &str) -> Option<ParseFailure> {
+    let tokens = Tokenizer::new(&GenericDialect {}, text).tokenize_with_location().ok()?;
+    let (body, at) = tokens.iter().find_map(|t| match &t.token {
+        Token::Whitespace(Whitespace::MultiLineComment(c)) => c.strip_prefix('+').map(|b| (b, t.span.start)),
+        _ => None,
+    })?;
+    let name = body.trim_start().split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).next().unwrap_or("").to_ascii_uppercase();
+    let whole = format!("/*+{body}*/");
+    let shown = match () {
+        _ if !whole.contains('\n') && whole.chars().count() <= 60 => whole.clone(),
+        _ if name.is_empty() => "/*+ … */".to_string(),
+        _ => format!("/*+ {name}(…) */"),
+    };
+    let help = match name.as_str() {
+        "OPTIONS" => "a model reads a source as sources.yml declares it: set the source's `topic`, `path`, `format`, `watermark` and `idle_timeout` there, and the Kafka client `properties` and `startup` of a target in streamform.yml; then remove the hint",
+        "STATE_TTL" => "set the model's `retention:` in streamform.yml, which Streamform writes as the STATE_TTL hint on Flink; then remove the hint",
+        _ => "Streamform writes the Flink SQL itself and passes no hint through: remove it (a comment is `/* … */`, without the `+`)",
+    };
+    let len = whole.lines().next().map_or(3, |l| l.chars().count());
+    Some(ParseFailure {
+        code: Code::SqlHint,
+        message: format!("`{shown}` is a Flink hint, which a model cannot carry: Streamform writes the Flink SQL from the plan, without it"),
+        span: Some(Span::at_line_col(text, at.line, at.column, len as u64)),
+        help: Some(help.into()),
+    })
 }
 
 /// A dbt habit: a Jinja block (`{{ source('x') }}`, `{{ config(…) }}`,

@@ -77,8 +77,16 @@ pub fn source_ddl(s: &SourceConfig, time: Option<&EventTime>, contracts: &Applie
     let checked = !contracts.rules.is_empty();
     let columns: Vec<Column> = s.columns.iter().map(|c| Column { name: c.name.clone(), ty: c.ty }).collect();
     let typed = columns.iter().any(is_timestamp);
-    let table = if late_drop || checked || typed { format!("{name}_raw") } else { name.clone() };
-    let mut statements = vec![source_table(s, &table, &columns, time, target, read_committed)];
+    // csv reads a record's fields by position, so its table lists them as
+    // sources.yml does; the models read a view with them by name (the
+    // plan's order), which is also what a json table lists.
+    let read: Vec<Column> = match s.format {
+        Format::Csv => s.columns_as_declared().into_iter().map(|c| Column { name: c.name.clone(), ty: c.ty }).collect(),
+        Format::Json => columns.clone(),
+    };
+    let reordered = read != columns;
+    let table = if late_drop || checked || typed || reordered { format!("{name}_raw") } else { name.clone() };
+    let mut statements = vec![source_table(s, &table, &read, time, target, read_committed)];
     // With timestamp columns, the views read `<src>__typed`: each parsed
     // from its text (null when absent or unreadable), beside the rowtime.
     let mut from = if typed {
@@ -107,7 +115,7 @@ pub fn source_ddl(s: &SourceConfig, time: Option<&EventTime>, contracts: &Applie
             filters.push(format!("(CURRENT_WATERMARK({t}) IS NULL OR {t} >= CURRENT_WATERMARK({t}))"));
         }
     }
-    if from != table {
+    if table != *name {
         statements.push(good_view(name, &from, &columns, clock, &filters));
     }
     if let (Some(topic), true) = (&contracts.quarantine, checked) {

@@ -4,7 +4,8 @@
 
 use std::fmt::Write;
 
-use crate::plan::expr::{interval_text, layout_condition, render_float, BinOp, Expr, Literal, ScalarFunc};
+pub use super::typing::{flink_type, raw_arithmetic_type};
+use crate::plan::expr::{interval_text, layout_condition, BinOp, Expr, Literal, ScalarFunc};
 use crate::plan::func::TrimSide;
 use crate::types::{DataType, Unsupported};
 
@@ -216,132 +217,12 @@ fn render_literal(l: &Literal, out: &mut String) {
         Literal::Int(i) => {
             let _ = write!(out, "{i}");
         }
-        Literal::Float(f) => out.push_str(&render_float(*f)),
+        Literal::Float(f) => out.push_str(&super::typing::float_literal_text(*f)),
         Literal::Str(s) => out.push_str(&string_literal(s)),
         Literal::Bool(b) => out.push_str(if *b { "TRUE" } else { "FALSE" }),
         Literal::Null => out.push_str("NULL"),
         Literal::Interval(ms) => out.push_str(&interval_text(*ms)),
     }
-}
-
-/// The type Flink infers for the rendered expression (after the casts
-/// [`render`] inserts below it), in plan vocabulary; `None` when unknown.
-pub fn flink_type(e: &Expr) -> Option<DataType> {
-    match e {
-        // Rendered with a cast to the plan type (see `scalar_into`).
-        Expr::Case { ty, .. } | Expr::Call { ty, .. } | Expr::Binary { op: BinOp::Modulo | BinOp::Concat, ty, .. } => Some(*ty),
-        Expr::InList { .. } | Expr::Between { .. } | Expr::Like { .. } => Some(DataType::Boolean),
-        Expr::Column { ty, .. } => Some(*ty),
-        Expr::Literal(l) => literal_type(l),
-        Expr::Not(_) | Expr::IsNull { .. } => Some(DataType::Boolean),
-        Expr::Cast { expr, to } => match to {
-            DataType::Unsupported(Unsupported::Date32) => Some(DataType::Timestamp),
-            DataType::Unsupported(_) => flink_type(expr),
-            t => Some(*t),
-        },
-        Expr::Binary { op, ty, .. } if !op.is_arithmetic() => {
-            let _ = ty;
-            Some(DataType::Boolean)
-        }
-        Expr::Binary { op, left, right, ty } => {
-            // Rendering casts the result to the plan type whenever the two differ.
-            let inner = arithmetic(*op, operand_type(left, *ty)?, operand_type(right, *ty)?)?;
-            if sql_type(*ty).is_some() {
-                Some(*ty)
-            } else {
-                Some(inner)
-            }
-        }
-    }
-}
-
-/// The raw result type of a binary arithmetic node as Flink computes it
-/// (before the cast [`render`] may add).
-pub fn raw_arithmetic_type(e: &Expr) -> Option<DataType> {
-    match e {
-        Expr::Binary { op, left, right, ty } if op.is_arithmetic() => arithmetic(*op, operand_type(left, *ty)?, operand_type(right, *ty)?),
-        other => flink_type(other),
-    }
-}
-
-fn operand_type(e: &Expr, planned: DataType) -> Option<DataType> {
-    let t = flink_type(e)?;
-    Some(if planned == DataType::Int64 && t == DataType::Int32 { DataType::Int64 } else { t })
-}
-
-fn literal_type(l: &Literal) -> Option<DataType> {
-    Some(match l {
-        Literal::Int(i) if i32::try_from(*i).is_ok() => DataType::Int32,
-        Literal::Int(_) => DataType::Int64,
-        Literal::Float(f) => {
-            let text = render_float(*f);
-            let digits = text.trim_start_matches('-');
-            if digits.contains(['e', 'E', 'i', 'N']) {
-                DataType::Float64
-            } else if let Some((int, frac)) = digits.split_once('.') {
-                let int = int.trim_start_matches('0');
-                let p = (int.len() + frac.len()).max(1);
-                if p > 38 {
-                    return None;
-                }
-                DataType::Decimal(p as u8, frac.len() as u8)
-            } else {
-                match digits.parse::<i64>() {
-                    Ok(i) if i32::try_from(i).is_ok() => DataType::Int32,
-                    Ok(_) => DataType::Int64,
-                    Err(_) => return None,
-                }
-            }
-        }
-        Literal::Str(_) => DataType::String,
-        Literal::Bool(_) => DataType::Boolean,
-        Literal::Null => DataType::Unsupported(Unsupported::Null),
-        Literal::Interval(_) => return None,
-    })
-}
-
-/// Flink's arithmetic result types (LogicalTypeMerging): integers stay
-/// integers (INT op INT is INT), DOUBLE wins, decimals widen by Flink's
-/// rules and are capped at precision 38 keeping at least 6 digits of scale.
-fn arithmetic(op: BinOp, l: DataType, r: DataType) -> Option<DataType> {
-    use DataType::*;
-    let as_decimal = |t: DataType| match t {
-        Int32 => Some((10u32, 0u32)),
-        Int64 => Some((19, 0)),
-        Decimal(p, s) => Some((p as u32, s as u32)),
-        _ => None,
-    };
-    Some(match (l, r) {
-        (Int32, Int32) => Int32,
-        (Int32 | Int64, Int32 | Int64) => Int64,
-        (Float64, t) | (t, Float64) if t.is_numeric() => Float64,
-        (Decimal(..), _) | (_, Decimal(..)) => {
-            let ((p1, s1), (p2, s2)) = (as_decimal(l)?, as_decimal(r)?);
-            let (p, s) = match op {
-                BinOp::Plus | BinOp::Minus => {
-                    let s = s1.max(s2);
-                    ((p1 - s1).max(p2 - s2) + s + 1, s)
-                }
-                BinOp::Multiply => (p1 + p2, s1 + s2),
-                _ => {
-                    let s = 6.max(s1 + p2 + 1);
-                    (p1 - s1 + s2 + s, s)
-                }
-            };
-            let (p, s) = adjust_precision_scale(p, s);
-            Decimal(p as u8, s as u8)
-        }
-        _ => return None,
-    })
-}
-
-fn adjust_precision_scale(p: u32, s: u32) -> (u32, u32) {
-    if p <= 38 {
-        return (p, s);
-    }
-    let int_digits = p - s;
-    let min_scale = s.min(6);
-    (38, 38u32.saturating_sub(int_digits).max(min_scale))
 }
 
 #[cfg(test)]
@@ -370,7 +251,7 @@ mod tests {
         // int32 + 1 is int64 in the plan; Flink would add in INT.
         let e = Expr::Binary { op: BinOp::Plus, left: Box::new(col("qty", DataType::Int32)), right: Box::new(Expr::Literal(Literal::Int(1))), ty: DataType::Int64 };
         assert_eq!(render(&e), "(CAST(`qty` AS BIGINT) + 1)");
-        // decimal(10,2) * 2: the plan says decimal(31,2), Flink decimal(20,2).
+        // decimal(10,2) * 2: the plan says decimal(31,2), Flink decimal(21,2).
         let e = Expr::Binary { op: BinOp::Multiply, left: Box::new(col("amount", DataType::Decimal(10, 2))), right: Box::new(Expr::Literal(Literal::Int(2))), ty: DataType::Decimal(31, 2) };
         assert_eq!(render(&e), "CAST((`amount` * 2) AS DECIMAL(31, 2))");
         // Same types: no cast.

@@ -9,6 +9,7 @@ pub mod ddl;
 pub mod expr;
 pub mod query;
 pub mod script;
+pub mod typing;
 
 pub use crate::target::TargetName;
 pub use script::{flink_model_query, flink_script, flink_script_selected, reveal, FlinkScript};

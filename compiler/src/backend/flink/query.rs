@@ -124,7 +124,8 @@ fn node_select(view_name: &str, node: &PlanNode, pos: usize, input: &Made, windo
                 }
             }
             let first_call = out_names.len() - calls.len();
-            let mut list = keys.clone();
+            // A key named otherwise than its input column (over a join) is renamed.
+            let mut list: Vec<String> = keys.iter().zip(&out_names).map(|(k, n)| if *k == ident(n) { k.clone() } else { format!("{k} AS {}", ident(n)) }).collect();
             list.extend(calls.iter().enumerate().map(|(j, c)| {
                 let call = AggCall { arg: c.arg.as_ref().map(|a| renamed(a, names)), filter: c.filter.as_ref().map(|f| renamed(f, names)), ..c.clone() };
                 format!("{} AS {}", aggregate_call(&call), ident(&out_names[first_call + j]))
@@ -321,7 +322,17 @@ fn renamed(e: &Expr, names: &[String]) -> Expr {
 fn project_item(e: &Expr, name: &str) -> String {
     match e {
         Expr::Column { name: c, .. } if c == name => ident(c),
-        other => format!("{} AS {}", render(other), ident(name)),
+        other => format!("{} AS {}", render_planned(other), ident(name)),
+    }
+}
+
+/// `e` rendered with a cast to its plan type where Flink would type it
+/// otherwise (`0.5` is DECIMAL(2, 1) to Flink, float64 to the plan), so a
+/// view's columns and an aggregate's arguments have the plan's types.
+fn render_planned(e: &Expr) -> String {
+    match (super::typing::flink_type(e), sql_type(e.ty())) {
+        (Some(f), Some(t)) if f != e.ty() => format!("CAST({} AS {t})", render(e)),
+        _ => render(e),
     }
 }
 
@@ -340,8 +351,8 @@ fn unfiltered_call(c: &AggCall) -> String {
     match &c.arg {
         None => format!("{func}(*)"),
         Some(arg) => {
-            let mut a = render(arg);
-            if c.func == AggFunc::Sum && super::expr::flink_type(arg) == Some(DataType::Int32) && c.ty == DataType::Int64 {
+            let mut a = render_planned(arg);
+            if c.func == AggFunc::Sum && arg.ty() == DataType::Int32 && c.ty == DataType::Int64 {
                 a = format!("CAST({a} AS {})", sql_type(DataType::Int64).expect("BIGINT"));
             }
             format!("{func}({}{a})", if c.distinct { "DISTINCT " } else { "" })

@@ -162,8 +162,8 @@ impl<'a> Lowerer<'a> {
     /// The Aggregate node: grouped keys, then the window bounds, then one
     /// column per call; its keyed state and changelog decided below.
     fn push_aggregate(&mut self, rel: &Rel, agg: &Aggregation) -> Rel {
-        let key_names: Vec<String> = agg.data_keys.iter().map(|k| rel.cols[*k].name.clone()).collect();
-        let mut schema: Vec<Column> = agg.data_keys.iter().map(|k| Column { name: rel.cols[*k].name.clone(), ty: rel.cols[*k].ty }).collect();
+        let key_names = key_names(rel, agg);
+        let mut schema: Vec<Column> = agg.data_keys.iter().zip(&key_names).map(|(k, name)| Column { name: name.clone(), ty: rel.cols[*k].ty }).collect();
         if agg.window.is_some() {
             schema.push(Column { name: "window_start".into(), ty: DataType::Timestamp });
             schema.push(Column { name: "window_end".into(), ty: DataType::Timestamp });
@@ -421,6 +421,22 @@ fn select_aliases(s: &sql::Select) -> Aliases<'_> {
 /// accumulator type, decimal(38,s), but arithmetic over it sees
 /// decimal(min(38, p+10), s), the original planner's sum type
 /// (docs/types.md); every other column is what it shows.
+/// The names of the grouped columns: each input column's own, except over
+/// a join, where a key is named as its side names it (`c.code`, which the
+/// join calls `code0`, is `code`), as Flink names the column the query
+/// selects and the upsert key it writes; the join's name stays where that
+/// would name two columns alike.
+fn key_names(rel: &Rel, agg: &Aggregation) -> Vec<String> {
+    let joined: Vec<&str> = agg.data_keys.iter().map(|k| rel.cols[*k].name.as_str()).collect();
+    let mut names: Vec<String> = Vec::with_capacity(joined.len());
+    for (i, k) in agg.data_keys.iter().enumerate() {
+        let own = rel.sides.get(*k).map(|(_, n)| n.as_str()).unwrap_or(joined[i]);
+        let taken = |n: &str| names.iter().any(|x| x == n) || joined.iter().enumerate().any(|(j, x)| j != i && *x == n) || agg.calls.iter().any(|c| c.name == n) || ((n == "window_start" || n == "window_end") && agg.window.is_some());
+        names.push(if own != joined[i] && taken(own) { joined[i].to_string() } else { own.to_string() });
+    }
+    names
+}
+
 fn aggregate_columns(rel: &Rel, agg: &Aggregation, schema: &[Column]) -> Vec<RelCol> {
     let calls_from = schema.len() - agg.calls.len();
     schema

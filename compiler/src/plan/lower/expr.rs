@@ -226,9 +226,10 @@ impl<'a> Lowerer<'a> {
                 };
                 let c = self.known_column(&parts, g.input, e.span())?;
                 let Expr::Column { index, name, ty } = c else { return Ok(Some(c)) };
-                if g.keys.contains(&index) {
-                    let out_idx = out.cols.iter().position(|c| c.name == name).expect("keys are in the aggregate output");
-                    return Ok(Some(Expr::Column { index: out_idx, name, ty }));
+                // Keys lead the aggregate's output in GROUP BY order, each
+                // under its output name (over a join, maybe not the input's).
+                if let Some(out_idx) = g.keys.iter().position(|k| *k == index) {
+                    return Ok(Some(Expr::Column { index: out_idx, name: out.cols[out_idx].name.clone(), ty }));
                 }
                 Err(LowerError::new(
                     Code::ColumnNotGrouped,

@@ -356,7 +356,7 @@ impl<'a> Lowerer<'a> {
                 Ok(Some((0..rel.sides.len()).collect()))
             }
             sql::SelectItem::QualifiedWildcard(sql::SelectItemQualifiedWildcardKind::ObjectName(name), _) => {
-                let q = super::names::object_name(name);
+                let q = super::names::qualifier_name(name);
                 let cols: Vec<usize> = (0..rel.sides.len()).filter(|&i| rel.sides[i].0 == q).collect();
                 if cols.is_empty() {
                     let quals: Vec<String> = qualifiers(rel).iter().map(|q| format!("`{q}.*`")).collect();

@@ -15,6 +15,13 @@ pub fn ident_name(i: &sql::Ident) -> String {
     }
 }
 
+/// A qualifier as `t.*` writes it, folded as every identifier is
+/// (`T.*` reads the relation aliased `T`, which is `t`).
+pub(super) fn qualifier_name(n: &sql::ObjectName) -> String {
+    let part = |p: &sql::ObjectNamePart| p.as_ident().map(ident_name).unwrap_or_else(|| p.to_string());
+    n.0.iter().map(part).collect::<Vec<_>>().join(".")
+}
+
 pub(super) fn object_name(n: &sql::ObjectName) -> String {
     let part_name = |p: &sql::ObjectNamePart| p.as_ident().map(|i| i.value.clone()).unwrap_or_else(|| p.to_string());
     // Nearly every name has one part: no vector, no join.
@@ -33,7 +40,13 @@ pub(super) fn object_name(n: &sql::ObjectName) -> String {
 /// display name (`CAST(qty AS BIGINT)` is `orders.qty`).
 pub(super) fn unaliased_name(e: &sql::Expr, planned: &Expr, qualifier: &str) -> String {
     if let Expr::Column { name, .. } = planned {
-        return name.clone();
+        // A column is named as written, as Flink names it: over a join,
+        // `c.code` is `code` even where the join calls it `code0`.
+        return match strip_nested(e) {
+            sql::Expr::Identifier(i) => ident_name(i),
+            sql::Expr::CompoundIdentifier(p) => p.last().map(ident_name).unwrap_or_else(|| name.clone()),
+            _ => name.clone(),
+        };
     }
     match strip_casts(e, planned) {
         (sql::Expr::Function(_), Expr::Column { name, .. }) => name.clone(),
@@ -155,5 +168,12 @@ fn display_scalar(e: &sql::Expr, q: &str) -> String {
         sql::Expr::Floor { expr, .. } => format!("floor({})", d(expr)),
         sql::Expr::Ceil { expr, .. } => format!("ceil({})", d(expr)),
         other => other.to_string(),
+    }
+}
+
+fn strip_nested(e: &sql::Expr) -> &sql::Expr {
+    match e {
+        sql::Expr::Nested(i) => strip_nested(i),
+        other => other,
     }
 }

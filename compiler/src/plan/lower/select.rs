@@ -5,7 +5,7 @@ use sqlparser::ast::{self as sql, Spanned};
 use sqlparser::tokenizer::Span as SqlSpan;
 
 use super::ast::{contains_aggregate, select_item_expr};
-use super::names::{ident_name, object_name, planner_field, unaliased_name};
+use super::names::{ident_name, planner_field, qualifier_name, unaliased_name};
 use super::{operand_type, rel_schema, unsupported, LowerError, Lowerer, Rel, RelCol, Result};
 use crate::plan::changelog;
 use crate::plan::expr::Expr;
@@ -146,7 +146,7 @@ impl<'a> Lowerer<'a> {
                 }
                 sql::SelectItem::QualifiedWildcard(kind, _) => {
                     if let sql::SelectItemQualifiedWildcardKind::ObjectName(n) = kind {
-                        let q = object_name(n);
+                        let q = qualifier_name(n);
                         if q != rel.qualifier {
                             return Err(LowerError::new(Code::UnknownQualifier, format!("model `{}` selects `{q}.*`, but it reads `{}`", self.model, rel.qualifier), item.span())
                                 .help(format!("write `{}.*` or `*`", rel.qualifier)));
