@@ -33,6 +33,7 @@ golden!(event_time, "event_time", 1);
 golden!(contracts, "contracts", 1);
 golden!(windows, "windows", 1);
 golden!(upsert_keys, "upsert_keys", 1);
+golden!(join_keys, "join_keys", 1); // the upsert keys a join keeps (E0858), checked with EXPLAIN on Flink 2.3
 golden!(refs, "refs", 1);
 // Functions of other engines: the help names what to write instead.
 golden!(slips, "slips", 1);

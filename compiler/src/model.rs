@@ -411,7 +411,9 @@ pub fn model_contract<'db>(db: &'db dyn Db, name: ModelName<'db>) -> Option<Upst
     // Flink reads a model as its view, so the monotonicity carries across.
     let upstream = |id: &str| upstream_modified(db, project, id);
     let modified = crate::plan::monotonic::of(&plan.nodes, &plan.name, &sink.id(&plan.name), &upstream);
-    Some(UpstreamModel { schema: sink.schema.clone(), changelog: sink.changelog.clone(), bounded: sink.bounded, time: sink.time.clone(), modified })
+    let timed = |up: &str| model_contract(db, ModelName::new(db, project, up.to_string())).as_ref().is_some_and(|c| c.time.is_some());
+    let time_lost_at_join = sink.time.is_none() && crate::plan::lower::loses_time_at_join(&plan.name, &plan.nodes, &timed);
+    Some(UpstreamModel { schema: sink.schema.clone(), changelog: sink.changelog.clone(), bounded: sink.bounded, time: sink.time.clone(), modified, time_lost_at_join })
 }
 
 /// The modified monotonicity of another model's output, named by its

@@ -251,7 +251,7 @@ codes! {
     IntervalJoinBoundTwice = "E0856",
     /// an outer join's WHERE filters a side the join pads with nulls
     OuterJoinWhereOnPaddedSide = "E0857",
-    /// a model writes an outer join's output, which has no key, to its sink
+    /// a model writes a join's output (retract) by a key that is none of the upsert keys Flink infers for it
     RetractIntoSink = "E0858",
     /// an interval join reads an updating input
     IntervalJoinOverUpdatingInput = "E0859",

@@ -75,9 +75,12 @@ pub struct Column {
 pub enum Changelog {
     Append,
     Upsert(Vec<String>),
-    /// Inserts and deletes of whole rows, by no key: an outer join's
-    /// output (Flink's retract changelog, `+I` and `-D`).
-    Retract,
+    /// Inserts and deletes of whole rows: a join's output over an updating
+    /// input or an outer join's (Flink's retract changelog, `+I` and `-D`),
+    /// with the upsert keys Flink infers for it (`plan::changelog::join_keys`):
+    /// each a set of columns, in output order; none when no column set is
+    /// unique. A sink keyed by one of them writes it as upserts.
+    Retract(Vec<Vec<String>>),
 }
 
 impl Changelog {
@@ -85,13 +88,13 @@ impl Changelog {
         match self {
             Changelog::Append => "append",
             Changelog::Upsert(_) => "upsert",
-            Changelog::Retract => "retract",
+            Changelog::Retract(_) => "retract",
         }
     }
 
     pub fn key(&self) -> &[String] {
         match self {
-            Changelog::Append | Changelog::Retract => &[],
+            Changelog::Append | Changelog::Retract(_) => &[],
             Changelog::Upsert(k) => k,
         }
     }
@@ -101,7 +104,7 @@ impl Changelog {
         match self {
             Changelog::Append => "Append".into(),
             Changelog::Upsert(k) => format!("Upsert({})", k.join(", ")),
-            Changelog::Retract => "Retract".into(),
+            Changelog::Retract(_) => "Retract".into(),
         }
     }
 }

@@ -22,7 +22,7 @@ use super::node::{Changelog, Column, RankStrategy, SortKey};
 pub fn strategy(changelog: &Changelog, columns: &[Column], modified: &Modified, partition: &[usize], order: &[(usize, SortKey)]) -> RankStrategy {
     let key = match changelog {
         Changelog::Append => return RankStrategy::AppendFast,
-        Changelog::Retract => return RankStrategy::Retract,
+        Changelog::Retract(_) => return RankStrategy::Retract,
         Changelog::Upsert(key) => key,
     };
     let named = |n: &String| columns.iter().any(|c| c.name == *n);

@@ -92,9 +92,13 @@ pub struct ModelExec {
     readers: Vec<(usize, usize)>,
     /// The sources upstream of the model, directly or through ref().
     sources: Vec<usize>,
-    /// The minimum of those sources' watermarks, as Flink's watermark of a
-    /// multi-input operator is.
+    /// The minimum of its inputs' watermarks, as Flink's watermark of a
+    /// multi-input operator is: a source's, or a model's as it leaves it.
     watermark: Option<i64>,
+    /// How far the watermark leaving the model is held back behind its
+    /// own: an interval join's delay (Flink's RowTimeIntervalJoin holds its
+    /// output watermark back so that no joined row is late downstream).
+    out_delay: i64,
     /// It aggregates an updating input: each update reaching that
     /// aggregate runs as the delete of the old row, then the insert of the
     /// new one, as Flink's retraction pair (-U, +U) does.
@@ -261,8 +265,14 @@ impl Dataflow {
             if !self.models[m].sources.contains(&src) {
                 continue;
             }
-            // A model's watermark is its slowest upstream source's.
-            let Some(wm) = self.models[m].sources.iter().map(|&s| self.watermarks[s]).min().flatten() else { continue };
+            // A model's watermark is its slowest input's: a source's, or a
+            // model's (already advanced: models are in dependency order),
+            // less what that model holds back.
+            let input_wm = |e: &(Entry, Option<usize>)| match e.0 {
+                Entry::Source(s) => self.watermarks[s],
+                Entry::Model(u) => self.models[u].watermark.map(|w| w.saturating_sub(self.models[u].out_delay)),
+            };
+            let Some(wm) = self.models[m].entries.iter().map(input_wm).min().flatten() else { continue };
             if self.models[m].watermark.is_some_and(|w| w >= wm) {
                 continue;
             }
@@ -471,7 +481,8 @@ fn build_model(plan: Arc<ModelPlan>, sources: &[SourceSpec], models: &[ModelExec
     // A Rank may write several records for one: the same path.
     let splits_updates = ops.iter().any(|op| matches!(op, Operator::Aggregate(a) if a.retracts()) || matches!(op, Operator::Rank(_)));
     let joins = ops.iter().any(|op| matches!(op, Operator::Join(_) | Operator::Temporal(_)));
-    ModelExec { plan, ops, next, entries, readers: Vec::new(), sources: upstream, watermark: None, splits_updates, joins, bufs: Default::default() }
+    let out_delay = ops.iter().map(|op| if let Operator::Join(j) = op { j.watermark_delay() } else { 0 }).max().unwrap_or(0);
+    ModelExec { plan, ops, next, entries, readers: Vec::new(), sources: upstream, watermark: None, out_delay, splits_updates, joins, bufs: Default::default() }
 }
 
 /// A join's operator, its left input's records sent to it and its right

@@ -186,6 +186,28 @@ fn emit_matches<'m>(residual: Option<&Expr>, right: bool, row: &Row, matches: im
     Ok(())
 }
 
+/// What an inner join emits for an update of one input, as Flink's
+/// StreamingJoinOperator labels it when neither side is outer: the rows
+/// the old row joined (`gone`) with the input's `-U`, then the rows the new
+/// one joins (`joined`) with its `+U`. In the simulator's words, as the
+/// conformance harness reads Flink's changelog too: a `-U` right before a
+/// `+U` is one update, any other `-U` a delete, and a `+U` with no `-U`
+/// before it an update of no row.
+fn relabel_update(gone: Vec<Change>, joined: Vec<Change>, out: &mut Vec<Change>) {
+    let mut before = None;
+    let last = gone.len();
+    for (i, c) in gone.into_iter().enumerate() {
+        if i + 1 == last && !joined.is_empty() {
+            before = Some(c.row);
+        } else {
+            out.push(c);
+        }
+    }
+    for c in joined {
+        out.push(Change { op: ChangeOp::Update, row: c.row, before: before.take() });
+    }
+}
+
 /// `mine` (of the right side when `right`) and `theirs`, as one output row.
 fn pair(right: bool, mine: &[Value], theirs: &[Value]) -> Row {
     if right {
@@ -272,6 +294,13 @@ impl Join {
         join
     }
 
+    /// How far an interval join holds its output watermark back behind its
+    /// input's (Flink's getMaxOutputDelay: the larger relative size, no
+    /// allowed lateness); 0 for a regular join.
+    pub fn watermark_delay(&self) -> i64 {
+        self.interval.as_ref().map_or(0, |i| i.left_rel.max(i.right_rel).max(0))
+    }
+
     /// How wide its output rows are.
     pub fn width(&self) -> usize {
         self.left.stored.len() + self.right.stored.len()
@@ -279,11 +308,19 @@ impl Join {
 
     /// A change on the left (`right` false) or right side; what it makes
     /// is pushed onto `out`. An update is the retraction of the row it
-    /// replaces, then the insert of the new one, as Flink reads `-U`, `+U`.
+    /// replaces, then the insert of the new one, as Flink reads `-U`, `+U`;
+    /// an inner join labels what they make as Flink does (`relabel_update`).
     /// `watermark` is the join's before this change (an interval join's).
     pub fn apply(&mut self, right: bool, change: &Change, ts: i64, watermark: Option<i64>, out: &mut Vec<Change>) -> Result<(), EvalError> {
         match (change.op, &change.before) {
             (ChangeOp::Insert, _) | (ChangeOp::Update, None) => self.insert(right, &change.row, ts, watermark, out),
+            (ChangeOp::Update, Some(before)) if !self.left_outer && !self.right_outer => {
+                let (mut gone, mut joined) = (Vec::new(), Vec::new());
+                self.retract(right, before, &mut gone)?;
+                self.insert(right, &change.row, ts, watermark, &mut joined)?;
+                relabel_update(gone, joined, out);
+                Ok(())
+            }
             (ChangeOp::Update, Some(before)) => {
                 self.retract(right, before, out)?;
                 self.insert(right, &change.row, ts, watermark, out)

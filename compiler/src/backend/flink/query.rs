@@ -193,7 +193,10 @@ fn join_select(node: &crate::plan::node::PlanNode, left: &Made, right: &Made) ->
         };
         format!("{}.{}", ident(q), ident(name))
     };
-    let time = |i: usize| interval.is_some_and(|b| i == b.left_time || i == b.right_time) || temporal.is_some_and(|t| i == t.left_time || i == t.right_time);
+    // The left side's event time stays a time attribute (what windows
+    // downstream read, as on Flink); the right side's is cast to a plain
+    // timestamp: Flink refuses to write more than one into a sink.
+    let time = |i: usize| interval.is_some_and(|b| i == b.right_time) || temporal.is_some_and(|t| i == t.right_time);
     let list: Vec<String> = node
         .schema
         .iter()

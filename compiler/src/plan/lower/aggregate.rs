@@ -139,7 +139,7 @@ impl<'a> Lowerer<'a> {
                 format!("model `{}` declares a window, but {what}, which its aggregate reads, carries no event time", self.model),
                 s.group_by.span(),
             )
-            .help(format!("the source must declare `event_time:`, and every model and projection between it and this aggregate must keep that column; {what} has {}", rel.cols.iter().filter(|c| c.name != "window_start" && c.name != "window_end").map(|c| c.name.as_str()).collect::<Vec<_>>().join(", "))));
+            .help(self.join_time_help().unwrap_or_else(|| format!("the source must declare `event_time:`, and every model and projection between it and this aggregate must keep that column; {what} has {}", rel.cols.iter().filter(|c| c.name != "window_start" && c.name != "window_end").map(|c| c.name.as_str()).collect::<Vec<_>>().join(", ")))));
         };
         Ok(TimeWindow { time, shape })
     }

@@ -40,6 +40,8 @@ pub struct UpstreamModel {
     pub time: Option<String>,
     /// How its columns change once written (`plan::monotonic`).
     pub modified: crate::plan::monotonic::Modified,
+    /// It has no time attribute because a regular join dropped it (E0408 says so).
+    pub time_lost_at_join: bool,
 }
 
 pub enum Upstream {

@@ -94,16 +94,23 @@ impl<'a> Lowerer<'a> {
             return Err(unsupported(self.model, format!("an outer interval join ({})", join_type.sql()), j.relation.span())
                 .help("write an INNER JOIN with the time bounds, or an outer join without them (a regular join, kept for the model's retention)"));
         }
-        if let (Some(_), Changelog::Retract) = (interval, &mode) {
+        if let (Some(_), Changelog::Retract(_)) = (interval, &mode) {
             return Err(self.interval_over_updating([(&left, from.relation.span()), (&right, j.relation.span())]));
         }
         let residual = planned.into_iter().filter_map(|c| if let Conjunct::Residual(e, _) = c { Some(e) } else { None }).reduce(and);
+        let mode = match mode {
+            Changelog::Retract(_) => Changelog::Retract(upsert_keys(join_type, &left, &right, &both, &keys)),
+            m => m,
+        };
         let state = self.join_state(join_type, &left, &right, &keys, interval);
         let kind = join_kind(join_type, (lw, right.cols.len()), &keys, residual, interval, None);
-        let out = Rel { changelog: mode, bounded: left.bounded && right.bounded, ..both };
+        // An interval join keeps its inputs' time attributes, as on Flink
+        // (a regular join's output has none): the left side's event time.
+        let time = interval.map(|b| both.cols[b.left_time].name.clone());
+        let out = Rel { changelog: mode, bounded: left.bounded && right.bounded, time: time.clone(), ..both };
         let schema = rel_schema(&out);
         let at = self.nodes.len();
-        let id = self.push(Operator::Join, &out, String::new(), schema, out.changelog.clone(), Some(state), None, kind);
+        let id = self.push(Operator::Join, &out, String::new(), schema, out.changelog.clone(), Some(state), time, kind);
         Ok((self.finish_join(&left, &right, id, out), at))
     }
 
@@ -422,6 +429,10 @@ impl<'a> Lowerer<'a> {
             _ => unreachable!(),
         };
         node.schema = keep(&node.schema);
+        // A key whose column Flink prunes below the join is no key (it is never one a reader selects).
+        if let Changelog::Retract(keys) = &mut node.changelog {
+            keys.retain(|k| k.iter().all(|c| node.schema.iter().any(|x| &x.name == c)));
+        }
         if let NodeKind::Join { left_stored, right_stored, left_keys, right_keys, residual, interval, temporal, .. } = &mut node.kind {
             if let Some(b) = interval {
                 (b.left_time, b.right_time) = (new_index[b.left_time].expect("times are used"), new_index[b.right_time].expect("times are used"));
@@ -461,6 +472,21 @@ impl<'a> Lowerer<'a> {
             }
         }
     }
+}
+
+/// The upsert keys of the join of `left` and `right` (`both`, its
+/// columns) on `keys` (indices into `both`), named as `both` names them:
+/// each input's upsert key (an Upsert changelog's) put into the join's
+/// columns, then `changelog::join_keys`.
+fn upsert_keys(join_type: JoinType, left: &Rel, right: &Rel, both: &Rel, keys: &[(usize, usize)]) -> Vec<Vec<String>> {
+    let lw = left.cols.len();
+    let side_key = |rel: &Rel, offset: usize| -> Vec<String> {
+        let Changelog::Upsert(k) = &rel.changelog else { return Vec::new() };
+        let at: Option<Vec<usize>> = k.iter().map(|c| rel.cols.iter().position(|x| &x.name == c)).collect();
+        at.map(|at| at.into_iter().map(|i| both.cols[i + offset].name.clone()).collect()).unwrap_or_default()
+    };
+    let pairs: Vec<(String, String)> = keys.iter().map(|(l, r)| (both.cols[*l].name.clone(), both.cols[*r].name.clone())).collect();
+    changelog::join_keys(join_type, &side_key(left, 0), &side_key(right, lw), &pairs)
 }
 
 /// A Join node over inputs `widths` wide, every column stored (until

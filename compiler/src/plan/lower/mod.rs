@@ -267,6 +267,21 @@ fn unselected_key(c: &Conflict, rel: &Rel) -> Option<(Vec<String>, Vec<String>)>
     (!missing.is_empty()).then(|| (key.clone(), missing))
 }
 
+/// Whether `nodes` hold a regular join whose inputs carry event time: its
+/// output has no time attribute on Flink (an interval join's and an
+/// event-time temporal join's keep theirs), which E0408's help says.
+/// An input read with ref() (`up::sink::0`, no node of `nodes`) has
+/// event time when `timed(up)` says so.
+pub fn loses_time_at_join(model: &str, nodes: &[PlanNode], timed: &dyn Fn(&str) -> bool) -> bool {
+    nodes.iter().any(|n| {
+        let NodeKind::Join { interval: None, temporal: None, .. } = &n.kind else { return false };
+        n.inputs.iter().any(|i| match nodes.iter().find(|x| x.has_id(model, i)) {
+            Some(x) => x.time.is_some(),
+            None => i.strip_suffix("::sink::0").is_some_and(timed),
+        })
+    })
+}
+
 /// The grouped keys of the model's unwindowed aggregate, if it has one.
 pub fn unwindowed_aggregate_keys(nodes: &[PlanNode]) -> Option<Vec<String>> {
     nodes.iter().find_map(|node| match (&node.kind, &node.state) {
@@ -306,6 +321,20 @@ impl<'a> Lowerer<'a> {
         id
     }
 
+    /// Whether the input a window reads has no event time because a
+    /// regular join dropped it, here or in a model it reads.
+    fn time_lost_at_join(&self) -> bool {
+        let timed = |m: &str| matches!(self.inputs.model(m), Upstream::Ok(up) if up.time.is_some());
+        loses_time_at_join(self.model, &self.nodes, &timed) || self.reads_models.iter().any(|m| matches!(self.inputs.model(m), Upstream::Ok(up) if up.time_lost_at_join))
+    }
+
+    /// E0408's help when a regular join dropped the event time.
+    fn join_time_help(&self) -> Option<String> {
+        self.time_lost_at_join().then(|| {
+            "a regular join's output carries no event time (Flink keeps the time attributes through an interval join, whose ON bounds the time between the two sides, and an event-time temporal join, `FOR SYSTEM_TIME AS OF`, only): bound the join's time, e.g. `AND s.ts BETWEEN o.ts AND o.ts + INTERVAL '1' HOUR`, or window each input before joining".to_string()
+        })
+    }
+
     /// Whether the model's output is keyed by a Rank (its last keyed node).
     fn keyed_by_rank(&self) -> bool {
         self.nodes.iter().rev().find(|n| n.state.is_some()).is_some_and(|n| n.operator == Operator::Rank)
@@ -316,7 +345,9 @@ impl<'a> Lowerer<'a> {
     /// model (a subquery) says so by its changelog.
     fn joins_updating_input(&self) -> bool {
         let updating = |id: &String| self.nodes.iter().any(|n| n.has_id(self.model, id) && n.changelog != Changelog::Append);
-        self.nodes.iter().any(|j| matches!(j.kind, NodeKind::Join { join_type: JoinType::Inner, .. }) || (matches!(j.kind, NodeKind::Join { .. }) && j.inputs.iter().any(updating)))
+        // A ref() input is no node here: a keyed side says it (its unique key).
+        let keyed = |j: &PlanNode| j.state.as_ref().and_then(|s| s.join.as_ref()).is_some_and(|s| !s.left.unique.is_empty() || !s.right.unique.is_empty());
+        self.nodes.iter().any(|j| matches!(j.kind, NodeKind::Join { join_type: JoinType::Inner, .. }) || (matches!(j.kind, NodeKind::Join { .. }) && (j.inputs.iter().any(updating) || keyed(j))))
     }
 
     /// The error for a changelog `input` a step cannot take, at `span`.
@@ -339,10 +370,23 @@ impl<'a> Lowerer<'a> {
             }
             Conflict::RetractIntoSink if self.joins_updating_input() => LowerError::new(
                 Code::RetractIntoSink,
-                format!("model `{model}` writes the output of a join over a keyed (updating) input, a {} changelog with no key: a replaced input row deletes the rows it joined, and Flink cannot write such rows by a key", input.title()),
+                format!("model `{model}` writes the output of a join over a keyed (updating) input, a {} changelog with no upsert key: a replaced input row deletes the rows it joined, and Flink refuses to write a query with no upsert key by a sink's primary key", input.title()),
                 span,
             )
-            .help(format!("aggregate the join by the columns that identify an output row, e.g. `SELECT o.order_id, MAX(c.name) AS name … GROUP BY o.order_id`, and set `materialized: upsert` and `key: [order_id]` for `{model}`")),
+            .help(format!("join two keyed inputs on their whole keys (e.g. two aggregates grouped by `k`, `ON a.k = b.k`), select a key the join keeps (an INNER join either side's, a LEFT join the left side's, a RIGHT join the right side's, a FULL join both together: docs/identity.md) and key `{model}` by it; or aggregate the join by the columns that identify an output row, e.g. `SELECT o.order_id, MAX(c.name) AS name … GROUP BY o.order_id`, and set `materialized: upsert` and `key: [order_id]` for `{model}`")),
+            Conflict::KeyNotInferred { declared, keys } => {
+                let shown: Vec<String> = keys.iter().map(|k| format!("[{}]", k.join(", "))).collect();
+                LowerError::new(
+                    Code::RetractIntoSink,
+                    format!(
+                        "model `{model}` declares key [{}], but the upsert keys of its join's output are {}: Flink refuses to write a query whose upsert key differs from the sink's primary key, since rows of different upsert keys could map to one primary key",
+                        declared.join(", "),
+                        shown.join(" and ")
+                    ),
+                    span,
+                )
+                .help(format!("set `key: {}` for `{model}`; a join keeps a side's key only when the other side is joined on exactly its key and the join pads no rows of the first side with nulls (docs/identity.md)", shown[0]))
+            }
             Conflict::RetractIntoSink => LowerError::new(Code::RetractIntoSink, format!("model `{model}` writes the output of an outer join, a {} changelog with no key: a row padded with nulls is deleted when its match arrives, and Flink cannot write such rows by a key", input.title()), span)
                 .help(format!("aggregate the join by the columns that identify an output row, e.g. `SELECT o.order_id, MAX(c.name) AS name … GROUP BY o.order_id`, and set `materialized: upsert` and `key: [order_id]` for `{model}`; or write an INNER JOIN")),
             Conflict::NoKeyOverAppend => {

@@ -209,8 +209,11 @@ impl<'a> Lowerer<'a> {
         let schema: Vec<Column> = items.iter().map(|(e, n, _)| Column { name: n.clone(), ty: e.ty() }).collect();
         // A bare column passes its operand type on; an expression's is its own.
         let cols = schema.iter().zip(&items).map(|(c, (e, _, _))| RelCol { name: c.name.clone(), ty: c.ty, engine: operand_type(e, &rel) }).collect();
+        let changelog = changelog::project(&rel.changelog, |c| {
+            let at = rel.cols.iter().position(|x| x.name == c);
+            items.iter().filter(|(e, _, _)| matches!(e, Expr::Column { index, .. } if Some(*index) == at)).map(|(_, n, _)| n.clone()).collect()
+        });
         let items = items.into_iter().map(|(e, n, _)| (e, n)).collect();
-        let changelog = changelog::row_step(&rel.changelog);
         let id = self.push(Operator::Project, &rel, def, schema, changelog.clone(), None, time.clone(), NodeKind::Project { items });
         Ok(Rel { qualifier: rel.qualifier, cols, input_id: id, changelog, bounded: rel.bounded, time, windowable: false, sides: Vec::new() })
     }

@@ -108,10 +108,13 @@ impl<'a> Lowerer<'a> {
             }),
         };
         let kind = join_kind(join_type, (lw, right.cols.len()), &keys, residual, None, Some(TemporalTimes { left_time: lt, right_time: rt }));
-        let out = Rel { changelog: mode, bounded: left.bounded && right.bounded, ..both };
+        // The probe side's event time stays a time attribute, as on Flink
+        // (the versioned side's does not).
+        let time = Some(both.cols[lt].name.clone());
+        let out = Rel { changelog: mode, bounded: left.bounded && right.bounded, time: time.clone(), ..both };
         let schema = rel_schema(&out);
         let at = self.nodes.len();
-        let id = self.push(Operator::Join, &out, String::new(), schema, out.changelog.clone(), Some(state), None, kind);
+        let id = self.push(Operator::Join, &out, String::new(), schema, out.changelog.clone(), Some(state), time, kind);
         Ok((self.finish_join(&left, &right, id, out), at))
     }
 

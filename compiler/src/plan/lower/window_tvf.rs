@@ -105,7 +105,7 @@ impl<'a> Lowerer<'a> {
         };
         match &rel.time {
             None => Err(LowerError::new(Code::WindowInputWithoutEventTime, format!("model `{model}` windows its input by `{col}`, but the input carries no event time"), e.span())
-                .help("the source must declare `event_time:`, and every model between it and this one must keep that column")),
+                .help(self.join_time_help().unwrap_or_else(|| "the source must declare `event_time:`, and every model between it and this one must keep that column".to_string()))),
             Some(t) if *t != col => Err(LowerError::new(Code::WindowInputWithoutEventTime, format!("model `{model}` windows its input by `{col}`, but its event time is `{t}`"), e.span())
                 .help(format!("write DESCRIPTOR({t}): windows are cut on the event time the watermark follows"))),
             Some(_) => Ok(()),

@@ -1,0 +1,3 @@
+SELECT account, SUM(amount) AS total, COUNT(*) AS bids
+FROM source('bids')
+GROUP BY account

@@ -1,0 +1,3 @@
+SELECT l.account AS account, b.total, l.loaned
+FROM ref('bid_totals') b
+LEFT JOIN ref('loan_totals') l ON b.account = l.account

@@ -1,0 +1,3 @@
+SELECT window_start, window_end, COUNT(*) AS pairs
+FROM TABLE(TUMBLE(TABLE ref('bid_pairs'), DESCRIPTOR(ts), INTERVAL '1' MINUTE))
+GROUP BY window_start, window_end

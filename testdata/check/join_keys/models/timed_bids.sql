@@ -1,0 +1,1 @@
+SELECT bid_id, account, ts FROM source('bids')

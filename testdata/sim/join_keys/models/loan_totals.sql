@@ -1,0 +1,3 @@
+SELECT account, SUM(amount) AS loaned
+FROM source('loans')
+GROUP BY account
